@@ -1,0 +1,24 @@
+"""The Celery application shared by the web tier (to enqueue) and the workers."""
+
+import os
+
+from celery import Celery
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("vivabank")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    task_ignore_result=True,
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_default_queue="default",
+    task_queues=(Queue("default"), Queue("cpu"), Queue("gpu")),
+    broker_connection_retry_on_startup=True,
+)
+app.autodiscover_tasks()

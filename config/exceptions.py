@@ -1,0 +1,69 @@
+"""One JSON shape for every API error: {"error": {"code", "message", "fields"}}.
+
+Services raise `DomainError` subclasses with a stable code; this handler turns
+them, DRF's own exceptions and Django's 404/permission errors into that shape.
+"""
+
+from typing import Any, ClassVar
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+
+class DomainError(Exception):
+    """A rule of the domain was broken; `code` is stable, `message` is for people."""
+
+    code: ClassVar[str] = "invalid"
+    status_code: ClassVar[int] = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, message: str, *, fields: dict[str, list[str]] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = fields or {}
+
+
+def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def _flatten_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    if isinstance(detail, dict):
+        flat: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            flat.update(_flatten_fields(value, name))
+        return flat
+    if isinstance(detail, list) and detail and isinstance(detail[0], (dict, list)):
+        flat = {}
+        for index, value in enumerate(detail):
+            flat.update(_flatten_fields(value, f"{prefix}[{index}]"))
+        return flat
+    messages = detail if isinstance(detail, list) else [detail]
+    return {prefix or "non_field_errors": [str(message) for message in messages]}
+
+
+def _drf_error(exc: exceptions.APIException) -> tuple[str, str, dict[str, list[str]]]:
+    if isinstance(exc, exceptions.ValidationError):
+        return "invalid", "The request has invalid fields.", _flatten_fields(exc.detail)
+    code = exc.get_codes()
+    code_text = code if isinstance(code, str) else exc.default_code
+    return str(code_text), str(exc.detail), {}
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF exception handler that renders every error in the one Vivabank shape."""
+    if isinstance(exc, DomainError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
+    code, message, fields = _drf_error(exc)
+    response.data = error_body(code, message, fields)
+    return response

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class QuizbankConfig(AppConfig):
+    name = "quizbank"
+    verbose_name = "Question bank"
