@@ -16,7 +16,7 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG: bool = env.bool("DEBUG", default=False)
-_DEV_SECRET = "vivabank-development-only-secret-key-not-for-production-use"
+_DEV_SECRET = "vivabank-development-only-secret-key-not-for-production-use"  # noqa: S105 (DEBUG only)
 SECRET_KEY: str = env.str("SECRET_KEY", default=_DEV_SECRET if DEBUG else environ.Env.NOTSET)
 ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -87,7 +87,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 LOGIN_URL = "admin:login"
 
 # Security headers that matter once DEBUG is off (checked by `check --deploy`).
-SECURE_SSL_REDIRECT: bool = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+# TLS usually ends at the proxy in front of Django; turn this on where it does not.
+SECURE_SSL_REDIRECT: bool = env.bool("SECURE_SSL_REDIRECT", default=False)
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS: int = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)

@@ -154,15 +154,16 @@ class Choice(models.Model):
     class Meta:
         ordering = ["question", "position"]
 
+    def __str__(self) -> str:
+        return self.text[:60]
+
 
 class NumericAnswer(models.Model):
     class ToleranceMode(models.TextChoices):
         ABSOLUTE = "absolute", "Absolute"
         RELATIVE = "relative", "Relative"
 
-    question = models.ForeignKey(
-        Question, on_delete=models.CASCADE, related_name="numeric_answers"
-    )
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="numeric_answers")
     position = models.PositiveIntegerField(default=0)
     value = models.FloatField()
     tolerance = models.FloatField(default=0, validators=[MinValueValidator(0)])
@@ -174,6 +175,9 @@ class NumericAnswer(models.Model):
 
     class Meta:
         ordering = ["question", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.value} ± {self.tolerance} ({self.tolerance_mode})"
 
 
 class TextAnswer(models.Model):
@@ -189,11 +193,14 @@ class TextAnswer(models.Model):
     class Meta:
         ordering = ["question", "position"]
 
+    def __str__(self) -> str:
+        return self.text
 
-class TestCase(models.Model):
+
+class CodeCase(models.Model):
     """One case of a code question; `spec` is the runner's case format (JSON)."""
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="test_cases")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="code_cases")
     position = models.PositiveIntegerField(default=0)
     name = models.CharField(max_length=200)
     weight = models.FloatField(default=1.0, validators=[MinValueValidator(0)])
@@ -202,6 +209,9 @@ class TestCase(models.Model):
 
     class Meta:
         ordering = ["question", "position"]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class CodeFile(models.Model):
@@ -223,11 +233,12 @@ class CodeFile(models.Model):
             models.UniqueConstraint(fields=["question", "name"], name="unique_code_file_name"),
         ]
 
+    def __str__(self) -> str:
+        return self.name
+
 
 class RubricCriterion(models.Model):
-    question = models.ForeignKey(
-        Question, on_delete=models.CASCADE, related_name="rubric_criteria"
-    )
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="rubric_criteria")
     position = models.PositiveIntegerField(default=0)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)

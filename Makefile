@@ -1,0 +1,38 @@
+# Vivabank: `make run` serves the site with a worker; `make test` runs every check.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank
+
+# Checks run with a throwaway key; production must set SECRET_KEY itself.
+lint typecheck pytest test: export SECRET_KEY ?= vivabank-checks-only-not-a-real-secret
+
+.PHONY: install run test lint typecheck pytest bench clean
+
+install: $(STAMP)
+
+$(STAMP): requirements/all.lock pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/all.lock
+	@touch $(STAMP)
+
+run: install
+	DEBUG=true bash scripts/run-dev.sh
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+
+typecheck: install
+	$(VENV)/bin/mypy .
+
+pytest: install
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest
+
+test: lint typecheck pytest
+	DEBUG=true DATABASE_URL=sqlite:///:memory: $(PY) manage.py runner_check fixtures/banks/pytorch-fundamentals
+
+clean:
+	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
