@@ -1,0 +1,52 @@
+"""Checks of the Python files kept beside a question: reference, wrong solutions, generator."""
+
+from __future__ import annotations
+
+import ast
+
+from quizbank.bankfiles import schema
+
+
+def file_kind(name: str) -> str | None:
+    """The CodeFile kind a file name stands for, or None if the name is not allowed."""
+    if name == schema.REFERENCE_FILE:
+        return "reference"
+    if name == schema.GENERATOR_FILE:
+        return "generator"
+    if schema.WRONG_FILE_RE.match(name):
+        return "wrong"
+    return None
+
+
+def check_python(name: str, source: str, *, defines: str | None) -> tuple[int, str] | None:
+    """(line, message) when `source` does not parse or does not define `defines`."""
+    try:
+        tree = ast.parse(source, filename=name)
+    except SyntaxError as exc:
+        return exc.lineno or 1, f"is not valid Python: {exc.msg}"
+    if defines is None or defines in _top_level_names(tree):
+        return None
+    return 1, f"must define {defines} at the top level"
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    return names
+
+
+def missing_files(qtype: str, names: list[str]) -> list[str]:
+    """What a question of `qtype` lacks or must not have, given its file names."""
+    problems = []
+    if qtype == "code":
+        if schema.REFERENCE_FILE not in names:
+            problems.append("a code question needs reference.py")
+        if not any(file_kind(name) == "wrong" for name in names):
+            problems.append("a code question needs at least one wrong_<name>.py")
+    elif any(file_kind(name) in ("reference", "wrong") for name in names):
+        problems.append("only code questions have reference.py and wrong_*.py files")
+    return problems

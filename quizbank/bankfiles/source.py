@@ -1,0 +1,88 @@
+"""YAML reading that remembers the line of every value, so errors can point at it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+FieldPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem in a file: the field it concerns and what is wrong."""
+
+    path: FieldPath
+    message: str
+
+
+def field_name(path: FieldPath) -> str:
+    """`("choices", 1, "correct")` -> `choices[1].correct`; the whole file is `(file)`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "(file)"
+
+
+@dataclass
+class SourceMap:
+    """Line numbers (1-based) of the fields of one YAML document."""
+
+    lines: dict[FieldPath, int] = field(default_factory=dict)
+
+    def line(self, path: FieldPath) -> int:
+        # A missing field is reported at its nearest parent that exists.
+        while path and path not in self.lines:
+            path = path[:-1]
+        return self.lines.get(path, 1)
+
+
+@dataclass
+class LoadedYaml:
+    data: Any
+    source: SourceMap
+    issues: list[Issue]
+
+
+class YamlSyntaxError(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def load_yaml(text: str) -> LoadedYaml:
+    """Parse one YAML document, keeping line numbers; raise YamlSyntaxError if unreadable."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        raise YamlSyntaxError(line, f"not valid YAML: {exc.problem or exc.context}") from exc
+    except yaml.YAMLError as exc:
+        raise YamlSyntaxError(1, f"not valid YAML: {exc}") from exc
+    source = SourceMap()
+    issues: list[Issue] = []
+    if node is not None:
+        _walk(node, (), source, issues)
+    return LoadedYaml(data=data, source=source, issues=issues)
+
+
+def _walk(node: yaml.Node, path: FieldPath, source: SourceMap, issues: list[Issue]) -> None:
+    source.lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            child = (*path, key)
+            if key in seen:
+                issues.append(Issue(child, "this key appears twice"))
+            seen.add(key)
+            source.lines[child] = key_node.start_mark.line + 1
+            _walk(value_node, child, source, issues)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, (*path, index), source, issues)

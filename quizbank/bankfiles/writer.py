@@ -1,0 +1,137 @@
+"""Writing canonical bank files: key order as in the doc, block text, short values in flow."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from quizbank.bankfiles import schema
+from quizbank.bankfiles.bank import BankHeader
+
+_WIDTH = 100
+# Containers that stay in block style whatever their size (as in docs/bank-format.md).
+_BLOCK_LISTS = ("choices", "answers", "cases", "rubric", "levels", "args", "stages", "topics")
+_BLOCK_MAPPINGS = ("course", "limits", "compare", "efficiency", "kwargs")
+_ITEM_BLOCKS = ("choices", "answers", "cases", "rubric", "topics")
+
+
+class _Flow(dict[str, Any]):
+    pass
+
+
+class _FlowList(list[Any]):
+    pass
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _text(dumper: _Dumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _flow_map(dumper: _Dumper, value: _Flow) -> yaml.MappingNode:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=True)
+
+
+def _flow_list(dumper: _Dumper, value: _FlowList) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=True)
+
+
+def _block_map(dumper: _Dumper, value: dict[str, Any]) -> yaml.MappingNode:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=False)
+
+
+_Dumper.add_representer(str, _text)
+_Dumper.add_representer(_Flow, _flow_map)
+_Dumper.add_representer(_FlowList, _flow_list)
+_Dumper.add_representer(dict, _block_map)
+
+
+def dump_yaml(data: dict[str, Any]) -> str:
+    """Canonical YAML text of one question or bank.yaml dictionary."""
+    styled = {key: _style(value, key, 0) for key, value in data.items()}
+    return yaml.dump(
+        styled, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10**6, indent=2
+    )
+
+
+def _is_flat(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(_is_flat(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_is_flat(item) for item in value)
+    return not (isinstance(value, str) and "\n" in value)
+
+
+def _fits(value: Any, key: str, depth: int) -> bool:
+    wrapped = _Flow(value) if isinstance(value, dict) else _FlowList(value)
+    text = yaml.dump(wrapped, Dumper=_Dumper, allow_unicode=True, width=10**6).strip()
+    return len(text) + len(key) + 2 * depth + 4 <= _WIDTH
+
+
+def _style(value: Any, key: str, depth: int) -> Any:
+    if not isinstance(value, dict | list):
+        return value
+    forced_block = key in _BLOCK_LISTS or key in _BLOCK_MAPPINGS or key == "item"
+    if not forced_block and _is_flat(value) and _fits(value, key, depth):
+        return _Flow(value) if isinstance(value, dict) else _FlowList(value)
+    if isinstance(value, dict):
+        return {name: _style(item, name, depth + 1) for name, item in value.items()}
+    # The items of structural lists (choices, cases...) are block mappings themselves,
+    # except short value-like items (args, levels, stages) that read best on one line.
+    item_key = "item" if key in _ITEM_BLOCKS else key + "[]"
+    return [_style(item, item_key, depth + 1) for item in value]
+
+
+@dataclass(frozen=True)
+class QuestionOut:
+    topic: str
+    slug: str
+    content: dict[str, Any]
+
+
+def bank_header_dict(header: BankHeader) -> dict[str, Any]:
+    course = {"slug": header.slug, "title": header.title}
+    if header.description:
+        course["description"] = header.description
+    topics = []
+    for topic in header.topics:
+        entry = {"slug": topic.slug, "title": topic.title}
+        if topic.description:
+            entry["description"] = topic.description
+        topics.append(entry)
+    return {"course": course, "topics": topics}
+
+
+def write_bank(root: Path, header: BankHeader, questions: Iterable[QuestionOut]) -> int:
+    """Write the bank layout under `root` (which must be empty); returns files written."""
+    root.mkdir(parents=True, exist_ok=True)
+    written = _write(root / schema.BANK_FILE, dump_yaml(bank_header_dict(header)))
+    for topic in header.topics:
+        (root / topic.slug).mkdir(exist_ok=True)
+    for question in questions:
+        content = dict(question.content)
+        files: dict[str, str] = content.pop("files", {})
+        folder = root / question.topic
+        if files:
+            folder = folder / question.slug
+            folder.mkdir(parents=True, exist_ok=True)
+            written += _write(folder / schema.QUESTION_FILE, dump_yaml(content))
+            for name, source in files.items():
+                written += _write(folder / name, source)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            written += _write(folder / f"{question.slug}.yaml", dump_yaml(content))
+    return written
+
+
+def _write(path: Path, text: str) -> int:
+    path.write_text(text, encoding="utf-8", newline="\n")
+    return 1

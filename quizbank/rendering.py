@@ -1,0 +1,84 @@
+"""Markdown to safe HTML: CommonMark with tables, Pygments code, math left for KaTeX.
+
+Authors may write raw HTML in Markdown; everything that comes out is passed
+through nh3 with an allow-list, so scripts, event handlers and `javascript:`
+links never reach a page.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from html import escape
+from typing import Any
+
+import nh3
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.token import STANDARD_TYPES
+from pygments.util import ClassNotFound
+
+_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em",
+    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre",
+    "s", "span", "strong", "sub", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
+}  # fmt: skip
+_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title"},
+    "ol": {"start"},
+    "th": {"style"},
+    "td": {"style"},
+}
+_TOKEN_CLASSES = {name for name in STANDARD_TYPES.values() if name}
+_CLASSES = {
+    "span": {"math", "inline", *_TOKEN_CLASSES},
+    "div": {"math", "block"},
+    "pre": {"highlight"},
+    "code": {"math"},
+}
+_SCHEMES = {"http", "https", "mailto"}
+
+
+def _highlight(code: str, lang: str, _attrs: Any) -> str:
+    try:
+        lexer = get_lexer_by_name(lang) if lang else None
+    except ClassNotFound:
+        lexer = None
+    if lexer is None:
+        return f'<pre class="highlight"><code>{escape(code)}</code></pre>'
+    body = highlight(code, lexer, HtmlFormatter(nowrap=True))
+    return f'<pre class="highlight"><code>{body}</code></pre>'
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    parser = MarkdownIt("commonmark", {"html": True, "highlight": _highlight})
+    parser.enable("table")
+    # Math is kept as escaped TeX in span.math / div.math for KaTeX in the browser.
+    parser.use(dollarmath_plugin, allow_digits=False)
+    return parser
+
+
+def render_markdown(text: str) -> str:
+    """Sanitized HTML for an author's Markdown (prompts, feedback, model answers)."""
+    html = _parser().render(text or "")
+    return str(
+        nh3.clean(
+            html,
+            tags=_TAGS,
+            attributes=_ATTRIBUTES,
+            allowed_classes=_CLASSES,
+            url_schemes=_SCHEMES,
+            filter_style_properties={"text-align"},
+            link_rel="noopener noreferrer",
+        )
+    )
+
+
+@lru_cache(maxsize=1)
+def pygments_css() -> str:
+    """The stylesheet for highlighted code blocks (`pre.highlight`)."""
+    return str(HtmlFormatter().get_style_defs("pre.highlight"))  # type: ignore[no-untyped-call]  # untyped in types-pygments
