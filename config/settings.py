@@ -152,3 +152,21 @@ LOGGING: dict[str, Any] = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
+
+# --- Grading (quizzes, attempts, the student API) ----------------------------
+# Largest answer a student may autosave (JSON-encoded), e.g. 64 KiB of code.
+GRADING_MAX_ANSWER_BYTES: int = env.int("GRADING_MAX_ANSWER_BYTES", default=64 * 1024)
+# Largest request body the JSON API parses at all; bigger bodies get 413.
+GRADING_MAX_REQUEST_BYTES: int = env.int("GRADING_MAX_REQUEST_BYTES", default=256 * 1024)
+# Beat submits overdue attempts; "on next access" covers the time in between.
+CELERY_BEAT_SCHEDULE: dict[str, Any] = {
+    "close-overdue-attempts": {
+        "task": "grading.close_overdue_attempts",
+        "schedule": env.float("GRADING_CLOSE_OVERDUE_EVERY_S", default=30.0),
+        "options": {"queue": "default", "expires": 25},
+    },
+}
+# Per-user rate of "try it" code runs (DRF ScopedRateThrottle scope `code_run`).
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
+    "code_run": env.str("GRADING_CODE_RUN_RATE", default="30/min"),
+}

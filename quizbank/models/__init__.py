@@ -15,6 +15,7 @@ from quizbank.models.bank import (
     TextAnswer,
     Topic,
 )
+from quizbank.models.quizzes import GradingMethod, Quiz, QuizSlot, ReleasePolicy
 
 __all__ = [
     "Choice",
@@ -23,10 +24,14 @@ __all__ = [
     "Course",
     "CourseMembership",
     "Difficulty",
+    "GradingMethod",
     "NumericAnswer",
     "Question",
     "QuestionType",
     "QuestionVersion",
+    "Quiz",
+    "QuizSlot",
+    "ReleasePolicy",
     "Role",
     "RubricCriterion",
     "RubricLevel",

@@ -1,0 +1,119 @@
+"""What a student sees of a drawn question: an explicit allow-list, never the content dict.
+
+Correct flags, accepted answers, reference and wrong solutions, generators,
+hidden cases, model answers, guidance and rubrics are never copied out.
+"""
+
+import html
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from grading.content import substitute
+from grading.models import Attempt, Response
+from grading.selectors import attempt_final_score, attempt_responses, results_visible
+from grading.services.attempt_clock import answers_close_at
+from quizbank.selectors_quizzes import AnyUser
+
+
+def _prompt_html(response: Response) -> str:
+    escaped = {name: html.escape(str(value)) for name, value in response.params.items()}
+    return str(substitute(response.question_version.prompt_html, escaped))
+
+
+def _choices(content: dict[str, Any], response: Response) -> list[dict[str, Any]]:
+    choices = content.get("choices", [])
+    order = response.choice_order or list(range(len(choices)))
+    return [
+        {"id": index, "text": str(substitute(str(choices[index].get("text", "")), response.params))}
+        for index in order
+        if 0 <= index < len(choices)
+    ]
+
+
+def _extras(qtype: str, content: dict[str, Any], response: Response) -> dict[str, Any]:
+    if qtype in ("single_choice", "multiple_choice"):
+        return {"choices": _choices(content, response)}
+    if qtype == "numeric":
+        return {"unit": str(content.get("unit", ""))}
+    if qtype == "code":
+        return {
+            "entry_point": str(content.get("entry_point", "")),
+            "starter_code": str(content.get("starter_code", "")),
+        }
+    if qtype == "viva":
+        return {"mode": str(content.get("mode", "written"))}
+    return {}
+
+
+def student_question(response: Response) -> dict[str, Any]:
+    """The question as the student sees it, with this variant's parameters filled in."""
+    content = response.question_version.content
+    qtype = str(content.get("type", ""))
+    return {
+        "type": qtype,
+        "title": str(content.get("title", "")),
+        "prompt_html": _prompt_html(response),
+        "points": response.points,
+        **_extras(qtype, content, response),
+    }
+
+
+def _response_view(response: Response, visible: bool) -> dict[str, Any]:
+    earned = None
+    if visible and response.score is not None:
+        earned = (Decimal(str(response.score)) * response.points).quantize(Decimal("0.001"))
+    return {
+        "position": response.position,
+        "question": student_question(response),
+        "answer": response.answer,
+        "version": response.version,
+        "saved_at": response.saved_at,
+        "status": response.status,
+        "score": response.score if visible else None,
+        "points_awarded": earned,
+        "feedback": response.feedback if visible else None,
+    }
+
+
+def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
+    """The attempt for `user`: scores and feedback only where the release policy allows."""
+    visible = results_visible(user, attempt, now)
+    return {
+        "id": attempt.pk,
+        "quiz": attempt.quiz_id,
+        "user": attempt.user_id,
+        "number": attempt.number,
+        "status": attempt.status,
+        "started_at": attempt.started_at,
+        "deadline": attempt.deadline,
+        "answers_close_at": answers_close_at(attempt),
+        "server_time": now,
+        "submitted_at": attempt.submitted_at,
+        "auto_submitted": attempt.auto_submitted,
+        "results_visible": visible,
+        "score": attempt.score if visible else None,
+        "final_score": attempt_final_score(attempt) if visible else None,
+        "max_score": attempt.max_score,
+        "responses": [_response_view(r, visible) for r in attempt_responses(attempt)],
+    }
+
+
+def attempt_result(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
+    """A compact result: per-question status always, scores and feedback once visible."""
+    full = attempt_view(user, attempt, now)
+    questions = [
+        {
+            "position": r["position"],
+            "title": r["question"]["title"],
+            "type": r["question"]["type"],
+            "status": r["status"],
+            "points": r["question"]["points"],
+            "score": r["score"],
+            "points_awarded": r["points_awarded"],
+            "feedback": r["feedback"],
+        }
+        for r in full["responses"]
+    ]
+    keys = ("status", "results_visible", "score", "final_score", "max_score")
+    return {"attempt": attempt.pk, **{k: full[k] for k in keys}, "questions": questions}

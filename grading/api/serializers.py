@@ -1,0 +1,68 @@
+"""Output and input serializers of the attempt API (explicit field allow-lists)."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from grading.models import Attempt
+
+
+class StudentChoiceSerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+
+
+class StudentQuestionSerializer(serializers.Serializer[dict[str, Any]]):
+    """A question as a student sees it; only these fields ever leave the server."""
+
+    type = serializers.CharField()
+    title = serializers.CharField()
+    prompt_html = serializers.CharField()
+    points = serializers.DecimalField(max_digits=6, decimal_places=2)
+    choices = StudentChoiceSerializer(many=True, required=False)
+    unit = serializers.CharField(required=False)
+    entry_point = serializers.CharField(required=False)
+    starter_code = serializers.CharField(required=False)
+    mode = serializers.CharField(required=False)
+
+
+class ResponseOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    position = serializers.IntegerField()
+    question = StudentQuestionSerializer()
+    answer = serializers.JSONField(allow_null=True)
+    version = serializers.IntegerField()
+    saved_at = serializers.DateTimeField(allow_null=True)
+    status = serializers.CharField()
+    score = serializers.FloatField(allow_null=True, help_text="Share of the points; on release.")
+    points_awarded = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    feedback = serializers.JSONField(allow_null=True, help_text="Shown on release only.")
+
+
+class AttemptOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    quiz = serializers.IntegerField()
+    user = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    deadline = serializers.DateTimeField(allow_null=True)
+    answers_close_at = serializers.DateTimeField(allow_null=True)
+    server_time = serializers.DateTimeField()
+    submitted_at = serializers.DateTimeField(allow_null=True)
+    auto_submitted = serializers.BooleanField()
+    results_visible = serializers.BooleanField()
+    score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    final_score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    max_score = serializers.DecimalField(max_digits=9, decimal_places=3)
+    responses = ResponseOutputSerializer(many=True)
+
+
+class AttemptSummarySerializer(serializers.Serializer[Attempt]):
+    id = serializers.IntegerField()
+    quiz = serializers.IntegerField(source="quiz_id")
+    user = serializers.IntegerField(source="user_id")
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    deadline = serializers.DateTimeField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True)

@@ -1,0 +1,89 @@
+"""Attempt endpoints: parse input, access_*, one service, serialize."""
+
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.api.auth import signed_in_user
+from grading.api.parsers import CappedJSONParser
+from grading.api.presenters import attempt_view
+from grading.api.serializers import AttemptOutputSerializer
+from grading.models import Response as ResponseRow
+from grading.selectors import access_attempt, access_own_attempt
+from grading.services.attempt_start import attempt_start
+from grading.services.attempt_submit import attempt_close_if_overdue, attempt_submit
+from grading.services.response_autosave import response_autosave
+from quizbank.models import Role
+from quizbank.selectors_quizzes import access_quiz
+
+
+def _attempt_response(request: Request, attempt: Any, code: int = 200) -> Response:
+    data = attempt_view(request.user, attempt, timezone.now())
+    return Response(AttemptOutputSerializer(data).data, status=code)
+
+
+class AttemptStartApi(APIView):
+    @extend_schema(
+        request=None, responses={201: AttemptOutputSerializer}, operation_id="attempt_start"
+    )
+    def post(self, request: Request, quiz_id: int) -> Response:
+        """Start an attempt (or resume the open one); the deadline comes from the server."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])
+        attempt = attempt_start(quiz=quiz, user=signed_in_user(request), now=timezone.now())
+        attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
+        return _attempt_response(request, attempt, status.HTTP_201_CREATED)
+
+
+class AttemptDetailApi(APIView):
+    @extend_schema(responses=AttemptOutputSerializer, operation_id="attempt_detail")
+    def get(self, request: Request, attempt_id: int) -> Response:
+        """The attempt with its questions; scores only once released. Submits it if overdue."""
+        attempt = access_attempt(request.user, attempt_id)
+        attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
+        return _attempt_response(request, attempt)
+
+
+class ResponseAutosaveApi(APIView):
+    parser_classes = [CappedJSONParser]
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        answer = serializers.JSONField(allow_null=True, help_text="Shape depends on the type.")
+        version = serializers.IntegerField(min_value=0, help_text="The version last read.")
+
+    class OutputSerializer(serializers.Serializer[ResponseRow]):
+        position = serializers.IntegerField()
+        version = serializers.IntegerField()
+        saved_at = serializers.DateTimeField()
+        status = serializers.CharField()
+
+    @extend_schema(
+        request=InputSerializer, responses=OutputSerializer, operation_id="response_autosave"
+    )
+    def put(self, request: Request, attempt_id: int, position: int) -> Response:
+        """Save one answer; 409 `stale_version` (with the current version) from an old copy."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        attempt = access_own_attempt(request.user, attempt_id)
+        saved = response_autosave(
+            attempt=attempt, position=position, answer=data.validated_data["answer"],
+            version=data.validated_data["version"], now=timezone.now(),
+        )  # fmt: skip
+        return Response(self.OutputSerializer(saved).data)
+
+
+class AttemptSubmitApi(APIView):
+    @extend_schema(
+        request=None, responses=AttemptOutputSerializer, operation_id="attempt_submit",
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER)],
+    )  # fmt: skip
+    def post(self, request: Request, attempt_id: int) -> Response:
+        """Submit once; repeating it returns the same attempt and never grades twice."""
+        attempt = access_own_attempt(request.user, attempt_id)
+        key = request.headers.get("Idempotency-Key", "")
+        attempt = attempt_submit(attempt=attempt, now=timezone.now(), idempotency_key=key)
+        return _attempt_response(request, attempt)

@@ -1,0 +1,45 @@
+""" "Try it": run a snippet in the sandbox without grading, rate limited per user."""
+
+from dataclasses import asdict
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from grading.api.parsers import CappedJSONParser
+from grading.errors import AnswerTooLarge
+from runner import api as runner_api
+
+
+class CodeRunApi(APIView):
+    parser_classes = [CappedJSONParser]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "code_run"
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        code = serializers.CharField(trim_whitespace=False, help_text="Python source to run.")
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        status = serializers.CharField()
+        exit_code = serializers.IntegerField(allow_null=True)
+        stdout = serializers.CharField(allow_blank=True)
+        stderr = serializers.CharField(allow_blank=True)
+        duration_ms = serializers.FloatField()
+        truncated = serializers.BooleanField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="code_run")
+    def post(self, request: Request) -> Response:
+        """Run the source in the sandbox and return its output (no grading, no answers)."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        source: str = data.validated_data["code"]
+        limit = int(settings.GRADING_MAX_ANSWER_BYTES)
+        if len(source.encode()) > limit:
+            raise AnswerTooLarge(f"The source is over the limit of {limit} bytes.")
+        result = runner_api.execute(source, runner_api.Limits(time_s=5.0))
+        return Response(self.OutputSerializer(asdict(result)).data)

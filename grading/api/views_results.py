@@ -1,0 +1,79 @@
+"""Read-only attempt endpoints: the list, a result summary and a quiz grade."""
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.api.presenters import attempt_result
+from grading.api.serializers import AttemptSummarySerializer
+from grading.models import Attempt
+from grading.selectors import access_attempt, attempts_for_user, quiz_grade, results_released
+from grading.services.attempt_submit import attempt_close_if_overdue
+from quizbank.models import Role
+from quizbank.selectors_quizzes import access_quiz, user_id
+
+
+class AttemptListApi(generics.ListAPIView[Attempt]):
+    """The user's attempts (and, for examiners, those of their courses)."""
+
+    serializer_class = AttemptSummarySerializer
+    filterset_fields = ["quiz", "user", "status"]
+    ordering_fields = ["started_at", "number", "submitted_at"]
+    ordering = ["-started_at"]
+
+    def get_queryset(self) -> QuerySet[Attempt]:
+        return attempts_for_user(self.request.user).order_by("-started_at")
+
+
+class ResultQuestionSerializer(serializers.Serializer[dict[str, Any]]):
+    position = serializers.IntegerField()
+    title = serializers.CharField()
+    type = serializers.CharField()
+    status = serializers.CharField()
+    points = serializers.DecimalField(max_digits=6, decimal_places=2)
+    score = serializers.FloatField(allow_null=True)
+    points_awarded = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    feedback = serializers.JSONField(allow_null=True)
+
+
+class AttemptResultApi(APIView):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        attempt = serializers.IntegerField()
+        status = serializers.CharField()
+        results_visible = serializers.BooleanField()
+        score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+        final_score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+        max_score = serializers.DecimalField(max_digits=9, decimal_places=3)
+        questions = ResultQuestionSerializer(many=True)
+
+    @extend_schema(responses=OutputSerializer, operation_id="attempt_result")
+    def get(self, request: Request, attempt_id: int) -> Response:
+        """Per-question status, score and feedback; scores stay null until released."""
+        attempt = access_attempt(request.user, attempt_id)
+        attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
+        data = attempt_result(request.user, attempt, timezone.now())
+        return Response(self.OutputSerializer(data).data)
+
+
+class QuizGradeApi(APIView):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        quiz = serializers.IntegerField()
+        grading_method = serializers.CharField()
+        released = serializers.BooleanField()
+        grade = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+
+    @extend_schema(responses=OutputSerializer, operation_id="quiz_my_grade")
+    def get(self, request: Request, quiz_id: int) -> Response:
+        """The student's own grade across attempts (highest, last or average), once released."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])
+        released = results_released(quiz, timezone.now())
+        grade = quiz_grade(quiz, user_id(request.user)) if released else None
+        data = {"quiz": quiz.pk, "grading_method": quiz.grading_method,
+                "released": released, "grade": grade}  # fmt: skip
+        return Response(self.OutputSerializer(data).data)

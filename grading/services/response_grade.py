@@ -1,0 +1,40 @@
+"""Grade one response when its attempt is submitted."""
+
+from datetime import datetime
+
+from grading.content import variant_content
+from grading.models import Response, ResponseStatus
+from grading.scoring import score_answer
+from grading.services.code_jobs import code_job_enqueue_on_commit, new_job_id
+
+_FIELDS = ["status", "score", "feedback", "job_id", "graded_at"]
+
+
+def _set(response: Response, status: str, score: float | None, now: datetime | None) -> None:
+    response.status = status
+    response.score = score
+    response.graded_at = now
+
+
+def response_grade(*, response: Response, now: datetime) -> None:
+    """Score choice/numeric/text now, queue code for the runner, leave viva for an examiner."""
+    content = variant_content(
+        response.question_version.content, response.params, response.generated_answers
+    )
+    qtype = str(content.get("type"))
+    response.feedback = {}
+    if qtype == "viva":
+        _set(response, ResponseStatus.NEEDS_MARKING, None, None)
+    elif response.answer is None:
+        response.feedback = {"general": "No answer was given."}
+        _set(response, ResponseStatus.GRADED, 0.0, now)
+    elif qtype == "code":
+        response.job_id = new_job_id(response)
+        _set(response, ResponseStatus.QUEUED, None, None)
+    else:
+        verdict = score_answer(content, response.answer)
+        response.feedback = verdict.feedback
+        _set(response, ResponseStatus.GRADED, verdict.score, now)
+    response.save(update_fields=_FIELDS)
+    if response.status == ResponseStatus.QUEUED:
+        code_job_enqueue_on_commit(response)

@@ -1,0 +1,33 @@
+"""Celery entry points of grading: take ids or JSON, call one service."""
+
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+from celery import shared_task
+from django.utils import timezone
+
+from grading.services.attempt_submit import attempts_close_overdue
+from grading.services.code_results import code_result_apply, code_result_mark_running
+
+
+def _payload(result: Any) -> dict[str, Any]:
+    if is_dataclass(result) and not isinstance(result, type):
+        return asdict(result)
+    return dict(result)
+
+
+@shared_task(name="grading.apply_code_result", acks_late=True, ignore_result=True)
+def apply_code_result(result: dict[str, Any]) -> bool:
+    """The runner's callback: store a grading result (idempotent by job id)."""
+    return code_result_apply(payload=_payload(result), now=timezone.now())
+
+
+@shared_task(name="grading.mark_code_running", ignore_result=True)
+def mark_code_running(job_id: str) -> bool:
+    return code_result_mark_running(job_id=job_id)
+
+
+@shared_task(name="grading.close_overdue_attempts", ignore_result=True)
+def close_overdue_attempts() -> int:
+    """Beat: submit attempts whose deadline and grace period have passed."""
+    return attempts_close_overdue(now=timezone.now())

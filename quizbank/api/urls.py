@@ -1,0 +1,15 @@
+"""Bank endpoints under /api/."""
+
+from django.urls import path
+
+from quizbank.api import views
+
+urlpatterns = [
+    path("courses/", views.CourseListApi.as_view(), name="course-list"),
+    path("courses/<int:course_id>/", views.CourseDetailApi.as_view(), name="course-detail"),
+    path("questions/", views.QuestionListApi.as_view(), name="question-list"),
+    path("questions/<int:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
+    path("quizzes/", views.QuizListApi.as_view(), name="quiz-list"),
+    path("quizzes/<int:quiz_id>/", views.QuizDetailApi.as_view(), name="quiz-detail"),
+    path("quizzes/<int:quiz_id>/release/", views.QuizReleaseApi.as_view(), name="quiz-release"),
+]
