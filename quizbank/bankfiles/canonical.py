@@ -42,7 +42,7 @@ _NESTED_ORDER = (
     "y",
     "lr",
 )
-_CASE_ORDER = (*schema.CALL_CASE_KEYS, *schema.TRAINING_CASE_KEYS)
+_CASE_ORDER = tuple(dict.fromkeys((*schema.CALL_CASE_KEYS, *schema.TRAINING_CASE_KEYS)))
 
 
 def canonical_text(value: object) -> str:

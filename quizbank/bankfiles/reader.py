@@ -14,7 +14,8 @@ from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
 from quizbank.bankfiles.questions import validate_question
 from quizbank.bankfiles.source import FieldPath, Issue, YamlSyntaxError, field_name, load_yaml
 
-Progress = Callable[[int, int], None]
+# progress(stage, done, total), stage being "read" or "written".
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def read_bank(root: Path, *, progress: Progress | None = None) -> ParsedBank:
         if question is not None:
             bank.questions.append(question)
         if progress is not None:
-            progress(done, len(locations))
+            progress("read", done, len(locations))
     return bank
 
 

@@ -14,8 +14,19 @@ from quizbank.bankfiles.bank import BankHeader
 
 _WIDTH = 100
 # Containers that stay in block style whatever their size (as in docs/bank-format.md).
-_BLOCK_LISTS = ("choices", "answers", "cases", "rubric", "levels", "args", "stages", "topics")
-_BLOCK_MAPPINGS = ("course", "limits", "compare", "efficiency", "kwargs")
+_BLOCK_LISTS = (
+    "choices",
+    "answers",
+    "cases",
+    "rubric",
+    "levels",
+    "args",
+    "stages",
+    "topics",
+    "objectives",
+)
+_BLOCK_MAPPINGS = ("kwargs",)
+_TOP_BLOCK_MAPPINGS = ("course", "limits", "compare", "efficiency")
 _ITEM_BLOCKS = ("choices", "answers", "cases", "rubric", "topics")
 
 
@@ -28,7 +39,9 @@ class _FlowList(list[Any]):
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        # Indent list items under their key, as the examples in the doc do.
+        super().increase_indent(flow, False)
 
 
 def _text(dumper: _Dumper, value: str) -> yaml.ScalarNode:
@@ -73,13 +86,19 @@ def _is_flat(value: Any) -> bool:
 def _fits(value: Any, key: str, depth: int) -> bool:
     wrapped = _Flow(value) if isinstance(value, dict) else _FlowList(value)
     text = yaml.dump(wrapped, Dumper=_Dumper, allow_unicode=True, width=10**6).strip()
-    return len(text) + len(key) + 2 * depth + 4 <= _WIDTH
+    label = 2 if key.endswith("[]") else len(key) + 2  # "- " or "key: "
+    return 2 * depth + label + len(text) <= _WIDTH
 
 
 def _style(value: Any, key: str, depth: int) -> Any:
     if not isinstance(value, dict | list):
         return value
-    forced_block = key in _BLOCK_LISTS or key in _BLOCK_MAPPINGS or key == "item"
+    forced_block = (
+        key in _BLOCK_LISTS
+        or key in _BLOCK_MAPPINGS
+        or key == "item"
+        or (depth == 0 and key in _TOP_BLOCK_MAPPINGS)
+    )
     if not forced_block and _is_flat(value) and _fits(value, key, depth):
         return _Flow(value) if isinstance(value, dict) else _FlowList(value)
     if isinstance(value, dict):

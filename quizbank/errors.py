@@ -1,0 +1,33 @@
+"""Domain errors of the question bank, each with a stable code."""
+
+from typing import ClassVar
+
+from rest_framework import status
+
+from config.exceptions import DomainError
+
+
+class BankInvalid(DomainError):
+    """A bank folder broke the file format; `errors` holds one `file:line field: message` each."""
+
+    code: ClassVar[str] = "bank_invalid"
+
+    def __init__(self, errors: list[str]) -> None:
+        plural = "error" if len(errors) == 1 else "errors"
+        super().__init__(f"the bank has {len(errors)} {plural}; nothing was written")
+        self.errors = errors
+
+
+class ExportTargetNotEmpty(DomainError):
+    code: ClassVar[str] = "export_target_not_empty"
+
+
+class VersionImmutable(DomainError):
+    code: ClassVar[str] = "version_immutable"
+    status_code: ClassVar[int] = status.HTTP_409_CONFLICT
+
+
+class QuestionInvalid(DomainError):
+    """A question edited outside the bank files breaks a rule of the format."""
+
+    code: ClassVar[str] = "question_invalid"

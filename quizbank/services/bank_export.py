@@ -1,0 +1,52 @@
+"""Exporting a course's current versions as a bank folder in the canonical layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from quizbank.bankfiles import (
+    BankHeader,
+    QuestionOut,
+    TopicEntry,
+    canonical_text,
+    canonicalize,
+    write_bank,
+)
+from quizbank.errors import ExportTargetNotEmpty
+from quizbank.models import Course
+from quizbank.selectors import course_questions
+from quizbank.services.content import question_content
+
+
+def bank_export(*, course: Course, path: Path) -> int:
+    """Write `course` under `path` (absent or empty); returns the number of files written."""
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise ExportTargetNotEmpty(f"{path} must be an empty folder or not exist yet")
+    topics = [
+        TopicEntry(
+            slug=topic.slug,
+            title=canonical_text(topic.title),
+            description=canonical_text(topic.description),
+        )
+        for topic in course.topics.order_by("position", "slug")
+    ]
+    header = BankHeader(
+        slug=course.slug,
+        title=canonical_text(course.title),
+        description=canonical_text(course.description),
+        topics=topics,
+    )
+    questions = [
+        QuestionOut(
+            topic=question.topic.slug,
+            slug=question.slug,
+            # Versions hold the content; jsonb loses key order, so it is restored here.
+            content=canonicalize(
+                question.current_version.content
+                if question.current_version is not None
+                else question_content(question)
+            ),
+        )
+        for question in course_questions(course)
+    ]
+    return write_bank(path, header, questions)

@@ -1,0 +1,118 @@
+"""Importing a bank folder: validate every file first, then write it all in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from quizbank.bankfiles import ParsedBank, QuestionFile, content_hash, read_bank, schema
+from quizbank.bankfiles.reader import Progress
+from quizbank.errors import BankInvalid
+from quizbank.models import Course, Question, Topic
+from quizbank.services.question_write import question_apply_content
+from quizbank.services.versioning import question_snapshot
+
+
+@dataclass
+class ImportReport:
+    course: str
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    new_versions: int = 0
+    left_alone: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def summary(self) -> str:
+        total = self.created + self.updated + self.unchanged
+        lines = [
+            f"{self.course}: {total} questions read: {self.created} created, "
+            f"{self.updated} changed, {self.unchanged} questions unchanged, "
+            f"{self.new_versions} new versions"
+        ]
+        if self.left_alone:
+            lines.append(
+                f"{len(self.left_alone)} questions not in the files were left unchanged: "
+                + ", ".join(self.left_alone)
+            )
+        if self.dry_run:
+            lines.append("dry run: nothing was written")
+        return "\n".join(lines)
+
+
+def bank_import(
+    *,
+    path: Path,
+    course_slug: str | None = None,
+    dry_run: bool = False,
+    user: User | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import the bank folder at `path`; raises BankInvalid (writing nothing) on any error."""
+    bank = read_bank(path, progress=progress)
+    if course_slug is not None and not schema.SLUG_RE.match(course_slug):
+        bank.errors.append(f"--course {course_slug}: must be lowercase letters, digits and hyphens")
+    if bank.errors or bank.header is None:
+        raise BankInvalid(bank.errors)
+    with transaction.atomic():
+        report = _write_bank(bank, course_slug or bank.header.slug, user, progress)
+        report.dry_run = dry_run
+        if dry_run:
+            transaction.set_rollback(True)
+    return report
+
+
+def _write_bank(
+    bank: ParsedBank, slug: str, user: User | None, progress: Progress | None
+) -> ImportReport:
+    assert bank.header is not None  # noqa: S101 (checked by the caller)
+    course, _ = Course.objects.update_or_create(
+        slug=slug, defaults={"title": bank.header.title, "description": bank.header.description}
+    )
+    topics: dict[str, Topic] = {}
+    for position, entry in enumerate(bank.header.topics):
+        topics[entry.slug], _ = Topic.objects.update_or_create(
+            course=course,
+            slug=entry.slug,
+            defaults={"title": entry.title, "description": entry.description, "position": position},
+        )
+    existing = {q.slug: q for q in course.questions.select_related("current_version")}
+    report = ImportReport(course=slug)
+    for done, item in enumerate(bank.questions, start=1):
+        question = existing.pop(item.slug, None)
+        _write_question(course, topics[item.topic], question, item, user, report)
+        if progress is not None:
+            progress("written", done, len(bank.questions))
+    report.left_alone = sorted(existing)
+    return report
+
+
+def _write_question(
+    course: Course,
+    topic: Topic,
+    question: Question | None,
+    item: QuestionFile,
+    user: User | None,
+    report: ImportReport,
+) -> None:
+    current = question.current_version if question is not None else None
+    if question is not None and current and current.content_hash == content_hash(item.content):
+        report.unchanged += 1
+        if question.topic_id != topic.pk:
+            Question.objects.filter(pk=question.pk).update(topic=topic)
+        return
+    is_new = question is None
+    question = question or Question(course=course, slug=item.slug)
+    question.topic = topic
+    question_apply_content(question=question, content=item.content)
+    version = question_snapshot(question=question, user=user)
+    report.new_versions += version is not None
+    if is_new:
+        report.created += 1
+    elif version is None:
+        report.unchanged += 1
+    else:
+        report.updated += 1
