@@ -1,0 +1,165 @@
+"""Memory and pids limits through cgroups (v1 hybrid or v2), where the host lets us write them.
+
+The supervisor owns a small pool of leaf groups per slot; a child's outer process
+joins a leaf before it forks the sandboxed PID 1, so everything inside is counted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+_ROOT = "/sys/fs/cgroup"
+_V1_CONTROLLERS = ("memory", "pids")
+
+
+@dataclass(frozen=True)
+class Cgroup:
+    """One leaf group: its directory for each controller (one directory on v2)."""
+
+    version: int
+    dirs: dict[str, str] = field(default_factory=dict)
+
+    def join(self, pid: int) -> None:
+        for directory in set(self.dirs.values()):
+            _write(directory, "cgroup.procs", str(pid))
+
+    def is_empty(self) -> bool:
+        return all(_read(d, "cgroup.procs").strip() == "" for d in set(self.dirs.values()))
+
+
+def _write(directory: str, name: str, value: str) -> None:
+    fd = os.open(os.path.join(directory, name), os.O_WRONLY | os.O_NOFOLLOW)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
+
+
+def _read(directory: str, name: str) -> str:
+    fd = os.open(os.path.join(directory, name), os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        return os.read(fd, 1 << 16).decode()
+    finally:
+        os.close(fd)
+
+
+def _own_paths() -> dict[str, str]:
+    # /proc/self/cgroup lines look like "4:memory:/some/path" (v1) or "0::/path" (v2).
+    paths: dict[str, str] = {}
+    with open("/proc/self/cgroup", encoding="ascii") as lines:
+        for line in lines:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for name in controllers.split(",") if controllers else [""]:
+                paths[name] = path
+    return paths
+
+
+def _v1_bases(slot: int) -> dict[str, str] | None:
+    own = _own_paths()
+    bases: dict[str, str] = {}
+    for controller in _V1_CONTROLLERS:
+        mount = os.path.join(_ROOT, controller)
+        if controller not in own or not os.path.isdir(mount):
+            return None
+        bases[controller] = os.path.join(mount + own[controller], f"vivabank-slot{slot}")
+    return bases
+
+
+def _v2_base(slot: int) -> str | None:
+    if not os.path.exists(os.path.join(_ROOT, "cgroup.controllers")):
+        return None
+    base = os.path.join(_ROOT + _own_paths().get("", "/"), f"vivabank-slot{slot}")
+    os.makedirs(base, exist_ok=True)
+    _write(base, "cgroup.subtree_control", "+memory +pids")
+    return base
+
+
+class CgroupPool:
+    """Leaf groups for one slot; `available` is False where the host gives us none."""
+
+    def __init__(self, slot: int) -> None:
+        self._leaves: list[Cgroup] = []
+        self._busy: set[int] = set()
+        self.version = 0
+        self._bases: dict[str, str] = {}
+        if slot < 0:
+            return
+        try:
+            v1 = _v1_bases(slot)
+            if v1 is not None:
+                for directory in v1.values():
+                    os.makedirs(directory, exist_ok=True)
+                self.version, self._bases = 1, v1
+            else:
+                v2 = _v2_base(slot)
+                if v2 is not None:
+                    self.version, self._bases = 2, {"": v2}
+        except OSError:
+            self.version, self._bases = 0, {}
+
+    @classmethod
+    def disabled(cls) -> CgroupPool:
+        """A pool that hands out nothing (unsandboxed development runs)."""
+        return cls(slot=-1)
+
+    @property
+    def available(self) -> bool:
+        return self.version != 0
+
+    def acquire(self) -> Cgroup | None:
+        """A leaf with no processes left in it, creating one if all are busy."""
+        if not self.available:
+            return None
+        for index, leaf in enumerate(self._leaves):
+            if index not in self._busy and leaf.is_empty():
+                self._busy.add(index)
+                return leaf
+        name = f"c{len(self._leaves)}"
+        dirs = {key: os.path.join(base, name) for key, base in self._bases.items()}
+        for directory in dirs.values():
+            os.makedirs(directory, exist_ok=True)
+        leaf = Cgroup(version=self.version, dirs=dirs)
+        self._busy.add(len(self._leaves))
+        self._leaves.append(leaf)
+        return leaf
+
+    def release(self, leaf: Cgroup) -> None:
+        """The leaf's job is over; it is reused once its processes are gone."""
+        self._busy.discard(self._leaves.index(leaf))
+
+    def set_limits(self, leaf: Cgroup, *, memory_mb: int, pids: int) -> None:
+        memory = str(memory_mb << 20)
+        if leaf.version == 1:
+            _write(leaf.dirs["memory"], "memory.limit_in_bytes", memory)
+            _write(leaf.dirs["pids"], "pids.max", str(pids))
+        else:
+            _write(leaf.dirs[""], "memory.max", memory)
+            if os.path.exists(os.path.join(leaf.dirs[""], "memory.swap.max")):
+                _write(leaf.dirs[""], "memory.swap.max", "0")
+            _write(leaf.dirs[""], "pids.max", str(pids))
+
+    def oom_kills(self, leaf: Cgroup) -> int:
+        """How many processes the kernel has OOM-killed in this leaf so far."""
+        if leaf.version == 1:
+            text = _read(leaf.dirs["memory"], "memory.oom_control")
+        else:
+            text = _read(leaf.dirs[""], "memory.events")
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
+    def close(self) -> None:
+        for leaf in self._leaves:
+            for directory in leaf.dirs.values():
+                try:
+                    os.rmdir(directory)
+                except OSError:
+                    continue
+        for base in self._bases.values():
+            try:
+                os.rmdir(base)
+            except OSError:
+                continue

@@ -1,0 +1,182 @@
+"""The trusted supervisor: owns a zygote, hands each job to a fresh sandboxed child, judges the run.
+
+It lives as long as the worker process that created it. It never runs student
+code itself; it only reads capped bytes from pipes and classifies them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import signal
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from runner.api import Limits, Status
+from runner.collect import drain
+from runner.framing import encode_frame
+from runner.outcome import ChildOutcome, RunLimits, classify, setup_failure
+from runner.pool import Standby, Zygote
+from runner.sandbox.cgroups import CgroupPool
+from runner.sandbox.identity import slot_uid
+from runner.sandbox.probe import sandbox_unavailable_reason
+from runner.standby import PID_RECORD, READY
+
+RESULT_CAP = 32 << 20
+PIDS_MAX = 64
+_READY_TIMEOUT_S = 30.0
+_MAX_SLOTS = 256
+
+
+@dataclass(frozen=True)
+class SupervisorConfig:
+    """Deployment facts: which paths to hide, and whether unconfined runs are allowed."""
+
+    hidden_paths: tuple[str, ...]
+    allow_unsandboxed: bool = False
+    standby: int = 2
+    scratch_mb: int = 64
+
+
+def _claim_slot() -> tuple[int, int]:
+    # An flock per slot number gives every live supervisor on the host its own uid.
+    folder = Path(tempfile.gettempdir()) / "vivabank-runner-slots"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for slot in range(_MAX_SLOTS):
+        fd = os.open(folder / f"slot-{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return slot, fd
+    raise RuntimeError("no free runner slot")
+
+
+def _reexposed(hidden: tuple[str, ...]) -> list[str]:
+    import sys
+
+    # The interpreter and the virtualenv may sit under a hidden folder; the child still needs them.
+    return sorted({p for p in (sys.base_prefix, sys.prefix) if p not in hidden})
+
+
+class Supervisor:
+    """One per worker process; runs one job at a time in a fresh child from its zygote."""
+
+    def __init__(self, config: SupervisorConfig) -> None:
+        self.config = config
+        self.unsandboxed_reason = sandbox_unavailable_reason()
+        self.sandboxed = self.unsandboxed_reason is None
+        self.slot, self._slot_fd = _claim_slot()
+        self.cgroups = CgroupPool(self.slot) if self.sandboxed else CgroupPool.disabled()
+        spec: dict[str, Any] = {
+            "sandboxed": self.sandboxed,
+            "uid": slot_uid(self.slot),
+            "hidden": list(config.hidden_paths),
+            "reexposed": _reexposed(config.hidden_paths),
+            "scratch_mb": config.scratch_mb,
+            "cuda_device": "",
+        }
+        self.zygote: Zygote | None = None
+        if self.sandboxed or config.allow_unsandboxed:
+            self.zygote = Zygote(base_spec=spec, cgroups=self.cgroups, standby=config.standby)
+            self.cuda_devices = int(self.zygote.hello.get("cuda_devices", 0))
+            spec["cuda_device"] = str(self.slot % self.cuda_devices) if self.cuda_devices else ""
+            self.zygote.replenish("cpu")
+
+    def refusal(self) -> str | None:
+        """Why this supervisor will not run code, or None when it will."""
+        if self.zygote is None:
+            return f"the sandbox is unavailable ({self.unsandboxed_reason}); refusing to run"
+        return None
+
+    def run(self, message: dict[str, Any], limits: Limits, *, device: str) -> ChildOutcome:
+        """Run one job message in a fresh child and classify how it ended."""
+        if self.zygote is None:
+            return ChildOutcome(status=Status.INTERNAL, message=self.refusal() or "")
+        self.zygote.collect_ready()
+        standby = self.zygote.take(device)
+        self.zygote.replenish(device)
+        try:
+            return self._run_on(standby, {**message, "limits": _limits_dict(limits)}, limits)
+        finally:
+            standby.close()
+            if standby.cgroup is not None:
+                self.cgroups.release(standby.cgroup)
+
+    def _run_on(self, standby: Standby, message: dict[str, Any], limits: Limits) -> ChildOutcome:
+        inner_pid = _await_ready(standby)
+        if inner_pid is None:
+            return setup_failure(_read_available(standby.err_r))
+        pidfd = os.pidfd_open(inner_pid)
+        try:
+            oom_before = 0
+            if standby.cgroup is not None:
+                self.cgroups.set_limits(standby.cgroup, memory_mb=limits.memory_mb, pids=PIDS_MAX)
+                oom_before = self.cgroups.oom_kills(standby.cgroup)
+            standby.send_job(encode_frame(json.dumps(message).encode()))
+            run_limits = RunLimits(
+                wall_s=limits.time_s,
+                cpu_s=float(max(1, -(-limits.time_s // 1))),
+                output_cap=limits.output_kb * 1024,
+                result_cap=RESULT_CAP,
+            )
+            got = drain(standby, pidfd, wall_s=limits.time_s, output_cap=run_limits.output_cap,
+                        result_cap=RESULT_CAP)
+            oom = standby.cgroup is not None and self.cgroups.oom_kills(standby.cgroup) > oom_before
+            return classify(got, run_limits, oom=oom)
+        finally:
+            _kill_quietly(pidfd)
+            os.close(pidfd)
+
+    def close(self) -> None:
+        if self.zygote is not None:
+            self.zygote.close()
+        self.cgroups.close()
+        os.close(self._slot_fd)
+
+
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    return {"time_s": limits.time_s, "memory_mb": limits.memory_mb, "output_kb": limits.output_kb}
+
+
+def _read_exact(fd: int, size: int, timeout: float) -> bytes:
+    data = b""
+    while len(data) < size:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            break
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _await_ready(standby: Standby) -> int | None:
+    """The sandboxed PID 1's host pid once it has confined itself, or None if it failed."""
+    record = _read_exact(standby.status_r, PID_RECORD.size, _READY_TIMEOUT_S)
+    if len(record) != PID_RECORD.size:
+        return None
+    if _read_exact(standby.result_r, 1, _READY_TIMEOUT_S) != READY:
+        return None
+    return int(PID_RECORD.unpack(record)[0])
+
+
+def _read_available(fd: int) -> bytes:
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return b""
+
+
+def _kill_quietly(pidfd: int) -> None:
+    try:
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except ProcessLookupError:
+        return

@@ -1,0 +1,139 @@
+"""The warm zygote: imports torch once, then forks sandboxed standby children on request.
+
+Started by the supervisor with an empty environment and only its control socket
+(an AF_UNIX pair whose number is the one argument). It never receives a reference solution or reference
+outputs: a forked child can read all of this process's memory.
+Run as `python -E -s -m runner.zygote FD`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from runner.sandbox import SandboxSpec
+
+_MAX_MESSAGE = 1 << 20
+
+
+def _prepare_environment() -> None:
+    # Before torch loads: one thread everywhere, and a CUDA probe that does not initialise CUDA.
+    os.environ.update(
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        PYTORCH_NVML_BASED_CUDA_CHECK="1",
+    )
+
+
+def _warm_up() -> dict[str, Any]:
+    import torch
+
+    # Must precede every torch op: a multi-threaded op here makes forked children hang on a futex.
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    import numpy  # noqa: F401 - imported for the children
+    import pyseccomp  # noqa: F401 - the filter library must load before the mount switch
+    import torch.nn.functional  # noqa: F401
+
+    from runner import child_jobs, standby  # noqa: F401 - everything the child runs
+
+    x = torch.randn(8, 8, requires_grad=True)
+    (x @ x).tanh().sum().backward()
+    available = torch.cuda.is_available()  # NVML-based: leaves CUDA uninitialised
+    return {
+        "pid": os.getpid(),
+        "cuda_available": available,
+        "cuda_devices": torch.cuda.device_count() if available else 0,
+        "cuda_initialized": bool(torch.cuda.is_initialized()),
+    }
+
+
+class _Zygote:
+    """Forks standby children on request and reports each one's exit once it is reaped."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.status_fds: dict[int, int] = {}
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)
+
+    def fork(self, message: dict[str, Any]) -> None:
+        from runner.standby import StandbyPipes, fork_standby
+
+        pipes = StandbyPipes.create()
+        pid = fork_standby(_spec_from(message["spec"]), pipes)
+        self.status_fds[pid] = pipes.status[1]
+        sent = pipes.parent_ends()
+        socket.send_fds(self.sock, [json.dumps({"op": "standby", "pid": pid}).encode()], sent)
+        for fd in sent:
+            os.close(fd)
+
+    def reap(self) -> None:
+        from runner.standby import report_exit
+
+        while True:
+            try:
+                os.read(self.wake_r, 4096)
+            except BlockingIOError:
+                break
+        while self.status_fds:
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+            if pid == 0:
+                return
+            report_exit(self.status_fds.pop(pid), status, usage)
+
+    def serve(self) -> None:
+        """Answer fork requests until the supervisor closes the socket or says exit."""
+        while True:
+            ready, _, _ = select.select([self.sock, self.wake_r], [], [])
+            if self.wake_r in ready:
+                self.reap()
+            if self.sock not in ready:
+                continue
+            try:
+                data = self.sock.recv(_MAX_MESSAGE)
+            except ConnectionError:
+                return
+            if not data or json.loads(data).get("op") == "exit":
+                return
+            self.fork(json.loads(data))
+
+
+def _spec_from(raw: dict[str, Any]) -> SandboxSpec:
+    from runner.sandbox import MountPlan, SandboxSpec
+
+    return SandboxSpec(
+        sandboxed=bool(raw["sandboxed"]),
+        uid=int(raw["uid"]),
+        mounts=MountPlan(
+            hidden=tuple(raw["hidden"]),
+            reexposed=tuple(raw["reexposed"]),
+            scratch_mb=int(raw["scratch_mb"]),
+        ),
+        cgroup_dirs=tuple(raw["cgroup_dirs"]),
+        device=str(raw["device"]),
+        cuda_device=str(raw["cuda_device"]),
+    )
+
+
+def main() -> None:
+    _prepare_environment()
+    hello = _warm_up()
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    sock.send(json.dumps({"op": "hello", **hello}).encode())
+    _Zygote(sock).serve()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
