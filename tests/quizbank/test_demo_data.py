@@ -1,0 +1,65 @@
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+from pytest_django import Settings as SettingsWrapper
+
+from quizbank.models import CourseMembership, QuestionVersion
+from quizbank.models.quizzes import Quiz
+
+pytestmark = pytest.mark.django_db
+
+
+def load_demo() -> str:
+    out = StringIO()
+    call_command("load_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_it_creates_the_demo_users_with_their_roles_and_prints_the_logins(
+    settings: SettingsWrapper,
+) -> None:
+    settings.DEBUG = True
+    output = load_demo()
+
+    roles = set(CourseMembership.objects.values_list("user__username", "role"))
+    assert roles == {("student", "student"), ("examiner", "examiner"), ("author", "author")}
+    assert User.objects.get(username="admin").is_superuser
+    assert User.objects.get(username="student").check_password("student-demo-pass")
+    assert "student-demo-pass" in output
+
+
+def test_it_creates_the_demo_quizzes_over_the_bank(settings: SettingsWrapper) -> None:
+    settings.DEBUG = True
+    load_demo()
+
+    quiz = Quiz.objects.get(slug="fundamentals-check")
+    assert quiz.slots.count() >= 5
+    assert Quiz.objects.filter(slug="autograd-viva").exists()
+
+
+def test_loading_twice_changes_nothing(settings: SettingsWrapper) -> None:
+    settings.DEBUG = True
+    load_demo()
+    versions = QuestionVersion.objects.count()
+    slots = list(
+        Quiz.objects.get(slug="fundamentals-check").slots.values_list("position", flat=True)
+    )
+
+    output = load_demo()
+
+    assert QuestionVersion.objects.count() == versions
+    assert "0 new versions" in output
+    assert User.objects.filter(username="student").count() == 1
+    assert (
+        list(Quiz.objects.get(slug="fundamentals-check").slots.values_list("position", flat=True))
+        == slots
+    )
+
+
+def test_it_refuses_to_create_known_passwords_without_debug(settings: SettingsWrapper) -> None:
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="DEBUG only"):
+        load_demo()
+    assert not User.objects.exists()
