@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +44,29 @@ class _Dumper(yaml.SafeDumper):
         # Indent list items under their key, as the examples in the doc do.
         super().increase_indent(flow, False)
 
+    def choose_scalar_style(self) -> str:
+        # Double quotes as in the doc, except where backslashes (regexes) read better raw.
+        style = str(super().choose_scalar_style())
+        value = getattr(self.event, "value", "")
+        return '"' if style == "'" and "\\" not in value else style
+
 
 def _text(dumper: _Dumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _float(dumper: _Dumper, value: float) -> yaml.ScalarNode:
+    if not math.isfinite(value):
+        return dumper.represent_float(value)
+    text = repr(value)
+    if "e" in text:
+        # 1e-05 -> 1.0e-5: YAML 1.1 needs the dot and the exponent's sign.
+        mantissa, exponent = text.split("e")
+        mantissa = mantissa if "." in mantissa else f"{mantissa}.0"
+        sign = "-" if exponent.startswith("-") else "+"
+        text = f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
+    return dumper.represent_scalar("tag:yaml.org,2002:float", text)
 
 
 def _flow_map(dumper: _Dumper, value: _Flow) -> yaml.MappingNode:
@@ -62,6 +82,7 @@ def _block_map(dumper: _Dumper, value: dict[str, Any]) -> yaml.MappingNode:
 
 
 _Dumper.add_representer(str, _text)
+_Dumper.add_representer(float, _float)
 _Dumper.add_representer(_Flow, _flow_map)
 _Dumper.add_representer(_FlowList, _flow_list)
 _Dumper.add_representer(dict, _block_map)
