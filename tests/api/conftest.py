@@ -1,0 +1,53 @@
+"""A course with a student and a quiz of every automatically scored type plus a viva."""
+
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from quizbank.models import Course, Quiz, Role
+from tests.grading.factories import (
+    MULTIPLE,
+    NUMERIC,
+    SHORT_TEXT,
+    SINGLE,
+    TRUE_FALSE,
+    VIVA,
+    CourseFactory,
+    QuizFactory,
+    add_slots,
+    member,
+    question,
+)
+
+
+@dataclass
+class World:
+    course: Course
+    quiz: Quiz
+    student: User
+    examiner: User
+    author: User
+
+
+@pytest.fixture
+def world(db: None) -> World:
+    course = CourseFactory()
+    quiz = QuizFactory(course=course, shuffle_choices=False)
+    add_slots(
+        quiz,
+        *[question(course, c) for c in (SINGLE, MULTIPLE, TRUE_FALSE, NUMERIC, SHORT_TEXT)],
+        question(course, VIVA, points="4"),
+    )
+    return World(
+        course, quiz, member(course, Role.STUDENT), member(course, Role.EXAMINER),
+        member(course, Role.AUTHOR),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def student_api(world: World) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(world.student)
+    return client

@@ -1,0 +1,103 @@
+"""Malformed, mistyped and oversized input gets 400/413 in the one error shape."""
+
+import pytest
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from tests.api.conftest import World
+from tests.api.helpers import save, start
+
+
+def _error(reply: object) -> dict[str, object]:
+    body = reply.json()  # type: ignore[attr-defined]  # a DRF test response
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message", "fields"}
+    return dict(body["error"])
+
+
+def test_malformed_json_is_a_400_parse_error(world: World, student_api: APIClient) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    reply = student_api.put(
+        f"/api/attempts/{attempt['id']}/responses/0/", "{not json", content_type="application/json"
+    )
+    assert reply.status_code == 400
+    assert _error(reply)["code"] == "parse_error"
+
+
+def test_a_json_list_body_is_a_400(world: World, student_api: APIClient) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    reply = student_api.put(
+        f"/api/attempts/{attempt['id']}/responses/0/", [1, 2], format="json"
+    )
+    assert reply.status_code == 400
+    assert _error(reply)["code"] == "invalid"
+
+
+@pytest.mark.parametrize(
+    ("position", "answer", "field"),
+    [
+        (0, {"choice": "zero"}, "answer.choice"),
+        (0, {"choice": 7}, "answer.choices"),
+        (0, {"choice": True}, "answer.choice"),
+        (1, {"choices": [0, 0]}, "answer.choices"),
+        (2, {"value": "yes"}, "answer.value"),
+        (3, {"value": "eleven"}, "answer.value"),
+        (3, {"value": 11, "extra": 1}, "answer.value"),
+        (4, ["grad_fn"], "answer.text"),
+    ],
+)
+def test_an_answer_of_the_wrong_shape_is_a_400_naming_the_field(
+    world: World, student_api: APIClient, position: int, answer: object, field: str
+) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    reply = save(student_api, attempt["id"], position, answer)
+    assert reply.status_code == 400
+    error = _error(reply)
+    assert error["code"] == "invalid_answer"
+    assert field in dict(error["fields"])  # type: ignore[call-overload]  # a JSON mapping
+
+
+def test_a_wrong_version_type_is_a_400(world: World, student_api: APIClient) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    reply = student_api.put(
+        f"/api/attempts/{attempt['id']}/responses/0/",
+        {"answer": {"choice": 0}, "version": "new"},
+        format="json",
+    )
+    assert reply.status_code == 400
+    assert "version" in dict(_error(reply)["fields"])  # type: ignore[call-overload]  # JSON
+
+
+def test_an_unknown_position_is_a_400(world: World, student_api: APIClient) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    reply = save(student_api, attempt["id"], 99, {"choice": 0})
+    assert reply.status_code == 400
+    assert _error(reply)["code"] == "invalid_answer"
+
+
+@override_settings(GRADING_MAX_ANSWER_BYTES=100)
+def test_an_answer_over_the_cap_is_a_413(world: World, student_api: APIClient) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    reply = save(student_api, attempt["id"], 4, {"text": "x" * 200})
+    assert reply.status_code == 413
+    assert _error(reply)["code"] == "answer_too_large"
+
+
+@override_settings(GRADING_MAX_REQUEST_BYTES=1000)
+def test_a_body_over_the_request_cap_is_a_413(world: World, student_api: APIClient) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    reply = save(student_api, attempt["id"], 4, {"text": "x" * 5000})
+    assert reply.status_code == 413
+    assert _error(reply)["code"] == "request_too_large"
+
+
+def test_unknown_objects_are_404_in_the_error_shape(student_api: APIClient) -> None:
+    reply = student_api.get("/api/attempts/999999/")
+    assert reply.status_code == 404
+    assert _error(reply)["code"] == "not_found"
+
+
+def test_anonymous_requests_are_401_or_403_in_the_error_shape(world: World) -> None:
+    reply = APIClient().post(f"/api/quizzes/{world.quiz.pk}/attempts/")
+    assert reply.status_code in (401, 403)
+    assert _error(reply)["code"] == "not_authenticated"

@@ -1,0 +1,7 @@
+import pytest
+from rest_framework.test import APIClient
+
+
+@pytest.fixture
+def api() -> APIClient:
+    return APIClient()
