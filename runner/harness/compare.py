@@ -1,0 +1,119 @@
+"""Tolerance-aware comparison of decoded values (supervisor side).
+
+Works on tensors (TensorValue), Python scalars, strings, None and nested
+lists/tuples/dicts of them. The first difference found gives the message,
+e.g. `shape (4,) != expected (4, 3)` or
+`max abs error 0.31 > atol 1e-05 at index (1, 2)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from runner.harness.compare_tensors import compare_tensors
+from runner.harness.outcome import Outcome, Tolerance, worst
+from runner.harness.payload import Rejected, TensorValue
+
+__all__ = ["Outcome", "Tolerance", "compare", "describe_kind", "exact"]
+
+
+def exact(tolerance: Tolerance) -> Tolerance:
+    """Bit-for-bit equality (NaN equal to NaN), same dtype."""
+    return replace(tolerance, rtol=0.0, atol=0.0, equal_nan=True, dtype="strict")
+
+
+def describe_kind(value: Any) -> str:
+    if isinstance(value, TensorValue):
+        return "a tensor"
+    if isinstance(value, Rejected):
+        return value.reason
+    if value is None:
+        return "None"
+    return f"a {type(value).__name__}"
+
+
+def compare(got: Any, expected: Any, tolerance: Tolerance, label: str = "") -> Outcome:
+    """Compare `got` (the answer's value) with `expected` (the reference's)."""
+    prefix = f"{label}: " if label else ""
+    if isinstance(got, Rejected):
+        return Outcome(False, f"{prefix}returned {got.reason}, expected {describe_kind(expected)}")
+    if isinstance(expected, TensorValue):
+        if not isinstance(got, TensorValue):
+            return Outcome(False, f"{prefix}expected a tensor, got {describe_kind(got)}")
+        outcome = compare_tensors(got, expected, tolerance)
+        return outcome if outcome.ok else replace(outcome, message=prefix + outcome.message)
+    if isinstance(expected, list | tuple):
+        return _sequence(got, expected, tolerance, label)
+    if isinstance(expected, dict):
+        return _mapping(got, expected, tolerance, label)
+    return _scalar(got, expected, tolerance, prefix)
+
+
+def _sequence(
+    got: Any, expected: list[Any] | tuple[Any, ...], tol: Tolerance, label: str
+) -> Outcome:
+    prefix = f"{label}: " if label else ""
+    if not isinstance(got, list | tuple):
+        return Outcome(
+            False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
+        )
+    if tol.dtype == "strict" and type(got) is not type(expected):
+        return Outcome(
+            False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
+        )
+    if len(got) != len(expected):
+        return Outcome(False, f"{prefix}length {len(got)} != expected {len(expected)}")
+    outcomes = [compare(g, e, tol, f"{label}[{i}]") for i, (g, e) in enumerate(zip(got, expected))]
+    return worst(outcomes)
+
+
+def _mapping(got: Any, expected: dict[str, Any], tol: Tolerance, label: str) -> Outcome:
+    prefix = f"{label}: " if label else ""
+    if not isinstance(got, dict):
+        return Outcome(False, f"{prefix}expected a dict, got {describe_kind(got)}")
+    if set(got) != set(expected):
+        return Outcome(False, f"{prefix}keys {sorted(got)} != expected {sorted(expected)}")
+    return worst([compare(got[k], expected[k], tol, f"{label}[{k!r}]") for k in expected])
+
+
+def _scalar(got: Any, expected: Any, tol: Tolerance, prefix: str) -> Outcome:
+    numbers = (int, float)
+    if type(expected) in numbers and type(got) in numbers:
+        if type(got) is not type(expected) and tol.dtype == "strict":
+            return Outcome(
+                False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
+            )
+        return _number(float(got), float(expected), tol, prefix)
+    if type(got) is not type(expected):
+        return Outcome(
+            False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
+        )
+    if got != expected:
+        return Outcome(False, f"{prefix}{_short(got)} != expected {_short(expected)}")
+    return Outcome(True)
+
+
+def _number(got: float, expected: float, tol: Tolerance, prefix: str) -> Outcome:
+    if got != got or expected != expected:  # NaN
+        both = got != got and expected != expected
+        ok = both and tol.equal_nan
+        return Outcome(ok, "" if ok else f"{prefix}{got!r} != expected {expected!r}")
+    if got == expected:
+        return Outcome(True, max_abs=0.0, max_rel=0.0)
+    error = abs(got - expected)
+    relative = error / abs(expected) if expected else float("inf")
+    if error <= tol.atol + tol.rtol * abs(expected):
+        return Outcome(True, max_abs=error, max_rel=relative)
+    return Outcome(
+        False,
+        f"{prefix}abs error {error:.3g} > {tol.describe()}",
+        max_abs=error,
+        max_rel=relative,
+        detail=f"got {got:.6g}, expected {expected:.6g}",
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

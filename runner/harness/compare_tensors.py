@@ -1,0 +1,93 @@
+"""Tensor-against-tensor comparison: shape, dtype, device, NaN/inf, rtol/atol."""
+
+from __future__ import annotations
+
+import torch
+
+from runner.harness.outcome import Outcome, Tolerance
+from runner.harness.payload import TensorValue
+
+
+def _kind(dtype: torch.dtype) -> str:
+    if dtype == torch.bool:
+        return "bool"
+    return "float" if dtype.is_floating_point else "integer"
+
+
+def _name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _index(flat_index: int, shape: torch.Size) -> str:
+    position = []
+    for size in reversed(shape):
+        position.append(flat_index % size)
+        flat_index //= size
+    return str(tuple(reversed(position)))
+
+
+def compare_tensors(got: TensorValue, expected: TensorValue, tol: Tolerance) -> Outcome:
+    """Compare two decoded tensors; the message names the first difference."""
+    g, e = got.tensor, expected.tensor
+    if g.shape != e.shape:
+        return Outcome(False, f"shape {tuple(g.shape)} != expected {tuple(e.shape)}")
+    if g.dtype != e.dtype and (tol.dtype == "strict" or _kind(g.dtype) != _kind(e.dtype)):
+        return Outcome(False, f"dtype {_name(g.dtype)} != expected {_name(e.dtype)}")
+    if tol.check_device and got.device != expected.device:
+        return Outcome(False, f"device {got.device} != expected {expected.device}")
+    if g.numel() == 0:
+        return Outcome(True, max_abs=0.0, max_rel=0.0)
+    if _kind(e.dtype) != "float":
+        return _exact(g, e)
+    return _close(g.double(), e.double(), tol, e.shape)
+
+
+def _exact(g: torch.Tensor, e: torch.Tensor) -> Outcome:
+    differs = (g.long() != e.long()).reshape(-1)
+    count = int(differs.sum())
+    if not count:
+        return Outcome(True, max_abs=0.0, max_rel=0.0)
+    first = int(differs.nonzero()[0])
+    got, want = g.reshape(-1)[first].item(), e.reshape(-1)[first].item()
+    message = f"{count} of {differs.numel()} values differ, first at index {_index(first, g.shape)}"
+    return Outcome(False, message, detail=f"got {got}, expected {want}")
+
+
+def _close(g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size) -> Outcome:
+    g, e = g.reshape(-1), e.reshape(-1)
+    special = _special_mismatch(g, e, tol, shape)
+    if special is not None:
+        return special
+    finite = torch.isfinite(g) & torch.isfinite(e)
+    error = torch.where(finite, (g - e).abs(), torch.zeros_like(g))
+    scale = e.abs()
+    relative = torch.where(finite & (scale > 0), error / scale.clamp_min(1e-300), 0.0)
+    max_abs, max_rel = float(error.max()), float(relative.max())
+    excess = error - (tol.atol + tol.rtol * scale)
+    worst_index = int(excess.argmax())
+    if float(excess[worst_index]) <= 0:
+        return Outcome(True, max_abs=max_abs, max_rel=max_rel)
+    index = _index(worst_index, shape)
+    return Outcome(
+        False,
+        f"max abs error {float(error[worst_index]):.3g} > {tol.describe()} at index {index}",
+        max_abs=max_abs,
+        max_rel=max_rel,
+        detail=f"got {float(g[worst_index]):.6g}, expected {float(e[worst_index]):.6g}",
+    )
+
+
+def _special_mismatch(
+    g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size
+) -> Outcome | None:
+    """NaN and infinities must match position for position (NaN only if equal_nan)."""
+    g_nan, e_nan = torch.isnan(g), torch.isnan(e)
+    bad_nan = g_nan | e_nan if not tol.equal_nan else g_nan ^ e_nan
+    g_inf, e_inf = torch.isinf(g), torch.isinf(e)
+    bad_inf = (g_inf | e_inf) & ~(g_inf & e_inf & (g == e))
+    bad = bad_nan | (bad_inf & ~(g_nan | e_nan))
+    if not bool(bad.any()):
+        return None
+    first = int(bad.nonzero()[0])
+    got, want = float(g[first]), float(e[first])
+    return Outcome(False, f"got {got} at index {_index(first, shape)} where {want} was expected")

@@ -1,0 +1,76 @@
+"""Per-case verdicts and the feedback a student sees for them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from runner.api import CaseResult, GradingJob
+from runner.harness.compare import compare
+from runner.harness.judge_checks import JUDGES, JudgeInput
+from runner.harness.judge_common import ReferenceFailure, reference_value, student_value
+from runner.harness.judge_training import judge_training
+from runner.harness.outcome import Outcome, Tolerance, worst
+from runner.harness.results import CaseRecord
+from runner.harness.spec import Case
+from runner.harness.tb import format_error
+
+HIDDEN_MESSAGE = "hidden case failed"
+
+
+def judge_case(
+    job: GradingJob, case: Case, student: CaseRecord, reference: CaseRecord
+) -> list[CaseResult]:
+    """CaseResults for one case: one for a call case, one per stage for training."""
+    tolerance = Tolerance.merged(job.compare, case.compare)
+    if case.kind == "training":
+        stages = judge_training(case, student, reference, tolerance)
+        total = sum(stage.weight for stage, _outcome in stages) or 1.0
+        return [
+            _result(
+                case, outcome, f"{case.name}: {stage.check}", case.weight * stage.weight / total
+            )
+            for stage, outcome in stages
+        ]
+    return [
+        _result(case, judge_call(job, case, student, reference, tolerance), case.name, case.weight)
+    ]
+
+
+def judge_call(
+    job: GradingJob, case: Case, student: CaseRecord, reference: CaseRecord, tolerance: Tolerance
+) -> Outcome:
+    number = case.index + 1
+    if reference.error is not None:
+        error = reference.error
+        raise ReferenceFailure(f"case {number}: it raised {error.type}: {error.message}")
+    if student.error is not None:
+        return Outcome(False, format_error(student.error.as_dict()))
+    parts: list[Outcome] = []
+    if student.forbidden:
+        parts.append(Outcome(False, f"used {', '.join(student.forbidden)}, which is not allowed"))
+    if case.compare_output:
+        expected = reference_value(reference, "output", number)
+        parts.append(compare(student_value(student, "output"), expected, tolerance))
+    for check in case.checks:
+        judge = JUDGES[check.kind]
+        parts.append(judge(JudgeInput(case, check, student, reference, tolerance, job.efficiency)))
+    combined = worst(parts)
+    failures = [part.message for part in parts if not part.ok]
+    return replace(combined, message="; ".join(failures)) if failures else combined
+
+
+def _result(case: Case, outcome: Outcome, name: str, weight: float) -> CaseResult:
+    if case.hidden:
+        message = "" if outcome.ok else HIDDEN_MESSAGE
+        return CaseResult(name=name, passed=outcome.ok, weight=weight, message=message, hidden=True)
+    message = "" if outcome.ok else f"case {case.index + 1}: {outcome.message}"
+    if outcome.detail and not outcome.ok:
+        message += f" ({outcome.detail})"
+    return CaseResult(
+        name=name,
+        passed=outcome.ok,
+        weight=weight,
+        message=message,
+        max_abs_error=outcome.max_abs,
+        max_rel_error=outcome.max_rel,
+    )

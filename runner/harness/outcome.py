@@ -1,0 +1,56 @@
+"""Comparison settings and results shared by the comparison modules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float = 1e-5
+    atol: float = 1e-8
+    dtype: str = "strict"  # strict or promotable
+    equal_nan: bool = False
+    check_device: bool = False
+
+    @classmethod
+    def merged(cls, base: Any, overrides: dict[str, Any]) -> Tolerance:
+        """The question's CompareSettings with a case's `compare` overrides applied."""
+        fields = {name: getattr(base, name) for name in cls.__dataclass_fields__}
+        fields.update(overrides)
+        return cls(
+            rtol=float(fields["rtol"]),
+            atol=float(fields["atol"]),
+            dtype=str(fields["dtype"]),
+            equal_nan=bool(fields["equal_nan"]),
+            check_device=bool(fields["check_device"]),
+        )
+
+    def describe(self) -> str:
+        if self.rtol:
+            return f"atol {self.atol:g} + rtol {self.rtol:g} × |expected|"
+        return f"atol {self.atol:g}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    message: str = ""
+    max_abs: float | None = None
+    max_rel: float | None = None
+    detail: str = ""  # a brief look at the values, shown for visible cases only
+
+
+def worst(outcomes: list[Outcome]) -> Outcome:
+    """Combine parts: the first failure decides the message; errors are the maxima."""
+    abs_errors = [o.max_abs for o in outcomes if o.max_abs is not None]
+    rel_errors = [o.max_rel for o in outcomes if o.max_rel is not None]
+    failed = next((o for o in outcomes if not o.ok), None)
+    return Outcome(
+        ok=failed is None,
+        message=failed.message if failed else "",
+        max_abs=max(abs_errors) if abs_errors else None,
+        max_rel=max(rel_errors) if rel_errors else None,
+        detail=failed.detail if failed else "",
+    )
