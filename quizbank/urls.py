@@ -1,4 +1,4 @@
-"""Browser pages of the bank (question preview)."""
+"""Browser pages of the bank (home, question preview)."""
 
 from django.urls import path
 
@@ -8,4 +8,5 @@ app_name = "quizbank"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("questions/<int:pk>/preview/", views.question_preview, name="question-preview"),
 ]

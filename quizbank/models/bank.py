@@ -6,9 +6,13 @@ whose `content` is the canonical dictionary of the bank file format; grading
 only ever reads versions, so past attempts keep exactly what students saw.
 """
 
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
+
+from quizbank.errors import VersionImmutable
 
 
 class Course(models.Model):
@@ -142,6 +146,12 @@ class QuestionVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question.slug} v{self.number}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Attempts point at versions, so a version, once written, never changes.
+        if not self._state.adding:
+            raise VersionImmutable("A question version cannot be changed; save the question.")
+        super().save(*args, **kwargs)
 
 
 class Choice(models.Model):
