@@ -74,7 +74,7 @@ def _load(source: str, entry_point: str, ctx: ChildContext, header: dict[str, An
     except (Exception, SystemExit) as error:  # noqa: BLE001  # any failure of the answer is data
         header["load_error"] = describe(error, ctx.filename)
         return None
-    entry = module.__dict__.get(entry_point)
+    entry: Any = module.__dict__.get(entry_point)
     if _isinstance(entry, type) and _issubclass(entry, _Function):
         return entry.apply
     if not _callable(entry):

@@ -27,6 +27,8 @@ _is_floating_point = torch.Tensor.is_floating_point
 _float64 = torch.float64
 _isinstance = isinstance
 
+_GRADCHECK_DEFAULTS = (("eps", 1e-6), ("atol", 1e-5), ("rtol", 1e-3))
+
 Inputs = tuple[list[Any], dict[str, Any]]
 
 
@@ -121,9 +123,11 @@ def check_gradcheck(case: Case, check: Check, ctx: ChildContext, *_: Any) -> Non
     args, kwargs = _float64_inputs(fresh_inputs(case, ctx.device))
     leaves = [t for t in tensors_in([args, kwargs]) if t.requires_grad]
     function = _substituting(ctx, args, kwargs, leaves)
-    options = {key: float(v) for key, v in check.options.items()}
+    eps, atol, rtol = (float(check.options.get(k, d)) for k, d in _GRADCHECK_DEFAULTS)
     try:
-        ok = bool(ctx.run(lambda: _gradcheck(function, tuple(leaves), **options)))
+        ok = bool(
+            ctx.run(lambda: _gradcheck(function, tuple(leaves), eps=eps, atol=atol, rtol=rtol))
+        )
         message = "" if ok else "gradcheck failed"
     except StudentError as error:
         ok, message = False, error_text(error)[:1000]

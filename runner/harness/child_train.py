@@ -7,6 +7,7 @@ replace), before the first step and after every step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -48,7 +49,9 @@ def _build_model(spec: Training, device: str) -> torch.nn.Module:
     return model.to(device)
 
 
-def _measure(spec: Training, params: list[torch.Tensor], x: torch.Tensor, y: torch.Tensor) -> float:
+def _measure(
+    spec: Training, params: Sequence[torch.Tensor], x: torch.Tensor, y: torch.Tensor
+) -> float:
     with _no_grad():
         hidden = x
         for index in range(0, len(params), 2):

@@ -64,7 +64,8 @@ def _sequence(
         )
     if len(got) != len(expected):
         return Outcome(False, f"{prefix}length {len(got)} != expected {len(expected)}")
-    outcomes = [compare(g, e, tol, f"{label}[{i}]") for i, (g, e) in enumerate(zip(got, expected))]
+    pairs = enumerate(zip(got, expected, strict=True))
+    outcomes = [compare(g, e, tol, f"{label}[{i}]") for i, (g, e) in pairs]
     return worst(outcomes)
 
 

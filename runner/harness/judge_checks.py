@@ -117,10 +117,17 @@ def gradcheck(j: JudgeInput) -> Outcome:
 def efficiency(j: JudgeInput) -> Outcome:
     if j.student.efficiency_error:
         return Outcome(False, f"efficiency run failed: {j.student.efficiency_error}")
+    student, reference = j.student, j.reference
     limits = [
-        ("time", j.student.time_s, j.reference.time_s, TIME_FLOOR_S, "max_time_ratio"),
-        ("peak memory", j.student.peak_bytes, j.reference.peak_bytes, MEMORY_FLOOR_BYTES, "max_memory_ratio"),
-    ]  # fmt: skip
+        ("time", student.time_s, reference.time_s, TIME_FLOOR_S, "max_time_ratio"),
+        (
+            "peak memory",
+            student.peak_bytes,
+            reference.peak_bytes,
+            MEMORY_FLOOR_BYTES,
+            "max_memory_ratio",
+        ),
+    ]
     for what, got, expected, floor, key in limits:
         limit = j.efficiency.get(key)
         if limit is None:

@@ -25,9 +25,9 @@ _cuda_peak = torch.cuda.max_memory_allocated
 _cuda_now = torch.cuda.memory_allocated
 
 
-class _Tracker(TorchDispatchMode):
+class _Tracker(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's base is untyped
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # torch's base is untyped
         self.live: dict[int, list[int]] = {}  # data_ptr -> [nbytes, tensors alive]
         self.current = 0
         self.peak = 0

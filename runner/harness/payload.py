@@ -121,7 +121,9 @@ class NodeDecoder:
         shape = _shape(node.get("shape"))
         offset, nbytes = node.get("offset"), node.get("nbytes")
         itemsize = torch.empty((), dtype=dtype).element_size()
-        if not _is_int(offset) or not _is_int(nbytes) or offset < 0:
+        if not isinstance(offset, int) or not isinstance(nbytes, int) or offset < 0:
+            raise PayloadError("tensor offset or size is not a non-negative integer")
+        if isinstance(offset, bool) or isinstance(nbytes, bool):
             raise PayloadError("tensor offset or size is not a non-negative integer")
         if nbytes != math.prod(shape) * itemsize:
             raise PayloadError(f"tensor of shape {tuple(shape)} cannot hold {nbytes} bytes")

@@ -88,8 +88,8 @@ def _random_tensor(spec: dict[str, Any], generator: torch.Generator) -> torch.Te
     default = "int64" if distribution == "randint" else "float32"
     dtype = _DTYPES[spec.get("dtype", default)]
     if distribution == "randint":
-        low, high = int(spec.get("low", 0)), int(spec.get("high", 10))
-        return _to(_randint(low, high, shape, generator=generator, dtype=torch.int64), dtype)
+        first, last = int(spec.get("low", 0)), int(spec.get("high", 10))
+        return _to(_randint(first, last, shape, generator=generator, dtype=torch.int64), dtype)
     if distribution == "bernoulli":
         probability = _full(shape, float(spec.get("scale", 0.5)), dtype=torch.float32)
         return _to(_bernoulli(probability, generator=generator), dtype)
