@@ -7,7 +7,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from grading.services.attempt_submit import attempts_close_overdue
-from grading.services.code_results import code_result_apply, code_result_mark_running
+from grading.services.code_results import code_result_apply
 
 
 def _payload(result: Any) -> dict[str, Any]:
@@ -20,11 +20,6 @@ def _payload(result: Any) -> dict[str, Any]:
 def apply_code_result(result: dict[str, Any]) -> bool:
     """The runner's callback: store a grading result (idempotent by job id)."""
     return code_result_apply(payload=_payload(result), now=timezone.now())
-
-
-@shared_task(name="grading.mark_code_running", ignore_result=True)
-def mark_code_running(job_id: str) -> bool:
-    return code_result_mark_running(job_id=job_id)
 
 
 @shared_task(name="grading.close_overdue_attempts", ignore_result=True)

@@ -11,6 +11,7 @@ from grading.models import Response
 from runner import api as runner_api
 
 APPLY_RESULT_TASK = "grading.apply_code_result"
+JOB_PREFIX = "response-"
 
 
 def _compare(content: dict[str, Any]) -> runner_api.CompareSettings:
@@ -46,7 +47,7 @@ def code_job(response: Response, job_id: str) -> runner_api.GradingJob:
 
 
 def new_job_id(response: Response) -> str:
-    return f"response-{response.pk}-{uuid.uuid4().hex[:12]}"
+    return f"{JOB_PREFIX}{response.pk}-{uuid.uuid4().hex[:12]}"
 
 
 def code_job_enqueue_on_commit(response: Response) -> None:

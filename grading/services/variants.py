@@ -30,11 +30,10 @@ def variant_generate(
     source = generator_source(content)
     if source is None:
         return {}, {}
-    payload = _as_dict(runner_api.run_generator(source, seed, runner_api.Limits(time_s=5.0)))
-    status = str(payload.get("status", "ok"))
-    if status != "ok":
-        message = str(payload.get("message") or status)
-        raise GeneratorFailed(f"The question's parameter generator failed: {message}")
+    try:
+        payload = _as_dict(runner_api.run_generator(source, seed, runner_api.Limits(time_s=5.0)))
+    except runner_api.GeneratorFailed as exc:
+        raise GeneratorFailed(f"The question's parameter generator failed: {exc}") from None
     params, answers = payload.get("params", {}), payload.get("answers", {})
     if not isinstance(params, dict) or not isinstance(answers, dict):
         raise GeneratorFailed("The question's generator must return params and answers mappings.")

@@ -1,0 +1,34 @@
+"""Marking settings of a quiz: double marking and the moderation threshold."""
+
+from django.conf import settings
+
+from grading.models.marking import QuizMarkingPolicy
+from grading.services.marking_errors import InvalidMark
+from quizbank.models import Quiz
+
+
+def default_threshold() -> float:
+    return float(getattr(settings, "GRADING_DISAGREEMENT_THRESHOLD", 0.2))
+
+
+def quiz_marking_policy(quiz: Quiz) -> QuizMarkingPolicy:
+    """The quiz's policy, or an unsaved one holding the site defaults."""
+    policy = QuizMarkingPolicy.objects.filter(quiz=quiz).first()
+    return policy or QuizMarkingPolicy(quiz=quiz, disagreement_threshold=default_threshold())
+
+
+def marking_policy_set(
+    *, quiz: Quiz, double_marking: bool, disagreement_threshold: float
+) -> QuizMarkingPolicy:
+    """Create or change the quiz's marking policy (threshold: a share of the maximum)."""
+    if not 0.0 <= disagreement_threshold <= 1.0:
+        raise InvalidMark(
+            "The disagreement threshold is a share of the maximum, between 0 and 1.",
+            fields={"disagreement_threshold": ["must be between 0 and 1"]},
+        )
+    policy, _ = QuizMarkingPolicy.objects.update_or_create(
+        quiz=quiz,
+        defaults={"double_marking": double_marking,
+                  "disagreement_threshold": disagreement_threshold},
+    )  # fmt: skip
+    return policy

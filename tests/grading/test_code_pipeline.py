@@ -1,0 +1,100 @@
+"""Code answers: persisted, queued after commit, results applied once per job id."""
+
+from typing import Any
+
+import pytest
+from celery.signals import task_prerun
+from django.utils import timezone
+
+from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
+from grading.services.attempt_start import attempt_start
+from grading.services.attempt_submit import attempt_submit
+from grading.services.code_jobs import code_job
+from grading.services.code_results import code_result_apply
+from grading.services.response_autosave import response_autosave
+from quizbank.models import Role
+from tests.grading.factories import CODE, SINGLE, CourseFactory, QuizFactory, add_slots, member
+from tests.grading.factories import question as make_question
+
+SOURCE = "def double(x):\n    return x * 2\n"
+
+
+@pytest.fixture
+def submitted(db: None, django_capture_on_commit_callbacks: Any) -> tuple[Attempt, Response, Any]:
+    course = CourseFactory()
+    quiz = QuizFactory(course=course, shuffle_choices=False)
+    hidden_case = {"name": "secret", "hidden": True, "args": [{"tensor": [3.0]}]}
+    add_slots(quiz, make_question(course, SINGLE),
+              make_question(course, {**CODE, "cases": [*CODE["cases"], hidden_case]}, points="3"))  # fmt: skip
+    student = member(course, Role.STUDENT)
+    attempt = attempt_start(quiz=quiz, user=student, now=timezone.now())
+    response_autosave(attempt=attempt, position=0, answer={"choice": 0}, version=0,
+                      now=timezone.now())  # fmt: skip
+    response_autosave(attempt=attempt, position=1, answer={"source": SOURCE}, version=0,
+                      now=timezone.now())  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        attempt = attempt_submit(attempt=attempt, now=timezone.now())
+    return attempt, Response.objects.get(attempt=attempt, position=1), callbacks
+
+
+def _result(job_id: str, score: float = 0.5, status: str = "ok") -> dict[str, Any]:
+    return {
+        "job_id": job_id, "status": status, "score": score, "message": "case small failed",
+        "cases": [
+            {"name": "small", "passed": True, "weight": 1.0, "message": ""},
+            {"name": "secret", "passed": False, "weight": 1.0, "hidden": True,
+             "message": "expected tensor([6.])"},
+        ],
+    }  # fmt: skip
+
+
+def test_a_code_answer_is_queued_after_commit_with_a_job_id(submitted: Any) -> None:
+    attempt, response, callbacks = submitted
+    assert response.status == ResponseStatus.QUEUED
+    assert response.job_id.startswith(f"response-{response.pk}-")
+    assert len(callbacks) == 1  # the runner hand-off waits for the commit
+    assert attempt.status == AttemptStatus.SUBMITTED
+
+
+def test_the_job_carries_the_answer_reference_and_cases_but_is_built_from_the_version(
+    submitted: Any,
+) -> None:
+    _, response, _ = submitted
+    job = code_job(response, response.job_id)
+    assert job.source == SOURCE
+    assert job.reference_source == CODE["files"]["reference.py"]  # type: ignore[index]
+    assert [case["name"] for case in job.cases] == ["small", "secret"]
+    assert job.entry_point == "double"
+
+
+def test_a_worker_starting_the_job_marks_the_response_running(submitted: Any) -> None:
+    _, response, _ = submitted
+    task_prerun.send(sender=None, task_id=response.job_id, task=None, args=(), kwargs={})
+    response.refresh_from_db()
+    assert response.status == ResponseStatus.RUNNING
+
+
+def test_a_result_is_applied_once_and_masks_hidden_cases(submitted: Any) -> None:
+    attempt, response, _ = submitted
+    assert code_result_apply(payload=_result(response.job_id), now=timezone.now()) is True
+    assert code_result_apply(payload=_result(response.job_id, 1.0), now=timezone.now()) is False
+
+    response.refresh_from_db()
+    attempt.refresh_from_db()
+    assert (response.status, response.score) == (ResponseStatus.GRADED, 0.5)
+    assert response.feedback["cases"][1] == {"name": "hidden case", "hidden": True, "passed": False}
+    assert "expected tensor" not in str(response.feedback)
+    assert attempt.status == AttemptStatus.GRADED
+    assert str(attempt.score) == "2.500"  # 1 (choice) + 0.5 x 3 (code)
+
+
+def test_an_unknown_job_id_changes_nothing(submitted: Any) -> None:
+    assert code_result_apply(payload=_result("response-0-nope"), now=timezone.now()) is False
+
+
+def test_an_internal_runner_failure_is_an_error_not_a_zero(submitted: Any) -> None:
+    attempt, response, _ = submitted
+    code_result_apply(payload=_result(response.job_id, 0.0, "internal"), now=timezone.now())
+    response.refresh_from_db()
+    assert response.status == ResponseStatus.ERROR
+    assert response.score is None
