@@ -8,9 +8,42 @@ dataclasses so they can travel as Celery messages.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from celery.canvas import Signature
+
+_T = TypeVar("_T")
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass tree as JSON-safe dicts, lists and scalars (enums become their values)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    return value
+
+
+def _build(cls: type[_T], data: Any, **nested: Any) -> _T:
+    """Construct `cls` from a dict, naming the class and keys when the dict is wrong."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # cls is a dataclass
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{cls.__name__}: unknown keys {unknown}")
+    try:
+        return cls(**{**data, **{k: v for k, v in nested.items() if k in data}})
+    except TypeError as error:
+        raise ValueError(f"{cls.__name__}: {error}") from error
 
 
 class Status(enum.StrEnum):
@@ -60,6 +93,20 @@ class GradingJob:
     forbidden: list[str] = field(default_factory=list)
     efficiency: dict[str, float] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = _plain(self)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GradingJob:
+        return _build(
+            cls,
+            data,
+            compare=_build(CompareSettings, data.get("compare", {})),
+            device=Device(data.get("device", "cpu")),
+            limits=_build(Limits, data.get("limits", {})),
+        )
+
 
 @dataclass(frozen=True)
 class CaseResult:
@@ -83,6 +130,16 @@ class GradingResult:
     stderr: str = ""
     device: str = "cpu"
     timings_ms: dict[str, float] = field(default_factory=dict)
+    sandboxed: bool = True  # False only for development runs under RUNNER_ALLOW_UNSANDBOXED
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = _plain(self)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GradingResult:
+        cases = [_build(CaseResult, case) for case in data.get("cases", [])]
+        return _build(cls, data, status=Status(data.get("status")), cases=cases)
 
 
 @dataclass(frozen=True)
@@ -93,3 +150,62 @@ class RunResult:
     stderr: str = ""
     duration_ms: float = 0.0
     truncated: bool = False
+    message: str = ""  # why a run was stopped or refused; empty for a normal exit
+    sandboxed: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = _plain(self)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResult:
+        return _build(cls, data, status=Status(data.get("status")))
+
+
+def grade(job: GradingJob) -> GradingResult:
+    """Grade one answer now, in this process's sandbox supervisor (started on first use)."""
+    from runner.jobs import grade_job
+
+    return grade_job(job)
+
+
+def execute(source: str, limits: Limits | None = None) -> RunResult:
+    """Run a snippet in the sandbox ("try it" mode) and return its output, without grading."""
+    from runner.jobs import execute_source
+
+    return execute_source(source, limits or Limits())
+
+
+def run_generator(source: str, seed: int, limits: Limits | None = None) -> dict[str, Any]:
+    """Run an author's `generate(rng)` in the sandbox with random.Random(seed); its dict.
+
+    Raises GeneratorFailed (a ValueError) with the reason when it does not return a JSON object.
+    """
+    from runner.jobs import generate_parameters
+
+    return generate_parameters(source, seed, limits or Limits())
+
+
+class GeneratorFailed(ValueError):
+    """An author's generator crashed, ran too long or returned something other than a dict."""
+
+
+def queue_for(device: Device) -> str:
+    """The Celery queue a job on `device` goes to: `gpu` for cuda, `cpu` otherwise."""
+    return "gpu" if device == Device.CUDA else "cpu"
+
+
+def submit_grading(job: GradingJob, *, callback: Signature[Any] | None = None) -> str:
+    """Queue `job` for a worker; the task id is the job id. `callback` gets the result dict."""
+    from runner.tasks import grade_submission, time_limits
+
+    soft, hard = time_limits(job.limits)
+    grade_submission.apply_async(
+        args=[job.to_dict()],
+        task_id=job.job_id,
+        queue=queue_for(job.device),
+        link=callback,
+        soft_time_limit=soft,
+        time_limit=hard,
+    )
+    return job.job_id

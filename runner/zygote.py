@@ -32,6 +32,60 @@ def _prepare_environment() -> None:
     )
 
 
+_WARM_SOURCE = """
+import torch
+
+def warm(x, w):
+    return torch.tanh(x @ w).sum(dim=1)
+
+def train_step(model, optimizer, x, y):
+    optimizer.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss
+"""
+_WARM_CASES: list[dict[str, Any]] = [
+    {
+        "name": "warm",
+        "args": [{"random": [3, 4], "requires_grad": True}, {"random": [4, 2], "dtype": "float64"}],
+        "checks": ["gradients", "purity", "requires_grad", "determinism"],
+    },
+    {
+        "name": "warm upstream",
+        "args": [{"random": [3, 4], "dtype": "float64", "requires_grad": True},
+                 {"random": [4, 2], "dtype": "float64"}],
+        "checks": [{"kind": "gradients", "upstream": "ones"}, "gradcheck", "grad_accumulates"],
+    },
+]
+
+
+def _warm_harness() -> None:
+    # Lazy imports (sympy through torch.fx, optimisers...) would otherwise happen in every child.
+    import torch.fx.experimental.symbolic_shapes  # noqa: F401
+
+    try:
+        from runner.harness.child import run_request
+    except ImportError:
+        return
+    for entry_point, cases in (("warm", _WARM_CASES), ("train_step", [_TRAIN_CASE])):
+        request = {"source": _WARM_SOURCE, "entry_point": entry_point, "cases": cases,
+                   "forbidden": ["torch.linalg.inv"], "device": "cpu", "role": "student"}
+        run_request(request)
+
+
+_TRAIN_CASE: dict[str, Any] = {
+    "name": "warm training",
+    "kind": "training",
+    "model": {"mlp": [4, 8, 1]},
+    "data": {"x": {"random": [8, 4]}, "y": {"random": [8, 1]}},
+    "loss": "mse",
+    "optimizer": {"adam": {"lr": 0.01}},
+    "steps": 2,
+    "stages": [{"check": "runs", "weight": 1}],
+}
+
+
 def _warm_up() -> dict[str, Any]:
     import torch
 
@@ -46,6 +100,7 @@ def _warm_up() -> dict[str, Any]:
 
     x = torch.randn(8, 8, requires_grad=True)
     (x @ x).tanh().sum().backward()
+    _warm_harness()
     available = torch.cuda.is_available()  # NVML-based: leaves CUDA uninitialised
     return {
         "pid": os.getpid(),

@@ -1,0 +1,43 @@
+"""Services for JobRecord: claim a delivery, store its result once (idempotent by job id)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from runner.models import JobRecord, JobState
+
+
+def job_record_claim(*, job_id: str, kind: str) -> dict[str, Any] | None:
+    """Count a delivery; return the stored result if the job already finished, else None."""
+    with transaction.atomic():
+        record, _ = JobRecord.objects.select_for_update().get_or_create(
+            job_id=job_id, defaults={"kind": kind}
+        )
+        if record.state == JobState.FINISHED:
+            stored: dict[str, Any] = record.result
+            return stored
+        record.deliveries += 1
+        record.save(update_fields=["deliveries"])
+    return None
+
+
+def job_record_finish(
+    *, job_id: str, kind: str, result: dict[str, Any], score: float | None = None
+) -> dict[str, Any]:
+    """Store the result unless another delivery got there first; return the stored one."""
+    with transaction.atomic():
+        record, _ = JobRecord.objects.select_for_update().get_or_create(
+            job_id=job_id, defaults={"kind": kind}
+        )
+        if record.state != JobState.FINISHED:
+            record.state = JobState.FINISHED
+            record.status = str(result.get("status", ""))
+            record.score = score
+            record.result = result
+            record.finished_at = timezone.now()
+            record.save()
+        stored: dict[str, Any] = record.result
+        return stored

@@ -1,0 +1,53 @@
+"""One supervisor per worker process, started on first use and closed at exit."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from pathlib import Path
+
+from django.conf import settings
+
+from runner.supervisor import Supervisor, SupervisorConfig
+
+_STANDARD_HIDDEN = ("/run", "/var/run", "/home", "/root", "/srv", "/mnt", "/media", "/opt")
+_lock = threading.Lock()
+_state: dict[str, Supervisor | int | None] = {"supervisor": None, "pid": None}
+
+
+def default_config() -> SupervisorConfig:
+    """Hide the project, its data folder and the usual homes of secrets and sockets."""
+    base = Path(settings.BASE_DIR).resolve()
+    var = Path(getattr(settings, "VAR_DIR", base / "var")).resolve()
+    extra = tuple(getattr(settings, "RUNNER_HIDDEN_PATHS", ()))
+    hidden = tuple(dict.fromkeys((str(base), str(var), *_STANDARD_HIDDEN, *extra)))
+    return SupervisorConfig(
+        hidden_paths=tuple(p for p in hidden if os.path.isdir(p) and not os.path.islink(p)),
+        allow_unsandboxed=bool(settings.RUNNER_ALLOW_UNSANDBOXED),
+    )
+
+
+def get_supervisor() -> Supervisor:
+    """This process's supervisor; a forked process gets its own, never its parent's."""
+    with _lock:
+        current = _state["supervisor"]
+        if isinstance(current, Supervisor) and _state["pid"] == os.getpid():
+            if current.zygote is None or current.zygote.alive():
+                return current
+            current.close()
+        supervisor = Supervisor(default_config())
+        _state["supervisor"], _state["pid"] = supervisor, os.getpid()
+        return supervisor
+
+
+def shutdown() -> None:
+    """Stop this process's zygote and free its slot (worker shutdown, end of tests)."""
+    with _lock:
+        current = _state["supervisor"]
+        if isinstance(current, Supervisor) and _state["pid"] == os.getpid():
+            current.close()
+        _state["supervisor"], _state["pid"] = None, None
+
+
+atexit.register(shutdown)

@@ -1,0 +1,81 @@
+"""Celery entry points: JSON in, one service, JSON out (a linked callback gets the result dict)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_process_init, worker_process_shutdown
+
+from runner import api, registry
+from runner.models import JobKind
+from runner.records import job_record_claim, job_record_finish
+
+# Two sandbox runs (reference, student) plus a cold start of the zygote.
+_STARTUP_S = 30.0
+_HARD_MARGIN_S = 15.0
+
+
+def time_limits(limits: api.Limits) -> tuple[float, float]:
+    """Soft and hard task limits a little above what the sandbox itself allows."""
+    soft = 2 * limits.time_s + _STARTUP_S
+    return soft, soft + _HARD_MARGIN_S
+
+
+_DEFAULT_SOFT, _DEFAULT_HARD = time_limits(api.Limits())
+
+
+@shared_task(
+    name="runner.tasks.grade_submission",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=_DEFAULT_SOFT,
+    time_limit=_DEFAULT_HARD,
+)
+def grade_submission(job_data: dict[str, Any]) -> dict[str, Any]:
+    """Grade one job (a GradingJob dict); a job id that already finished is not run again."""
+    job = api.GradingJob.from_dict(job_data)
+    stored = job_record_claim(job_id=job.job_id, kind=JobKind.GRADE)
+    if stored is not None:
+        return stored
+    try:
+        result = api.grade(job)
+    except SoftTimeLimitExceeded:
+        result = api.GradingResult(
+            job_id=job.job_id,
+            status=api.Status.INTERNAL,
+            score=0.0,
+            message="the grading task ran out of time",
+        )
+    data = result.to_dict()
+    return job_record_finish(job_id=job.job_id, kind=JobKind.GRADE, result=data, score=result.score)
+
+
+@shared_task(
+    name="runner.tasks.run_snippet",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=_DEFAULT_SOFT,
+    time_limit=_DEFAULT_HARD,
+)
+def run_snippet(run_id: str, source: str, limits: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run a try-it snippet once per run id and return the RunResult dict."""
+    stored = job_record_claim(job_id=run_id, kind=JobKind.RUN)
+    if stored is not None:
+        return stored
+    parsed = api.Limits(**limits) if limits else api.Limits()
+    data = api.execute(source, parsed).to_dict()
+    return job_record_finish(job_id=run_id, kind=JobKind.RUN, result=data)
+
+
+@worker_process_init.connect
+def _warm_supervisor(**_: Any) -> None:
+    # Start the zygote in the background so the first job does not wait for `import torch`.
+    threading.Thread(target=registry.get_supervisor, daemon=True).start()
+
+
+@worker_process_shutdown.connect
+def _stop_supervisor(**_: Any) -> None:
+    registry.shutdown()
