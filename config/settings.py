@@ -170,3 +170,5 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "code_run": env.str("GRADING_CODE_RUN_RATE", default="30/min"),
 }
+# Nested Input/Output serializers (one pair per view) get unique schema names.
+REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "grading.api.schema.VivabankAutoSchema"

@@ -41,7 +41,9 @@ def _feedback(response: Response, marks: list[Mark], status: str) -> dict[str, A
     ]}  # fmt: skip
 
 
-def _set_score(response: Response, score: float | None, feedback: dict[str, Any], now: datetime) -> None:
+def _set_score(
+    response: Response, score: float | None, feedback: dict[str, Any], now: datetime
+) -> None:
     response.score = score
     response.status = ResponseStatus.GRADED if score is not None else ResponseStatus.NEEDS_MARKING
     response.graded_at = now if score is not None else None

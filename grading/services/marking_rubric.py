@@ -14,7 +14,9 @@ def rubric_of(content: dict[str, Any]) -> list[dict[str, Any]]:
 
 def rubric_maximum(rubric: list[dict[str, Any]]) -> float:
     """Sum over criteria of each criterion's highest level points."""
-    return sum(max((float(lv["points"]) for lv in c.get("levels", [])), default=0.0) for c in rubric)
+    return sum(
+        max((float(lv["points"]) for lv in c.get("levels", [])), default=0.0) for c in rubric
+    )
 
 
 def rubric_points(rubric: list[dict[str, Any]], levels: list[int]) -> float:

@@ -20,8 +20,11 @@ def _attempt(client: APIClient, quiz_id: int, right: bool) -> None:
 
 @pytest.mark.parametrize(
     ("method", "expected"),
-    [(GradingMethod.HIGHEST, "2.000"), (GradingMethod.LAST, "0.000"),
-     (GradingMethod.AVERAGE, "1.000")],  # fmt: skip
+    [
+        (GradingMethod.HIGHEST, "2.000"),
+        (GradingMethod.LAST, "0.000"),
+        (GradingMethod.AVERAGE, "1.000"),
+    ],  # fmt: skip
 )
 def test_the_grading_method_combines_attempts(
     world: World, student_api: APIClient, method: str, expected: str

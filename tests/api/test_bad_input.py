@@ -26,9 +26,7 @@ def test_malformed_json_is_a_400_parse_error(world: World, student_api: APIClien
 
 def test_a_json_list_body_is_a_400(world: World, student_api: APIClient) -> None:
     attempt = start(student_api, world.quiz.pk)
-    reply = student_api.put(
-        f"/api/attempts/{attempt['id']}/responses/0/", [1, 2], format="json"
-    )
+    reply = student_api.put(f"/api/attempts/{attempt['id']}/responses/0/", [1, 2], format="json")
     assert reply.status_code == 400
     assert _error(reply)["code"] == "invalid"
 

@@ -20,7 +20,9 @@ def _timed(world: World, *, closes_in: timedelta | None = None) -> None:
     world.quiz.save()
 
 
-def test_the_deadline_is_the_start_plus_the_time_limit(world: World, student_api: APIClient) -> None:
+def test_the_deadline_is_the_start_plus_the_time_limit(
+    world: World, student_api: APIClient
+) -> None:
     _timed(world)
     with time_machine.travel(T0, tick=False):
         attempt = start(student_api, world.quiz.pk)

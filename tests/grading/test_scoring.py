@@ -56,8 +56,13 @@ def test_numeric_first_match_wins_and_its_feedback_is_given() -> None:
     content = {
         "type": "numeric",
         "answers": [
-            {"value": 10, "tolerance": 0.1, "tolerance_mode": "relative", "fraction": 0.5,
-             "feedback": "close"},  # fmt: skip
+            {
+                "value": 10,
+                "tolerance": 0.1,
+                "tolerance_mode": "relative",
+                "fraction": 0.5,
+                "feedback": "close",
+            },  # fmt: skip
             {"value": 10.5, "fraction": 1.0},
         ],
     }

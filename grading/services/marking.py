@@ -1,0 +1,126 @@
+"""Examiners' rubric marks: first, blind second, moderator; every change is logged."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from grading.models import Response
+from grading.models.marking import Mark, MarkChange, MarkingStatus, MarkRole
+from grading.services.marking_apply import marking_apply, marking_state_of
+from grading.services.marking_errors import (
+    AlreadyMarked,
+    InvalidMark,
+    NotFlagged,
+    NotYourMark,
+    SameMarker,
+)
+from grading.services.marking_locks import response_lock_for_marking
+from grading.services.marking_rubric import mark_score, rubric_of
+
+
+@dataclass(frozen=True)
+class MarkInput:
+    levels: list[int]
+    adjustment: float = 0.0
+    adjustment_reason: str = ""
+    comment: str = ""
+
+
+def mark_snapshot(mark: Mark) -> dict[str, Any]:
+    keys = (
+        "role",
+        "levels",
+        "rubric_points",
+        "adjustment",
+        "adjustment_reason",
+        "comment",
+        "score",
+    )
+    return {key: getattr(mark, key) for key in keys}
+
+
+def _fill(mark: Mark, response: Response, data: MarkInput) -> None:
+    if data.adjustment and not data.adjustment_reason.strip():
+        raise InvalidMark(
+            "An adjustment needs a reason.", fields={"adjustment_reason": ["required"]}
+        )
+    rubric = rubric_of(response.question_version.content)
+    points, score = mark_score(rubric, data.levels, data.adjustment)
+    mark.levels, mark.rubric_points, mark.score = list(data.levels), points, score
+    mark.adjustment, mark.adjustment_reason = data.adjustment, data.adjustment_reason
+    mark.comment = data.comment
+
+
+def _save_logged(mark: Mark, actor: User, before: dict[str, Any] | None, now: datetime) -> None:
+    mark.updated_at = now
+    mark.save()
+    MarkChange.objects.create(
+        mark=mark, response=mark.response, actor=actor, before=before,
+        after=mark_snapshot(mark), created_at=now,
+    )  # fmt: skip
+
+
+def _role_for(response: Response, marker: User) -> str:
+    existing = {m.role: m.marker_id for m in Mark.objects.filter(response=response)}
+    if marker.pk in existing.values():
+        raise AlreadyMarked("You already marked this answer; change your mark instead.")
+    if MarkRole.FIRST not in existing:
+        return MarkRole.FIRST
+    if MarkRole.SECOND not in existing:
+        return MarkRole.SECOND
+    raise AlreadyMarked("This answer already has two marks; a moderator decides now.")
+
+
+def mark_create(*, response_id: int, marker: User, data: MarkInput, now: datetime) -> Mark:
+    """Add the first or (blind) second mark of a viva answer and recompute its score."""
+    with transaction.atomic():
+        response = response_lock_for_marking(response_id)
+        mark = Mark(response=response, marker=marker, role=_role_for(response, marker))
+        mark.created_at = now
+        _fill(mark, response, data)
+        _save_logged(mark, marker, None, now)
+        marking_apply(response=response, actor=marker, now=now)
+        return mark
+
+
+def mark_update(*, mark_id: int, marker: User, data: MarkInput, now: datetime) -> Mark:
+    """Change one's own mark; the old and new mark are logged."""
+    with transaction.atomic():
+        response_id = Mark.objects.values_list("response_id", flat=True).get(pk=mark_id)
+        response = response_lock_for_marking(response_id)
+        mark = Mark.objects.select_for_update().get(pk=mark_id)
+        if mark.marker_id != marker.pk:
+            raise NotYourMark("Only the examiner who gave a mark may change it.")
+        before = mark_snapshot(mark)
+        _fill(mark, response, data)
+        _save_logged(mark, marker, before, now)
+        marking_apply(response=response, actor=marker, now=now)
+        return mark
+
+
+def mark_moderate(*, response_id: int, moderator: User, data: MarkInput, now: datetime) -> Mark:
+    """The moderator's mark on a flagged answer; it is final."""
+    with transaction.atomic():
+        response = response_lock_for_marking(response_id)
+        if marking_state_of(response, now).status != MarkingStatus.FLAGGED:
+            raise NotFlagged("Only answers flagged for moderation can be moderated.")
+        if Mark.objects.filter(response=response, marker=moderator).exists():
+            raise SameMarker("A moderator must not be one of the answer's markers.")
+        mark = Mark(response=response, marker=moderator, role=MarkRole.MODERATOR, created_at=now)
+        _fill(mark, response, data)
+        _save_logged(mark, moderator, None, now)
+        marking_apply(response=response, actor=moderator, now=now)
+        return mark
+
+
+def second_mark_request(*, response_id: int, examiner: User, now: datetime) -> str:
+    """Ask for a blind second mark of this answer; returns the new marking status."""
+    with transaction.atomic():
+        response = response_lock_for_marking(response_id)
+        state = marking_state_of(response, now)
+        state.second_requested = True
+        state.save(update_fields=["second_requested"])
+        return marking_apply(response=response, actor=examiner, now=now).status

@@ -1,0 +1,78 @@
+"""Reads for examiners: the marking queue, one answer to mark, its audit trail."""
+
+from typing import Any
+
+from django.db.models import F, Q, QuerySet, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404
+
+from grading.models import AttemptStatus, Response
+from grading.models.marking import Mark, MarkChange, MarkingStatus, ScoreChange
+from quizbank.models import Role
+from quizbank.selectors_quizzes import AnyUser, courses_for_user, is_admin, require_role, user_id
+
+EXAMINERS = [Role.EXAMINER]
+
+
+def examined_courses_filter(user: AnyUser, prefix: str) -> Q:
+    """A Q over `<prefix>course` limiting rows to courses the user examines (all for staff)."""
+    if is_admin(user):
+        return Q()
+    courses = courses_for_user(user).filter(
+        memberships__user_id=user_id(user), memberships__role=Role.EXAMINER
+    )
+    return Q(**{f"{prefix}course__in": courses})
+
+
+def marking_queue(user: AnyUser) -> QuerySet[Response]:
+    """Viva answers in the user's examined courses, annotated with `marking_status`."""
+    ready = Q(attempt__status__in=[AttemptStatus.SUBMITTED, AttemptStatus.GRADED]) | Q(
+        attempt__viva_session__isnull=False
+    )
+    return (
+        Response.objects.filter(ready, question_version__question__type="viva")
+        .filter(examined_courses_filter(user, "attempt__quiz__"))
+        .annotate(marking_status=Coalesce(F("marking__status"), Value(MarkingStatus.UNMARKED)))
+        .select_related("attempt__quiz", "attempt__user", "question_version__question")
+    )
+
+
+def access_marking_response(user: AnyUser, response_id: int) -> Response:
+    """A viva answer of a course the user examines; 404 outside the user's courses."""
+    response = (
+        Response.objects.select_related(
+            "attempt__quiz__course", "question_version", "attempt__user"
+        )
+        .filter(pk=response_id, question_version__question__type="viva")
+        .first()
+    )
+    if response is None:
+        raise Http404("No such answer.")
+    require_role(user, response.attempt.quiz.course_id, EXAMINERS)
+    return response
+
+
+def marks_hidden(user: AnyUser, response: Response) -> bool:
+    """Blind second marking: while a second mark is awaited, others' marks stay hidden
+    from an examiner who has not marked this answer yet."""
+    state = getattr(response, "marking", None)
+    if state is None or state.status != MarkingStatus.AWAITING_SECOND:
+        return False
+    return not Mark.objects.filter(response=response, marker_id=user_id(user)).exists()
+
+
+def visible_marks(user: AnyUser, response: Response) -> list[Mark]:
+    marks = list(Mark.objects.filter(response=response).select_related("marker"))
+    if marks_hidden(user, response):
+        return [m for m in marks if m.marker_id == user_id(user)]
+    return marks
+
+
+def marking_history(user: AnyUser, response: Response) -> dict[str, Any]:
+    """The append-only logs of an answer (mark changes hidden while marking is blind)."""
+    changes = MarkChange.objects.filter(response=response).select_related("actor")
+    scores = ScoreChange.objects.filter(response=response).select_related("actor")
+    if marks_hidden(user, response):
+        # Earlier scores would give the first mark away, so they wait too.
+        changes, scores = changes.filter(actor_id=user_id(user)), scores.none()
+    return {"mark_changes": list(changes), "score_changes": list(scores)}

@@ -1,0 +1,169 @@
+"""The examiner's marking flow through the API: mark, blind second mark, flag, moderate."""
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
+from grading.models.marking import MarkChange, QuizMarkingPolicy, ScoreChange
+from tests.grading.examiner_factories import (
+    VIVA_TWO_CRITERIA,
+    Staff,
+    staffed_quiz,
+    submitted_attempt,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup() -> tuple[Staff, Response]:
+    staff, _ = staffed_quiz(VIVA_TWO_CRITERIA)
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"text": "It sums."}})
+    return staff, attempt.responses.get()
+
+
+def _as(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def _mark(user: User, response: Response, levels: list[int], **extra: Any) -> Any:
+    body = {"levels": levels, **extra}
+    return _as(user).post(f"/api/marking/responses/{response.pk}/marks/", body, format="json")
+
+
+def test_the_examiner_sees_answer_model_answer_guidance_and_rubric(
+    setup: tuple[Staff, Response],
+) -> None:
+    staff, response = setup
+    body = _as(staff.examiner).get(f"/api/marking/responses/{response.pk}/").json()
+    assert body["answer"] == {"text": "It sums."}
+    assert body["model_answer"] == "MODEL-ANSWER-SECRET"
+    assert body["guidance"] == "GUIDANCE-SECRET"
+    assert [c["criterion"] for c in body["rubric"]] == ["Mechanism", "Practice"]
+    assert body["marking"]["status"] == "unmarked"
+
+
+def test_a_single_mark_becomes_the_score_and_grades_the_attempt(
+    setup: tuple[Staff, Response],
+) -> None:
+    staff, response = setup
+    reply = _mark(staff.examiner, response, [2, 1], comment="Good on mechanism.")
+    assert reply.status_code == 201, reply.json()
+    assert reply.json()["score"] == pytest.approx(4 / 6)
+    response.refresh_from_db()
+    assert response.status == ResponseStatus.GRADED
+    assert response.score == pytest.approx(4 / 6)
+    attempt = Attempt.objects.get(pk=response.attempt_id)
+    assert attempt.status == AttemptStatus.GRADED
+    assert float(attempt.score or 0) == pytest.approx(4.0, abs=0.001)
+    assert response.feedback["marks"][0]["rubric"][1]["level"] == "Partial"
+
+
+def test_an_adjustment_needs_a_reason(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    reply = _mark(staff.examiner, response, [1, 1], adjustment=1)
+    assert reply.status_code == 400
+    assert reply.json()["error"]["code"] == "invalid_mark"
+    assert "adjustment_reason" in reply.json()["error"]["fields"]
+    ok = _mark(staff.examiner, response, [1, 1], adjustment=1, adjustment_reason="Nice example")
+    assert ok.json()["score"] == pytest.approx(4 / 6)
+
+
+def test_a_level_outside_the_rubric_is_refused_with_its_field(
+    setup: tuple[Staff, Response],
+) -> None:
+    staff, response = setup
+    reply = _mark(staff.examiner, response, [3, 0])
+    assert reply.status_code == 400
+    assert "levels[0]" in reply.json()["error"]["fields"]
+
+
+def test_the_second_marker_marks_blind_and_close_marks_are_averaged(
+    setup: tuple[Staff, Response],
+) -> None:
+    staff, response = setup
+    QuizMarkingPolicy.objects.create(quiz=staff.quiz, double_marking=True)
+    _mark(staff.examiner, response, [2, 2])  # 6/6
+    view = _as(staff.second).get(f"/api/marking/responses/{response.pk}/").json()
+    assert view["marks_hidden"] is True
+    assert view["marks"] == []
+    assert view["marking"]["status"] == "awaiting_second"
+    history = _as(staff.second).get(f"/api/marking/responses/{response.pk}/history/").json()
+    assert history["mark_changes"] == []
+    _mark(staff.second, response, [2, 1])  # 4/6: gap 1/3 > 0.2
+    response.refresh_from_db()
+    assert response.score is None
+    queue = _as(staff.moderator).get("/api/marking/queue/", {"flagged": "true"}).json()
+    assert [row["id"] for row in queue["results"]] == [response.pk]
+
+
+def test_marks_within_the_threshold_give_their_mean(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    QuizMarkingPolicy.objects.create(
+        quiz=staff.quiz, double_marking=True, disagreement_threshold=0.4
+    )
+    _mark(staff.examiner, response, [2, 2])
+    _mark(staff.second, response, [2, 1])
+    response.refresh_from_db()
+    assert response.score == pytest.approx((1 + 4 / 6) / 2)
+
+
+def test_the_moderators_mark_is_final_and_every_change_is_logged(
+    setup: tuple[Staff, Response],
+) -> None:
+    staff, response = setup
+    QuizMarkingPolicy.objects.create(quiz=staff.quiz, double_marking=True)
+    first = _mark(staff.examiner, response, [2, 2]).json()
+    _mark(staff.second, response, [0, 1])
+    url = f"/api/marking/responses/{response.pk}/moderation/"
+    refused = _as(staff.examiner).post(url, {"levels": [1, 1]}, format="json")
+    assert refused.json()["error"]["code"] == "same_marker"
+    done = _as(staff.moderator).post(url, {"levels": [1, 2]}, format="json")
+    assert done.status_code == 201
+    response.refresh_from_db()
+    assert response.score == pytest.approx(3 / 6)
+    changed = _as(staff.examiner).put(
+        f"/api/marking/marks/{first['id']}/", {"levels": [1, 2]}, format="json"
+    )
+    assert changed.status_code == 200
+    response.refresh_from_db()
+    assert response.score == pytest.approx(3 / 6)  # the moderator's mark still decides
+    log = list(MarkChange.objects.filter(response=response).order_by("pk"))
+    assert [c.after["role"] for c in log] == ["first", "second", "moderator", "first"]
+    assert log[-1].before is not None and log[-1].before["levels"] == [2, 2]
+    assert log[-1].actor == staff.examiner
+    assert list(ScoreChange.objects.filter(response=response).values_list("after", flat=True)) == [
+        pytest.approx(3 / 6)
+    ]
+
+
+def test_log_rows_cannot_be_changed_or_deleted(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    _mark(staff.examiner, response, [1, 1])
+    row = MarkChange.objects.get()
+    with pytest.raises(ValueError, match="append-only"):
+        row.save()
+    with pytest.raises(ValueError, match="append-only"):
+        row.delete()
+
+
+def test_only_the_marker_may_change_a_mark(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    mark = _mark(staff.examiner, response, [1, 1]).json()
+    reply = _as(staff.second).put(
+        f"/api/marking/marks/{mark['id']}/", {"levels": [0, 0]}, format="json"
+    )
+    assert reply.status_code == 403
+    assert reply.json()["error"]["code"] == "not_your_mark"
+
+
+def test_an_examiner_of_another_course_gets_404(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    assert _as(staff.outsider).get(f"/api/marking/responses/{response.pk}/").status_code == 404
+    assert _mark(staff.outsider, response, [1, 1]).status_code == 404
+    assert _as(staff.outsider).get("/api/marking/queue/").json()["results"] == []
