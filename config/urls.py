@@ -8,6 +8,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("quizbank.api.urls")),
     path("api/", include("grading.api.urls")),
+    path("api/", include("grading.api.urls_examiner")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("quizbank.urls")),

@@ -126,19 +126,19 @@ def test_the_moderators_mark_is_final_and_every_change_is_logged(
     done = _as(staff.moderator).post(url, {"levels": [1, 2]}, format="json")
     assert done.status_code == 201
     response.refresh_from_db()
-    assert response.score == pytest.approx(3 / 6)
+    assert response.score == pytest.approx(5 / 6)
     changed = _as(staff.examiner).put(
         f"/api/marking/marks/{first['id']}/", {"levels": [1, 2]}, format="json"
     )
     assert changed.status_code == 200
     response.refresh_from_db()
-    assert response.score == pytest.approx(3 / 6)  # the moderator's mark still decides
+    assert response.score == pytest.approx(5 / 6)  # the moderator's mark still decides
     log = list(MarkChange.objects.filter(response=response).order_by("pk"))
     assert [c.after["role"] for c in log] == ["first", "second", "moderator", "first"]
     assert log[-1].before is not None and log[-1].before["levels"] == [2, 2]
     assert log[-1].actor == staff.examiner
     assert list(ScoreChange.objects.filter(response=response).values_list("after", flat=True)) == [
-        pytest.approx(3 / 6)
+        pytest.approx(5 / 6)
     ]
 
 

@@ -1,0 +1,167 @@
+"""Marking endpoints: the queue, one answer, marks, moderation, second marks, history."""
+
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.api.auth import signed_in_user
+from grading.api.marking_presenters import marking_view
+from grading.api.marking_serializers import (
+    MarkChangeSerializer,
+    MarkingStateSerializer,
+    MarkInputSerializer,
+    MarkOutputSerializer,
+    RubricCriterionSerializer,
+    ScoreChangeSerializer,
+)
+from grading.models import Response as AnswerRow
+from grading.models.marking import Mark, MarkingStatus
+from grading.services.marking import mark_create, mark_moderate, mark_update, second_mark_request
+from grading.services.marking_selectors import (
+    access_marking_response,
+    marking_history,
+    marking_queue,
+)
+
+
+class QueueFilter(django_filters.FilterSet):
+    quiz = django_filters.NumberFilter(field_name="attempt__quiz")
+    status = django_filters.ChoiceFilter(field_name="marking_status", choices=MarkingStatus.choices)
+    needs_second_mark = django_filters.BooleanFilter(method="filter_second")
+    flagged = django_filters.BooleanFilter(method="filter_flagged")
+
+    def filter_second(self, qs: QuerySet[AnswerRow], name: str, value: bool) -> QuerySet[AnswerRow]:
+        rows = {"marking_status": MarkingStatus.AWAITING_SECOND}
+        return qs.filter(**rows) if value else qs.exclude(**rows)
+
+    def filter_flagged(
+        self, qs: QuerySet[AnswerRow], name: str, value: bool
+    ) -> QuerySet[AnswerRow]:
+        rows = {"marking_status": MarkingStatus.FLAGGED}
+        return qs.filter(**rows) if value else qs.exclude(**rows)
+
+
+class QueueItemSerializer(serializers.Serializer[AnswerRow]):
+    id = serializers.IntegerField()
+    attempt = serializers.IntegerField(source="attempt_id")
+    quiz = serializers.IntegerField(source="attempt.quiz_id")
+    student = serializers.CharField(source="attempt.user.username")
+    question = serializers.CharField(source="question_version.question.title")
+    position = serializers.IntegerField()
+    marking_status = serializers.CharField()
+    score = serializers.FloatField(allow_null=True)
+
+
+class MarkingQueueApi(generics.ListAPIView[AnswerRow]):
+    """Viva answers to mark in the examiner's courses (filter by quiz, status, second, flagged)."""
+
+    serializer_class = QueueItemSerializer
+    filterset_class = QueueFilter
+    ordering_fields = ["id", "attempt__submitted_at"]
+    ordering = ["id"]
+
+    def get_queryset(self) -> QuerySet[AnswerRow]:
+        return marking_queue(self.request.user).order_by("id")
+
+
+class MarkingResponseApi(APIView):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        id = serializers.IntegerField()
+        attempt = serializers.IntegerField()
+        quiz = serializers.IntegerField()
+        student = serializers.CharField()
+        position = serializers.IntegerField()
+        question = serializers.JSONField()
+        answer = serializers.JSONField(allow_null=True)
+        model_answer = serializers.CharField(allow_blank=True)
+        guidance = serializers.CharField(allow_blank=True)
+        rubric = RubricCriterionSerializer(many=True)
+        marking = MarkingStateSerializer()
+        score = serializers.FloatField(allow_null=True)
+        marks_hidden = serializers.BooleanField()
+        marks = MarkOutputSerializer(many=True)
+
+    @extend_schema(responses=OutputSerializer, operation_id="marking_response")
+    def get(self, request: Request, response_id: int) -> Response:
+        """The answer, model answer, guidance, rubric and (unless blind) the marks so far."""
+        answer = access_marking_response(request.user, response_id)
+        return Response(self.OutputSerializer(marking_view(request.user, answer)).data)
+
+
+class MarkCreateApi(APIView):
+    @extend_schema(
+        request=MarkInputSerializer,
+        responses={201: MarkOutputSerializer},
+        operation_id="mark_create",
+    )
+    def post(self, request: Request, response_id: int) -> Response:
+        """Mark a viva answer: first mark, or a blind second mark if one already exists."""
+        data = MarkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        answer = access_marking_response(request.user, response_id)
+        mark = mark_create(response_id=answer.pk, marker=signed_in_user(request),
+                           data=data.to_input(), now=timezone.now())  # fmt: skip
+        return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
+
+
+class MarkUpdateApi(APIView):
+    @extend_schema(
+        request=MarkInputSerializer, responses=MarkOutputSerializer, operation_id="mark_update"
+    )
+    def put(self, request: Request, mark_id: int) -> Response:
+        """Change one's own mark; the before and after are logged."""
+        data = MarkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        mark = Mark.objects.filter(pk=mark_id).values_list("response_id", flat=True).first()
+        access_marking_response(request.user, mark or 0)
+        updated = mark_update(mark_id=mark_id, marker=signed_in_user(request),
+                              data=data.to_input(), now=timezone.now())  # fmt: skip
+        return Response(MarkOutputSerializer(updated).data)
+
+
+class ModerationApi(APIView):
+    @extend_schema(
+        request=MarkInputSerializer,
+        responses={201: MarkOutputSerializer},
+        operation_id="mark_moderate",
+    )
+    def post(self, request: Request, response_id: int) -> Response:
+        """The moderator's mark on a flagged answer; it becomes the final mark."""
+        data = MarkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        answer = access_marking_response(request.user, response_id)
+        mark = mark_moderate(response_id=answer.pk, moderator=signed_in_user(request),
+                             data=data.to_input(), now=timezone.now())  # fmt: skip
+        return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
+
+
+class SecondMarkRequestApi(APIView):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        status = serializers.CharField()
+
+    @extend_schema(request=None, responses=OutputSerializer, operation_id="mark_request_second")
+    def post(self, request: Request, response_id: int) -> Response:
+        """Require a blind second mark of this answer."""
+        answer = access_marking_response(request.user, response_id)
+        state = second_mark_request(response_id=answer.pk, examiner=signed_in_user(request),
+                                    now=timezone.now())  # fmt: skip
+        return Response(self.OutputSerializer({"status": state}).data)
+
+
+class MarkingHistoryApi(APIView):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        mark_changes = MarkChangeSerializer(many=True)
+        score_changes = ScoreChangeSerializer(many=True)
+
+    @extend_schema(responses=OutputSerializer, operation_id="marking_history")
+    def get(self, request: Request, response_id: int) -> Response:
+        """Every change of a mark (who, when, before, after) and of the answer's score."""
+        answer = access_marking_response(request.user, response_id)
+        return Response(self.OutputSerializer(marking_history(request.user, answer)).data)

@@ -1,0 +1,37 @@
+"""A quiz's marking policy: double marking and the moderation threshold (examiners)."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.services.marking_policy import marking_policy_set, quiz_marking_policy
+from quizbank.models import Role
+from quizbank.selectors_quizzes import access_quiz
+
+
+class PolicySerializer(serializers.Serializer[dict[str, Any]]):
+    double_marking = serializers.BooleanField()
+    disagreement_threshold = serializers.FloatField(min_value=0.0, max_value=1.0)
+
+
+class MarkingPolicyApi(APIView):
+    @extend_schema(responses=PolicySerializer, operation_id="marking_policy")
+    def get(self, request: Request, quiz_id: int) -> Response:
+        """The quiz's marking policy (site defaults when none was set)."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        return Response(PolicySerializer(quiz_marking_policy(quiz)).data)
+
+    @extend_schema(
+        request=PolicySerializer, responses=PolicySerializer, operation_id="marking_policy_set"
+    )
+    def put(self, request: Request, quiz_id: int) -> Response:
+        """Set double marking and the disagreement threshold (a share of the maximum)."""
+        data = PolicySerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        policy = marking_policy_set(quiz=quiz, **data.validated_data)
+        return Response(PolicySerializer(policy).data)

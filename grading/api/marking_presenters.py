@@ -1,0 +1,43 @@
+"""What an examiner sees of a viva answer while marking (model answer, guidance, rubric)."""
+
+from typing import Any
+
+from grading.api.presenters import student_question
+from grading.content import variant_content
+from grading.models import Response
+from grading.models.marking import MarkingState, MarkingStatus
+from grading.services.marking_rubric import rubric_of
+from grading.services.marking_selectors import marks_hidden, visible_marks
+from quizbank.selectors_quizzes import AnyUser
+
+
+def _state(response: Response) -> dict[str, Any]:
+    state = MarkingState.objects.filter(response=response).first()
+    if state is None:
+        return {"status": MarkingStatus.UNMARKED, "second_requested": False, "final_score": None}
+    return {"status": state.status, "second_requested": state.second_requested,
+            "final_score": state.final_score}  # fmt: skip
+
+
+def marking_view(user: AnyUser, response: Response) -> dict[str, Any]:
+    """The answer with everything a marker needs; other marks hidden while marking is blind."""
+    content = variant_content(
+        response.question_version.content, response.params, response.generated_answers
+    )
+    hidden = marks_hidden(user, response)
+    return {
+        "id": response.pk,
+        "attempt": response.attempt_id,
+        "quiz": response.attempt.quiz_id,
+        "student": response.attempt.user.username,
+        "position": response.position,
+        "question": student_question(response),
+        "answer": response.answer,
+        "model_answer": str(content.get("model_answer", "")),
+        "guidance": str(content.get("guidance", "")),
+        "rubric": rubric_of(content),
+        "marking": _state(response),
+        "score": None if hidden else response.score,
+        "marks_hidden": hidden,
+        "marks": visible_marks(user, response),
+    }

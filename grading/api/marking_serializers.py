@@ -1,0 +1,71 @@
+"""Serializers shared by the marking endpoints (explicit field lists)."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from grading.models.marking import Mark
+from grading.services.marking import MarkInput
+
+
+class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
+    levels = serializers.ListField(child=serializers.IntegerField(min_value=0), allow_empty=False)
+    adjustment = serializers.FloatField(default=0.0)
+    adjustment_reason = serializers.CharField(default="", allow_blank=True, max_length=2000)
+    comment = serializers.CharField(default="", allow_blank=True, max_length=10000)
+
+    def to_input(self) -> MarkInput:
+        data = self.validated_data
+        return MarkInput(
+            levels=list(data["levels"]),
+            adjustment=float(data["adjustment"]),
+            adjustment_reason=str(data["adjustment_reason"]),
+            comment=str(data["comment"]),
+        )
+
+
+class MarkOutputSerializer(serializers.ModelSerializer[Mark]):
+    marker = serializers.CharField(source="marker.username")
+
+    class Meta:
+        model = Mark
+        fields = [
+            "id", "response", "role", "marker", "levels", "rubric_points", "adjustment",
+            "adjustment_reason", "comment", "score", "created_at", "updated_at",
+        ]  # fmt: skip
+
+
+class RubricLevelSerializer(serializers.Serializer[dict[str, Any]]):
+    label = serializers.CharField()
+    points = serializers.FloatField()
+    descriptor = serializers.CharField(allow_blank=True)
+
+
+class RubricCriterionSerializer(serializers.Serializer[dict[str, Any]]):
+    criterion = serializers.CharField()
+    description = serializers.CharField(allow_blank=True, required=False)
+    levels = RubricLevelSerializer(many=True)
+
+
+class MarkingStateSerializer(serializers.Serializer[dict[str, Any]]):
+    status = serializers.CharField()
+    second_requested = serializers.BooleanField()
+    final_score = serializers.FloatField(allow_null=True)
+
+
+class MarkChangeSerializer(serializers.Serializer[dict[str, Any]]):
+    mark = serializers.IntegerField(source="mark_id")
+    actor = serializers.CharField(source="actor.username")
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+
+
+class ScoreChangeSerializer(serializers.Serializer[dict[str, Any]]):
+    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+    source = serializers.CharField()
+    before = serializers.FloatField(allow_null=True)
+    after = serializers.FloatField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+    regrade_run = serializers.IntegerField(source="regrade_run_id", allow_null=True)
+    created_at = serializers.DateTimeField()

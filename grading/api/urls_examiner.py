@@ -1,0 +1,40 @@
+"""Examiner endpoints under /api/: marking, live vivas, regrades, statistics, exports."""
+
+from django.urls import path
+
+from grading.api import marking, marking_policy
+
+urlpatterns = [
+    path("marking/queue/", marking.MarkingQueueApi.as_view(), name="marking-queue"),
+    path(
+        "marking/responses/<int:response_id>/",
+        marking.MarkingResponseApi.as_view(),
+        name="marking-response",
+    ),
+    path(
+        "marking/responses/<int:response_id>/marks/",
+        marking.MarkCreateApi.as_view(),
+        name="mark-create",
+    ),
+    path(
+        "marking/responses/<int:response_id>/moderation/",
+        marking.ModerationApi.as_view(),
+        name="mark-moderate",
+    ),
+    path(
+        "marking/responses/<int:response_id>/second-mark/",
+        marking.SecondMarkRequestApi.as_view(),
+        name="mark-request-second",
+    ),
+    path(
+        "marking/responses/<int:response_id>/history/",
+        marking.MarkingHistoryApi.as_view(),
+        name="marking-history",
+    ),
+    path("marking/marks/<int:mark_id>/", marking.MarkUpdateApi.as_view(), name="mark-update"),
+    path(
+        "quizzes/<int:quiz_id>/marking-policy/",
+        marking_policy.MarkingPolicyApi.as_view(),
+        name="marking-policy",
+    ),
+]
