@@ -63,7 +63,8 @@ def _close(g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size) 
     scale = e.abs()
     relative = torch.where(finite & (scale > 0), error / scale.clamp_min(1e-300), 0.0)
     max_abs, max_rel = float(error.max()), float(relative.max())
-    excess = error - (tol.atol + tol.rtol * scale)
+    # Non-finite positions were already matched above; they must not win argmax.
+    excess = torch.where(finite, error - (tol.atol + tol.rtol * scale), -torch.inf)
     worst_index = int(excess.argmax())
     if float(excess[worst_index]) <= 0:
         return Outcome(True, max_abs=max_abs, max_rel=max_rel)

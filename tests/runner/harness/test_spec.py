@@ -1,0 +1,85 @@
+"""Case validation: every error names the field it is about."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from runner.harness.spec import parse_cases
+from runner.harness.spec_values import CaseError
+
+
+def error_for(cases: Any) -> str:
+    with pytest.raises(CaseError) as caught:
+        parse_cases(cases)
+    return str(caught.value)
+
+
+def test_defaults_fill_name_weight_and_seed() -> None:
+    (case,) = parse_cases([{"args": [1]}])
+    assert (case.name, case.weight, case.seed, case.kind, case.hidden) == ("case 1", 1.0, 0, "call", False)
+
+
+def test_checks_may_be_names_or_mappings() -> None:
+    (case,) = parse_cases([{"checks": ["purity", {"kind": "requires_grad", "expected": False}]}])
+    assert case.has("purity")
+    check = case.check("requires_grad")
+    assert check is not None and check.options == {"expected": False}
+
+
+@pytest.mark.parametrize(
+    ("cases", "message"),
+    [
+        ([], "cases: must be a non-empty list"),
+        ([{"args": [{"random": [2], "dtype": "float8"}]}], "cases[0].args[0].dtype: unknown dtype 'float8'"),
+        ([{"args": [{"random": [-1]}]}], "cases[0].args[0].random: must be a shape"),
+        ([{"args": [{"random": [2], "distribution": "cauchy"}]}], "cases[0].args[0].distribution: unknown"),
+        ([{"args": [{"random": [2], "distribution": "uniform", "low": 2, "high": 1}]}], "cases[0].args[0].high: high (1)"),
+        ([{"args": [{"tensor": "abc"}]}], "cases[0].args[0].tensor: must be a number"),
+        ([{"args": [{"tensor": [1], "dtype": "int64", "requires_grad": True}]}], "only floating tensors"),
+        ([{"checks": ["speed"]}], "cases[0].checks[0].kind: unknown check 'speed'"),
+        ([{"checks": [{"kind": "purity", "upstream": "sum"}]}], "cases[0].checks[0].upstream: unknown option"),
+        ([{"checks": [{"kind": "gradients", "upstream": "max"}]}], "cases[0].checks[0].upstream: use sum"),
+        ([{"weight": -1}], "cases[0].weight: must be a number >= 0"),
+        ([{"seed": "x"}], "cases[0].seed: must be an integer"),
+        ([{"compare": {"rtol": "big"}}], "cases[0].compare.rtol: must be a number >= 0"),
+        ([{"compare": {"dtype": "loose"}}], "cases[0].compare.dtype: must be strict or promotable"),
+        ([{"colour": 1}], "cases[0].colour: unknown field"),
+        ([{"kind": "fuzz"}], "cases[0].kind: unknown kind 'fuzz'"),
+    ],
+)
+def test_invalid_cases_name_the_field(cases: Any, message: str) -> None:
+    assert message in error_for(cases)
+
+
+TRAINING = {
+    "kind": "training",
+    "model": {"mlp": [4, 8, 1]},
+    "data": {"x": {"random": [8, 4]}, "y": {"random": [8, 1]}},
+}
+
+
+def test_a_training_case_gets_default_optimizer_steps_and_stages() -> None:
+    (case,) = parse_cases([TRAINING])
+    assert case.training is not None
+    assert (case.training.optimizer, case.training.steps) == ("sgd", 10)
+    assert [stage.check for stage in case.training.stages] == ["runs", "loss_decreases"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"model": {"cnn": [1, 2]}}, "cases[0].model.cnn: unknown model"),
+        ({"model": {"linear": [4, 8, 1]}}, "cases[0].model.linear: sizes must be"),
+        ({"data": {"x": {"random": [8, 4]}}}, "cases[0].data: must be a mapping with x and y"),
+        ({"loss": "hinge"}, "cases[0].loss: unknown loss 'hinge'"),
+        ({"optimizer": {"rmsprop": {}}}, "cases[0].optimizer.rmsprop: unknown optimizer"),
+        ({"steps": 0}, "cases[0].steps: must be an integer"),
+        ({"stages": [{"check": "converges"}]}, "cases[0].stages[0].check: must be one of"),
+        ({"stages": [{"check": "runs", "tolerance": 2}]}, "cases[0].stages[0].tolerance"),
+        ({"args": [1]}, "cases[0].args: not used by a training case"),
+    ],
+)
+def test_invalid_training_cases_name_the_field(change: dict[str, Any], message: str) -> None:
+    assert message in error_for([{**TRAINING, **change}])

@@ -1,0 +1,72 @@
+"""Inputs built from specs: literals, tensors, random draws, and seeding."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from runner.harness.values import build_values, copy_values, seed_everything
+
+
+def test_literals_pass_through_and_tensors_get_their_dtype() -> None:
+    built = build_values([3, 0.5, "mean", None, {"tensor": [1, 2], "dtype": "int32"}], seed=0)
+    assert built[:4] == [3, 0.5, "mean", None]
+    assert built[4].dtype == torch.int32
+    assert built[4].tolist() == [1, 2]
+
+
+def test_a_plain_mapping_becomes_a_dict_of_built_values() -> None:
+    built = build_values({"scale": 2.0, "x": {"tensor": [1.0]}}, seed=0)
+    assert built["scale"] == 2.0
+    assert isinstance(built["x"], torch.Tensor)
+
+
+def test_the_same_seed_gives_the_same_draws_and_another_seed_does_not() -> None:
+    spec = [{"random": [4, 3]}, {"random": [5], "distribution": "uniform"}]
+    first, again, other = (build_values(spec, s) for s in (7, 7, 8))
+    assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
+    assert not torch.equal(first[0], other[0])
+
+
+@pytest.mark.parametrize(
+    ("spec", "check"),
+    [
+        ({"distribution": "normal", "scale": 50.0}, lambda t: t.std() > 20),
+        ({"distribution": "uniform", "low": 2, "high": 3}, lambda t: (t >= 2).all() and (t < 3).all()),
+        ({"distribution": "randint", "low": 5, "high": 7}, lambda t: set(t.tolist()) <= {5, 6}),
+        ({"distribution": "bernoulli", "scale": 0.5}, lambda t: set(t.tolist()) == {0.0, 1.0}),
+    ],
+)
+def test_each_distribution_draws_from_its_range(spec: dict[str, object], check: object) -> None:
+    tensor = build_values({"random": [400], **spec}, seed=3)
+    assert callable(check) and check(tensor.flatten())
+
+
+def test_randint_defaults_to_int64_and_floats_to_float32() -> None:
+    assert build_values({"random": [2], "distribution": "randint"}, 0).dtype == torch.int64
+    assert build_values({"random": [2]}, 0).dtype == torch.float32
+    assert build_values({"random": [2], "dtype": "bfloat16"}, 0).dtype == torch.bfloat16
+
+
+def test_requires_grad_makes_a_leaf_that_requires_grad() -> None:
+    tensor = build_values({"random": [2], "requires_grad": True}, 0)
+    assert tensor.requires_grad and tensor.is_leaf
+
+
+def test_seed_everything_seeds_torch_random_and_numpy() -> None:
+    seed_everything(11)
+    first = (torch.rand(1).item(), random.random(), np.random.rand())  # noqa: S311, NPY002
+    seed_everything(11)
+    assert (torch.rand(1).item(), random.random(), np.random.rand()) == first  # noqa: S311, NPY002
+
+
+def test_copies_are_independent_of_the_original() -> None:
+    original = build_values([{"random": [3], "requires_grad": True}], 0)
+    copied = copy_values(original)
+    with torch.no_grad():
+        copied[0].add_(1)
+    assert not torch.equal(original[0], copied[0])
+    assert copied[0].requires_grad
