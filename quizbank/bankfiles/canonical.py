@@ -107,6 +107,10 @@ def _pick(
     return out
 
 
+def _number_or_param(value: Any) -> int | float | str:
+    return value if isinstance(value, str) else canonical_number(value)
+
+
 def _same(value: Any) -> Any:
     return value
 
@@ -126,7 +130,7 @@ def _choices(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _numeric_answers(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
     convert: dict[str, Callable[[Any], Any]] = {
-        "value": canonical_number,
+        "value": _number_or_param,
         "tolerance": canonical_number,
         "tolerance_mode": str,
         "fraction": canonical_number,

@@ -12,8 +12,13 @@ from quizbank.bankfiles.code import check_code
 from quizbank.bankfiles.source import FieldPath, Issue
 
 
-def validate_question(data: object, *, rows: bool = True) -> list[Issue]:
-    """Every rule of docs/bank-format.md for one question; `rows=False` skips row lists."""
+def validate_question(
+    data: object, *, rows: bool = True, parameterised: bool = False
+) -> list[Issue]:
+    """Every rule of docs/bank-format.md for one question; `rows=False` skips row lists.
+
+    `parameterised` says the question has generate.py, so `{{name}}` answers are allowed.
+    """
     check = Checker()
     question = check.mapping(data, (), "a question file")
     if question is None:
@@ -27,7 +32,10 @@ def validate_question(data: object, *, rows: bool = True) -> list[Issue]:
     allowed = schema.COMMON_KEYS + schema.TYPE_KEYS[qtype]
     check.keys(question, (), allowed if rows else (*allowed, *schema.ROW_KEYS))
     _check_common(check, question)
-    TYPE_CHECKS[qtype](check, question, rows)
+    if qtype == "numeric":
+        _check_numeric(check, question, rows, parameterised=parameterised)
+    else:
+        TYPE_CHECKS[qtype](check, question, rows)
     return check.issues
 
 
@@ -84,7 +92,9 @@ def _check_true_false(check: Checker, data: dict[str, Any], rows: bool) -> None:
     check.text(data, "false_feedback", ())
 
 
-def _check_numeric(check: Checker, data: dict[str, Any], rows: bool) -> None:
+def _check_numeric(
+    check: Checker, data: dict[str, Any], rows: bool, *, parameterised: bool = False
+) -> None:
     check.text(data, "unit", ())
     answers = check.items(data, "answers", ()) if rows else None
     for index, item in enumerate(answers or []):
@@ -93,7 +103,12 @@ def _check_numeric(check: Checker, data: dict[str, Any], rows: bool) -> None:
         if answer is None:
             continue
         check.keys(answer, path, ("value", "tolerance", "tolerance_mode", "fraction", "feedback"))
-        check.number(answer, "value", path, required=True)
+        value = answer.get("value")
+        if isinstance(value, str) and schema.PARAM_RE.match(value):
+            if not parameterised:
+                check.error((*path, "value"), "a {{name}} value needs generate.py beside it")
+        else:
+            check.number(answer, "value", path, required=True)
         check.number(answer, "tolerance", path, minimum=0)
         check.choice(answer, "tolerance_mode", path, schema.TOLERANCE_MODES)
         check.number(answer, "fraction", path, minimum=0, maximum=1)
@@ -174,7 +189,6 @@ TYPE_CHECKS = {
     "single_choice": _check_choices,
     "multiple_choice": _check_choices,
     "true_false": _check_true_false,
-    "numeric": _check_numeric,
     "short_text": _check_short_text,
     "code": _check_code,
     "viva": _check_viva,

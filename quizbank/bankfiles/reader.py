@@ -130,7 +130,8 @@ def _read_question(topic: str, slug: str, entry: Path, errors: list[str]) -> Que
         line = exc.line if isinstance(exc, YamlSyntaxError) else 1
         errors.append(error_line(yaml_path, line, (), str(exc)))
         return None
-    issues: list[Issue] = [*loaded.issues, *validate_question(loaded.data)]
+    parameterised = entry.is_dir() and (entry / schema.GENERATOR_FILE).is_file()
+    issues = [*loaded.issues, *validate_question(loaded.data, parameterised=parameterised)]
     files = _read_code_files(entry, loaded.data, errors) if entry.is_dir() else {}
     qtype = loaded.data.get("type") if isinstance(loaded.data, dict) else None
     for problem in missing_files(str(qtype), list(files)):

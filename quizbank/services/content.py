@@ -7,6 +7,10 @@ from typing import Any
 from quizbank.bankfiles import canonicalize, schema
 from quizbank.models import CodeCase, NumericAnswer, Question, RubricCriterion, TextAnswer
 
+# Settings key holding the "{{name}}" values of a parameterised numeric question's answers,
+# by answer position; the value column of those rows is a placeholder 0.
+VALUE_PARAMS = "value_params"
+
 
 def question_content(question: Question) -> dict[str, Any]:
     """The canonical content of `question` built from its current rows."""
@@ -41,7 +45,11 @@ def _rows(question: Question) -> dict[str, Any]:
         ]
         return {"choices": choices}
     if qtype == "numeric":
-        return {"answers": [_numeric(answer) for answer in question.numeric_answers.all()]}
+        params = question.settings.get(VALUE_PARAMS, {}) if question.settings else {}
+        answers = [_numeric(answer) for answer in question.numeric_answers.all()]
+        for index, answer in enumerate(answers):
+            answer["value"] = params.get(str(index), answer["value"])
+        return {"answers": answers}
     if qtype == "short_text":
         return {"answers": [_text(answer) for answer in question.text_answers.all()]}
     if qtype == "code":
