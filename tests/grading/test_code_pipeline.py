@@ -24,8 +24,8 @@ def submitted(db: None, django_capture_on_commit_callbacks: Any) -> tuple[Attemp
     course = CourseFactory()
     quiz = QuizFactory(course=course, shuffle_choices=False)
     hidden_case = {"name": "secret", "hidden": True, "args": [{"tensor": [3.0]}]}
-    add_slots(quiz, make_question(course, SINGLE),
-              make_question(course, {**CODE, "cases": [*CODE["cases"], hidden_case]}, points="3"))  # fmt: skip
+    code = make_question(course, {**CODE, "cases": [*CODE["cases"], hidden_case]}, points="3")
+    add_slots(quiz, make_question(course, SINGLE), code)
     student = member(course, Role.STUDENT)
     attempt = attempt_start(quiz=quiz, user=student, now=timezone.now())
     response_autosave(attempt=attempt, position=0, answer={"choice": 0}, version=0,
