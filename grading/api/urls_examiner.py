@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grading.api import marking, marking_policy
+from grading.api import marking, marking_policy, viva_sessions
 
 urlpatterns = [
     path("marking/queue/", marking.MarkingQueueApi.as_view(), name="marking-queue"),
@@ -36,5 +36,27 @@ urlpatterns = [
         "quizzes/<int:quiz_id>/marking-policy/",
         marking_policy.MarkingPolicyApi.as_view(),
         name="marking-policy",
+    ),
+]
+
+urlpatterns += [
+    path("viva-sessions/", viva_sessions.VivaSessionStartApi.as_view(), name="viva-start"),
+    path(
+        "viva-sessions/<int:session_id>/",
+        viva_sessions.VivaSessionDetailApi.as_view(),
+        name="viva-detail",
+    ),
+    path(
+        "viva-sessions/<int:session_id>/draws/",
+        viva_sessions.VivaDrawApi.as_view(),
+        name="viva-draw",
+    ),
+    path(
+        "viva-sessions/<int:session_id>/questions/<int:position>/",
+        viva_sessions.VivaRecordApi.as_view(),
+        name="viva-record",
+    ),
+    path(
+        "viva-sessions/<int:session_id>/end/", viva_sessions.VivaEndApi.as_view(), name="viva-end"
     ),
 ]

@@ -73,3 +73,8 @@ class RegradeNotAllowed(DomainError):
 class RequestAlreadyAnswered(DomainError):
     code = "regrade_request_answered"
     status_code = status.HTTP_409_CONFLICT
+
+
+class VivaQuizReleasesImmediately(DomainError):
+    code = "viva_quiz_releases_immediately"
+    status_code = status.HTTP_409_CONFLICT

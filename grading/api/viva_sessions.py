@@ -1,0 +1,136 @@
+"""Live viva endpoints: start, view, draw a question, record notes and a mark, end."""
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.api.auth import signed_in_user
+from grading.api.marking import MarkingResponseApi
+from grading.api.marking_presenters import marking_view
+from grading.api.marking_serializers import MarkInputSerializer
+from grading.api.viva_presenters import viva_session_view
+from grading.models.marking import Mark
+from grading.services.marking import MarkInput, mark_create, mark_update
+from grading.services.marking_selectors import access_marking_response
+from grading.services.viva_session import (
+    Pool,
+    viva_session_draw,
+    viva_session_end,
+    viva_session_notes,
+    viva_session_start,
+)
+from grading.services.viva_session_selectors import access_viva_session
+from quizbank.models import Difficulty, Role
+from quizbank.selectors_quizzes import access_quiz
+
+Question = MarkingResponseApi.OutputSerializer
+
+
+class SessionSerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    quiz = serializers.IntegerField()
+    attempt = serializers.IntegerField()
+    student = serializers.CharField()
+    examiner = serializers.CharField()
+    status = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+    attempt_status = serializers.CharField()
+    score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    max_score = serializers.DecimalField(max_digits=9, decimal_places=3)
+    questions = Question(many=True)
+
+
+def _session_reply(request: Request, session_id: int, code: int = 200) -> Response:
+    session = access_viva_session(request.user, session_id)
+    return Response(SessionSerializer(viva_session_view(request.user, session)).data, status=code)
+
+
+class VivaSessionStartApi(APIView):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        quiz = serializers.IntegerField()
+        student = serializers.IntegerField()
+
+    @extend_schema(request=InputSerializer, responses={201: SessionSerializer},
+                   operation_id="viva_session_start")  # fmt: skip
+    def post(self, request: Request) -> Response:
+        """Start a live viva for a student of the quiz's course (examiners)."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        quiz = access_quiz(request.user, data.validated_data["quiz"], roles=[Role.EXAMINER])
+        student = get_object_or_404(User, pk=data.validated_data["student"])
+        examiner = signed_in_user(request)
+        session = viva_session_start(
+            quiz=quiz, student=student, examiner=examiner, now=timezone.now()
+        )
+        return _session_reply(request, session.pk, status.HTTP_201_CREATED)
+
+
+class VivaSessionDetailApi(APIView):
+    @extend_schema(responses=SessionSerializer, operation_id="viva_session_detail")
+    def get(self, request: Request, session_id: int) -> Response:
+        """The session with every question asked, its notes, rubric and marks."""
+        return _session_reply(request, session_id)
+
+
+class VivaDrawApi(APIView):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        tag = serializers.SlugField(default="", allow_blank=True)
+        topic = serializers.IntegerField(default=None, allow_null=True)
+        difficulty = serializers.ChoiceField(choices=Difficulty.choices, default="",
+                                             allow_blank=True)  # fmt: skip
+
+    @extend_schema(request=InputSerializer, responses={201: Question}, operation_id="viva_draw")
+    def post(self, request: Request, session_id: int) -> Response:
+        """Draw a question from the pool (tag, topic, difficulty), never one already asked."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session = access_viva_session(request.user, session_id)
+        v = data.validated_data
+        pool = Pool(tag=v["tag"], topic_id=v["topic"], difficulty=v["difficulty"])
+        drawn = viva_session_draw(session=session, pool=pool, now=timezone.now())
+        view = marking_view(request.user, access_marking_response(request.user, drawn.pk))
+        return Response(Question(view).data, status=status.HTTP_201_CREATED)
+
+
+class VivaRecordApi(APIView):
+    class InputSerializer(MarkInputSerializer):
+        notes = serializers.CharField(default="", allow_blank=True, max_length=20000)
+        levels = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False)
+
+    @extend_schema(request=InputSerializer, responses=Question, operation_id="viva_record")
+    def post(self, request: Request, session_id: int, position: int) -> Response:
+        """Record notes and, with `levels`, the examiner's rubric mark of one asked question."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session = access_viva_session(request.user, session_id)
+        answer = viva_session_notes(session=session, position=position,
+                                    notes=data.validated_data["notes"])  # fmt: skip
+        if "levels" in data.validated_data:
+            _record_mark(answer.pk, signed_in_user(request), data.to_input())
+        view = marking_view(request.user, access_marking_response(request.user, answer.pk))
+        return Response(Question(view).data)
+
+
+def _record_mark(response_id: int, examiner: User, mark: MarkInput) -> None:
+    own = Mark.objects.filter(response_id=response_id, marker=examiner).first()
+    if own is None:
+        mark_create(response_id=response_id, marker=examiner, data=mark, now=timezone.now())
+    else:
+        mark_update(mark_id=own.pk, marker=examiner, data=mark, now=timezone.now())
+
+
+class VivaEndApi(APIView):
+    @extend_schema(request=None, responses=SessionSerializer, operation_id="viva_session_end")
+    def post(self, request: Request, session_id: int) -> Response:
+        """End the session; it becomes a graded attempt once every question is marked."""
+        session = access_viva_session(request.user, session_id)
+        viva_session_end(session=session, now=timezone.now())
+        return _session_reply(request, session_id)

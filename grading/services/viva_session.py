@@ -1,0 +1,130 @@
+"""Live vivas: start a session, draw questions without repeats, record marks, end it.
+
+The session's attempt is created already submitted, so the student can neither
+autosave over the examiner's notes nor submit it; ending the session stamps the
+submit time and totals it like any other attempt.
+"""
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+
+from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
+from grading.models.viva_sessions import VivaSession, VivaSessionStatus
+from grading.services.attempt_totals import attempt_refresh_total
+from grading.services.marking_errors import (
+    NotAStudent,
+    PoolExhausted,
+    SessionClosed,
+    UnmarkedQuestions,
+    VivaQuizReleasesImmediately,
+)
+from quizbank.models import CourseMembership, Question, Quiz, ReleasePolicy, Role
+
+
+@dataclass(frozen=True)
+class Pool:
+    tag: str = ""
+    topic_id: int | None = None
+    difficulty: str = ""
+
+
+def viva_session_start(*, quiz: Quiz, student: User, examiner: User, now: datetime) -> VivaSession:
+    """Open a live viva for a student of the quiz's course."""
+    if not CourseMembership.objects.filter(
+        course_id=quiz.course_id, user=student, role=Role.STUDENT
+    ).exists():
+        raise NotAStudent(f"{student.username} is not a student of this course.",
+                          fields={"student": ["not a student of the course"]})  # fmt: skip
+    if quiz.release_policy == ReleasePolicy.IMMEDIATELY:
+        raise VivaQuizReleasesImmediately(
+            "A live viva quiz must not release marks immediately, or the student would see "
+            "them while the viva goes on; set its release policy to manual or after close.",
+            fields={"quiz": ["release policy is 'immediately'"]},
+        )
+    with transaction.atomic():
+        number = (Attempt.objects.filter(quiz=quiz, user=student).aggregate(n=Max("number"))["n"]
+                  or 0) + 1  # fmt: skip
+        attempt = Attempt.objects.create(
+            quiz=quiz, user=student, number=number, seed=secrets.randbits(62),
+            status=AttemptStatus.SUBMITTED, started_at=now, max_score=0,
+        )  # fmt: skip
+        return VivaSession.objects.create(attempt=attempt, examiner=examiner, started_at=now)
+
+
+def _locked_open(session: VivaSession) -> VivaSession:
+    locked = (
+        VivaSession.objects.select_for_update().select_related("attempt__quiz").get(pk=session.pk)
+    )
+    if locked.status != VivaSessionStatus.OPEN:
+        raise SessionClosed("This viva session has ended.")
+    return locked
+
+
+def _candidates(quiz: Quiz, pool: Pool, drawn: set[int]) -> list[Question]:
+    qs = Question.objects.filter(course_id=quiz.course_id, type="viva",
+                                 current_version__isnull=False).exclude(pk__in=drawn)  # fmt: skip
+    if pool.topic_id is not None:
+        qs = qs.filter(topic_id=pool.topic_id)
+    if pool.difficulty:
+        qs = qs.filter(difficulty=pool.difficulty)
+    questions = list(qs.select_related("current_version").order_by("pk"))
+    return [q for q in questions if not pool.tag or pool.tag in (q.tags or [])]
+
+
+def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Response:
+    """Draw a viva question from the pool that this session has not asked yet."""
+    with transaction.atomic():
+        locked = _locked_open(session)
+        attempt = locked.attempt
+        drawn = set(attempt.responses.values_list("question_version__question_id", flat=True))
+        candidates = _candidates(attempt.quiz, pool, drawn)
+        if not candidates:
+            raise PoolExhausted("No viva question in this pool is left to ask in this session.")
+        # Seeded by the attempt and the draw count, so a session's draws are reproducible.
+        picked = random.Random(f"{attempt.seed}:{len(drawn)}").choice(candidates)  # noqa: S311
+        response = Response.objects.create(
+            attempt=attempt, position=len(drawn), slot_position=len(drawn),
+            question_version_id=picked.current_version_id, points=picked.points,
+            status=ResponseStatus.NEEDS_MARKING,
+        )  # fmt: skip
+        attempt_refresh_total(attempt=attempt, now=now)
+        return response
+
+
+def viva_session_notes(*, session: VivaSession, position: int, notes: str) -> Response:
+    """Store the examiner's notes of one question as its answer."""
+    with transaction.atomic():
+        _locked_open(session)
+        response = Response.objects.select_for_update().get(
+            attempt_id=session.attempt_id, position=position
+        )
+        response.answer = {"text": notes}
+        response.save(update_fields=["answer"])
+        return response
+
+
+def viva_session_end(*, session: VivaSession, now: datetime) -> VivaSession:
+    """End the session: every drawn question must be marked; the attempt is totalled."""
+    with transaction.atomic():
+        locked = _locked_open(session)
+        attempt = Attempt.objects.select_for_update(of=("self",)).get(pk=locked.attempt_id)
+        unmarked = list(
+            attempt.responses.filter(marks__isnull=True).values_list("position", flat=True)
+        )
+        if unmarked or not attempt.responses.exists():
+            raise UnmarkedQuestions(
+                "Mark every question asked before ending the session.",
+                fields={"positions": [str(p) for p in unmarked] or ["no question was asked"]},
+            )
+        attempt.submitted_at = now
+        attempt.save(update_fields=["submitted_at"])
+        attempt_refresh_total(attempt=attempt, now=now)
+        locked.status, locked.ended_at = VivaSessionStatus.ENDED, now
+        locked.save(update_fields=["status", "ended_at"])
+        return locked

@@ -1,0 +1,100 @@
+"""A live viva from start to a graded attempt, through the API."""
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from grading.models import Attempt, AttemptStatus
+from grading.selectors import quiz_grade
+from quizbank.models import ReleasePolicy
+from tests.grading.examiner_factories import VIVA_TWO_CRITERIA, Staff, staffed_quiz
+from tests.grading.factories import question
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff() -> Staff:
+    made, _ = staffed_quiz(VIVA_TWO_CRITERIA)
+    made.quiz.release_policy = ReleasePolicy.MANUAL
+    made.quiz.save()
+    for title in ("Leaf tensors", "Broadcasting"):
+        question(made.course, {**VIVA_TWO_CRITERIA, "title": title, "tags": ["oral"]}, points="6")
+    return made
+
+
+def _as(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def _start(staff: Staff) -> Any:
+    body = {"quiz": staff.quiz.pk, "student": staff.student.pk}
+    return _as(staff.examiner).post("/api/viva-sessions/", body, format="json")
+
+
+def test_a_live_viva_draws_without_repeats_and_ends_as_a_graded_attempt(staff: Staff) -> None:
+    client = _as(staff.examiner)
+    session = _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    titles = []
+    for position, levels in enumerate(([2, 2], [1, 1])):
+        drawn = client.post(f"{base}/draws/", {"tag": "oral"}, format="json")
+        assert drawn.status_code == 201, drawn.json()
+        titles.append(drawn.json()["question"]["title"])
+        assert drawn.json()["model_answer"] == "MODEL-ANSWER-SECRET"
+        record = {"notes": f"notes {position}", "levels": levels, "comment": "ok"}
+        assert (
+            client.post(f"{base}/questions/{position}/", record, format="json").status_code == 200
+        )
+    assert sorted(titles) == ["Broadcasting", "Leaf tensors"]
+    exhausted = client.post(f"{base}/draws/", {"tag": "oral"}, format="json")
+    assert exhausted.json()["error"]["code"] == "pool_exhausted"
+    ended = client.post(f"{base}/end/").json()
+    assert ended["status"] == "ended"
+    attempt = Attempt.objects.get(pk=session["attempt"])
+    assert attempt.status == AttemptStatus.GRADED
+    assert float(attempt.score or 0) == pytest.approx(6 + 3)
+    assert attempt.responses.get(position=0).answer == {"text": "notes 0"}
+    assert quiz_grade(staff.quiz, staff.student.pk) == attempt.score
+
+
+def test_ending_with_an_unmarked_question_is_refused(staff: Staff) -> None:
+    client = _as(staff.examiner)
+    session = _start(staff).json()
+    client.post(f"/api/viva-sessions/{session['id']}/draws/", {}, format="json")
+    reply = client.post(f"/api/viva-sessions/{session['id']}/end/")
+    assert reply.status_code == 409
+    assert reply.json()["error"]["fields"]["positions"] == ["0"]
+
+
+def test_the_student_can_neither_save_nor_submit_over_a_live_viva(staff: Staff) -> None:
+    session = _start(staff).json()
+    _as(staff.examiner).post(f"/api/viva-sessions/{session['id']}/draws/", {}, format="json")
+    student = _as(staff.student)
+    saved = student.put(
+        f"/api/attempts/{session['attempt']}/responses/0/",
+        {"answer": {"text": "mine"}, "version": 0},
+        format="json",
+    )
+    assert saved.status_code == 409
+    assert student.get(f"/api/viva-sessions/{session['id']}/").status_code == 403
+
+
+def test_a_session_needs_a_student_of_the_course_and_a_non_immediate_release(staff: Staff) -> None:
+    body = {"quiz": staff.quiz.pk, "student": staff.outsider.pk}
+    reply = _as(staff.examiner).post("/api/viva-sessions/", body, format="json")
+    assert reply.json()["error"]["code"] == "not_a_student"
+    staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
+    staff.quiz.save()
+    assert _start(staff).json()["error"]["code"] == "viva_quiz_releases_immediately"
+
+
+def test_an_examiner_of_another_course_cannot_see_or_start_sessions(staff: Staff) -> None:
+    session = _start(staff).json()
+    assert _as(staff.outsider).get(f"/api/viva-sessions/{session['id']}/").status_code == 404
+    body = {"quiz": staff.quiz.pk, "student": staff.student.pk}
+    assert _as(staff.outsider).post("/api/viva-sessions/", body, format="json").status_code == 404
