@@ -139,7 +139,7 @@ class GradingResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GradingResult:
         cases = [_build(CaseResult, case) for case in data.get("cases", [])]
-        return _build(cls, data, status=Status(data.get("status")), cases=cases)
+        return _build(cls, data, status=Status(str(data.get("status"))), cases=cases)
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class RunResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResult:
-        return _build(cls, data, status=Status(data.get("status")))
+        return _build(cls, data, status=Status(str(data.get("status"))))
 
 
 def grade(job: GradingJob) -> GradingResult:
@@ -201,7 +201,7 @@ def submit_grading(job: GradingJob, *, callback: Signature[Any] | None = None) -
 
     soft, hard = time_limits(job.limits)
     grade_submission.apply_async(
-        args=[job.to_dict()],
+        args=(job.to_dict(),),
         task_id=job.job_id,
         queue=queue_for(job.device),
         link=callback,

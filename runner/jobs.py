@@ -62,8 +62,9 @@ def _reference_payload(
     cached = reference_cache.get(key)
     if cached is not None:
         return cached
-    outcome = supervisor.run(_request(job, role="reference", device=device), job.limits,
-                             device=device)
+    outcome = supervisor.run(
+        _request(job, role="reference", device=device), job.limits, device=device
+    )
     if outcome.status != Status.OK or outcome.payload is None:
         return outcome
     reference_cache.put(key, outcome.payload)
@@ -83,22 +84,43 @@ def grade_job(job: GradingJob) -> GradingResult:
         return _failed(job, Status.INTERNAL, refusal, device=device)
     names = find_forbidden(job.source, job.forbidden)
     if names:
-        return _failed(job, Status.FORBIDDEN, f"the answer uses {', '.join(names)}, which this "
-                       "question forbids", device=device)
+        return _failed(
+            job,
+            Status.FORBIDDEN,
+            f"the answer uses {', '.join(names)}, which this question forbids",
+            device=device,
+        )
     reference = _reference_payload(supervisor, job, device)
     if isinstance(reference, ChildOutcome):
-        return _failed(job, Status.INTERNAL, f"the reference solution failed: {reference.message}",
-                       device=device, stderr=reference.stderr)
-    outcome = supervisor.run(_request(job, role="student", device=device), job.limits,
-                             device=device)
-    common: dict[str, Any] = {"stdout": outcome.stdout, "stderr": outcome.stderr,
-                              "device": device, "sandboxed": supervisor.sandboxed}
+        return _failed(
+            job,
+            Status.INTERNAL,
+            f"the reference solution failed: {reference.message}",
+            device=device,
+            stderr=reference.stderr,
+        )
+    outcome = supervisor.run(
+        _request(job, role="student", device=device), job.limits, device=device
+    )
+    common: dict[str, Any] = {
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "device": device,
+        "sandboxed": supervisor.sandboxed,
+    }
     if outcome.status != Status.OK or outcome.payload is None:
         return _failed(job, outcome.status, _note(supervisor, outcome.message), **common)
     score, cases, status, message = score_job(job, reference, outcome.payload)
     timings = {"run_ms": outcome.duration_ms, "total_ms": (time.perf_counter() - started) * 1000}
-    return GradingResult(job_id=job.job_id, status=status, score=score, cases=cases,
-                         message=_note(supervisor, message), timings_ms=timings, **common)
+    return GradingResult(
+        job_id=job.job_id,
+        status=status,
+        score=score,
+        cases=cases,
+        message=_note(supervisor, message),
+        timings_ms=timings,
+        **common,
+    )
 
 
 def _is_memory_error(stderr: str) -> bool:
@@ -118,10 +140,16 @@ def execute_source(source: str, limits: Limits) -> RunResult:
         status = Status.OK if exit_code == 0 else Status.ERROR
         if status == Status.ERROR and _is_memory_error(outcome.stderr):
             status, message = Status.MEMORY, "the code ran out of memory"
-    return RunResult(status=status, exit_code=exit_code, stdout=outcome.stdout,
-                     stderr=outcome.stderr, duration_ms=outcome.duration_ms,
-                     truncated=outcome.truncated, message=_note(supervisor, message),
-                     sandboxed=supervisor.sandboxed)
+    return RunResult(
+        status=status,
+        exit_code=exit_code,
+        stdout=outcome.stdout,
+        stderr=outcome.stderr,
+        duration_ms=outcome.duration_ms,
+        truncated=outcome.truncated,
+        message=_note(supervisor, message),
+        sandboxed=supervisor.sandboxed,
+    )
 
 
 def generate_parameters(source: str, seed: int, limits: Limits) -> dict[str, Any]:
@@ -129,8 +157,9 @@ def generate_parameters(source: str, seed: int, limits: Limits) -> dict[str, Any
     supervisor = get_supervisor()
     if supervisor.refusal():
         raise GeneratorFailed(supervisor.refusal())
-    outcome = supervisor.run({"kind": "generate", "source": source, "seed": seed}, limits,
-                             device="cpu")
+    outcome = supervisor.run(
+        {"kind": "generate", "source": source, "seed": seed}, limits, device="cpu"
+    )
     if outcome.status != Status.OK or outcome.payload is None:
         raise GeneratorFailed(f"the generator did not finish: {outcome.message}")
     if len(outcome.payload) > _GENERATOR_CAP:

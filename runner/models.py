@@ -1,4 +1,4 @@
-"""One row per grading or try-it job, keyed by the job id, so a redelivered task stores one result."""
+"""One row per grading or try-it job, keyed by job id: a redelivered task stores one result."""
 
 from django.db import models
 

@@ -64,9 +64,9 @@ def _limit_status(got: Collected, limits: RunLimits, oom: bool) -> tuple[Status,
         return Status.OUTPUT_LIMIT, f"the output passed the {limits.output_cap // 1024} KB limit"
     if oom:
         return Status.MEMORY, "the code used more memory than allowed"
-    if signalled and record and os.WTERMSIG(record[0]) in (signal.SIGXCPU, signal.SIGKILL):
-        if cpu >= limits.cpu_s - 0.05:
-            return Status.TIMEOUT, f"the code used more than {limits.cpu_s:g} s of CPU time"
+    cpu_killed = signalled and record and os.WTERMSIG(record[0]) in (signal.SIGXCPU, signal.SIGKILL)
+    if cpu_killed and cpu >= limits.cpu_s - 0.05:
+        return Status.TIMEOUT, f"the code used more than {limits.cpu_s:g} s of CPU time"
     if got.result_exceeded:
         return Status.ERROR, f"the result is larger than the {limits.result_cap >> 20} MB cap"
     return None
@@ -107,7 +107,9 @@ def setup_failure(stderr: bytes) -> ChildOutcome:
     """The standby child died before it was ready: the sandbox could not be built."""
     reason = clean_text(stderr, 4096).strip().splitlines()
     detail = reason[-1] if reason else "no diagnostic"
-    return ChildOutcome(status=Status.INTERNAL, message=f"the sandbox could not be set up: {detail}")
+    return ChildOutcome(
+        status=Status.INTERNAL, message=f"the sandbox could not be set up: {detail}"
+    )
 
 
 __all__ = ["READY", "ChildOutcome", "RunLimits", "classify", "clean_text", "setup_failure"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import socket
@@ -103,7 +104,9 @@ class Zygote:
             raise ZygoteError("the zygote did not send a standby child")
         device, cgroup = self._pending.popleft()
         pid = int(json.loads(message)["pid"])
-        self._ready[device].append(Standby(pid, *fds, device=device, cgroup=cgroup))
+        job_w, result_r, out_r, err_r, status_r = fds
+        standby = Standby(pid, job_w, result_r, out_r, err_r, status_r, device, cgroup)
+        self._ready[device].append(standby)
 
     def take(self, device: str) -> Standby:
         """A standby child for `device`, forking one now if none is ready."""
@@ -137,10 +140,8 @@ class Zygote:
         for queue in self._ready.values():
             for standby in queue:
                 standby.close()
-        try:
+        with contextlib.suppress(OSError):
             self._sock.send(json.dumps({"op": "exit"}).encode())
-        except OSError:
-            pass
         self._sock.close()
         try:
             self._process.wait(timeout=5)

@@ -28,6 +28,13 @@ def default_config() -> SupervisorConfig:
     )
 
 
+def _single_threaded_torch() -> None:
+    # Comparisons are tiny; on a small host, worker processes must not fight over cores.
+    import torch
+
+    torch.set_num_threads(1)
+
+
 def get_supervisor() -> Supervisor:
     """This process's supervisor; a forked process gets its own, never its parent's."""
     with _lock:
@@ -36,6 +43,7 @@ def get_supervisor() -> Supervisor:
             if current.zygote is None or current.zygote.alive():
                 return current
             current.close()
+        _single_threaded_torch()
         supervisor = Supervisor(default_config())
         _state["supervisor"], _state["pid"] = supervisor, os.getpid()
         return supervisor

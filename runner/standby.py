@@ -8,6 +8,7 @@ and writes exactly one frame.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -66,10 +67,8 @@ def fork_standby(spec: SandboxSpec, pipes: StandbyPipes) -> int:
 
 def report_exit(status_fd: int, status: int, usage: resource.struct_rusage) -> None:
     """Tell the supervisor how the child ended, then close its status pipe."""
-    try:
+    with contextlib.suppress(BrokenPipeError):
         os.write(status_fd, EXIT_RECORD.pack(status, usage.ru_utime, usage.ru_stime))
-    except BrokenPipeError:
-        pass
     os.close(status_fd)
 
 

@@ -125,8 +125,13 @@ class Supervisor:
                 output_cap=limits.output_kb * 1024,
                 result_cap=RESULT_CAP,
             )
-            got = drain(standby, pidfd, wall_s=limits.time_s, output_cap=run_limits.output_cap,
-                        result_cap=RESULT_CAP)
+            got = drain(
+                standby,
+                pidfd,
+                wall_s=limits.time_s,
+                output_cap=run_limits.output_cap,
+                result_cap=RESULT_CAP,
+            )
             oom = standby.cgroup is not None and self.cgroups.oom_kills(standby.cgroup) > oom_before
             return classify(got, run_limits, oom=oom)
         finally:

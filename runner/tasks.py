@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -15,12 +16,12 @@ from runner.records import job_record_claim, job_record_finish
 
 # Two sandbox runs (reference, student) plus a cold start of the zygote.
 _STARTUP_S = 30.0
-_HARD_MARGIN_S = 15.0
+_HARD_MARGIN_S = 15
 
 
-def time_limits(limits: api.Limits) -> tuple[float, float]:
-    """Soft and hard task limits a little above what the sandbox itself allows."""
-    soft = 2 * limits.time_s + _STARTUP_S
+def time_limits(limits: api.Limits) -> tuple[int, int]:
+    """Soft and hard task limits (whole seconds) a little above what the sandbox itself allows."""
+    soft = math.ceil(2 * limits.time_s + _STARTUP_S)
     return soft, soft + _HARD_MARGIN_S
 
 

@@ -1,8 +1,8 @@
 """The warm zygote: imports torch once, then forks sandboxed standby children on request.
 
 Started by the supervisor with an empty environment and only its control socket
-(an AF_UNIX pair whose number is the one argument). It never receives a reference solution or reference
-outputs: a forked child can read all of this process's memory.
+(an AF_UNIX pair whose number is the one argument). It never receives a
+reference solution or reference outputs: a forked child can read all of its memory.
 Run as `python -E -s -m runner.zygote FD`.
 """
 
@@ -53,8 +53,10 @@ _WARM_CASES: list[dict[str, Any]] = [
     },
     {
         "name": "warm upstream",
-        "args": [{"random": [3, 4], "dtype": "float64", "requires_grad": True},
-                 {"random": [4, 2], "dtype": "float64"}],
+        "args": [
+            {"random": [3, 4], "dtype": "float64", "requires_grad": True},
+            {"random": [4, 2], "dtype": "float64"},
+        ],
         "checks": [{"kind": "gradients", "upstream": "ones"}, "gradcheck", "grad_accumulates"],
     },
 ]
@@ -64,13 +66,17 @@ def _warm_harness() -> None:
     # Lazy imports (sympy through torch.fx, optimisers...) would otherwise happen in every child.
     import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
-    try:
-        from runner.harness.child import run_request
-    except ImportError:
-        return
+    from runner.harness.child import run_request
+
     for entry_point, cases in (("warm", _WARM_CASES), ("train_step", [_TRAIN_CASE])):
-        request = {"source": _WARM_SOURCE, "entry_point": entry_point, "cases": cases,
-                   "forbidden": ["torch.linalg.inv"], "device": "cpu", "role": "student"}
+        request = {
+            "source": _WARM_SOURCE,
+            "entry_point": entry_point,
+            "cases": cases,
+            "forbidden": ["torch.linalg.inv"],
+            "device": "cpu",
+            "role": "student",
+        }
         run_request(request)
 
 
@@ -99,14 +105,14 @@ def _warm_up() -> dict[str, Any]:
     from runner import child_jobs, standby  # noqa: F401 - everything the child runs
 
     x = torch.randn(8, 8, requires_grad=True)
-    (x @ x).tanh().sum().backward()
+    (x @ x).tanh().sum().backward()  # type: ignore[no-untyped-call]  # torch leaves it untyped
     _warm_harness()
     available = torch.cuda.is_available()  # NVML-based: leaves CUDA uninitialised
     return {
         "pid": os.getpid(),
         "cuda_available": available,
         "cuda_devices": torch.cuda.device_count() if available else 0,
-        "cuda_initialized": bool(torch.cuda.is_initialized()),
+        "cuda_initialized": bool(torch.cuda.is_initialized()),  # type: ignore[no-untyped-call]  # untyped in torch
     }
 
 

@@ -58,9 +58,9 @@ def apply_mounts(plan: MountPlan) -> None:
         os.close(handle)
     scratch = f"size={plan.scratch_mb}m,nr_inodes=4096,mode=1777"
     libc.mount("tmpfs", "/tmp", "tmpfs", _SAFE, scratch)  # noqa: S108 - a fresh private tmpfs
-    if os.path.isdir("/dev/shm"):
+    if os.path.isdir("/dev/shm"):  # noqa: S108 - replaced by a private tmpfs below
         shm = f"size={plan.shm_mb}m,nr_inodes=1024,mode=1777"
-        libc.mount("tmpfs", "/dev/shm", "tmpfs", _SAFE | libc.MS_NOEXEC, shm)
+        libc.mount("tmpfs", "/dev/shm", "tmpfs", _SAFE | libc.MS_NOEXEC, shm)  # noqa: S108
     libc.mount("proc", "/proc", "proc", _SAFE | libc.MS_NOEXEC)
     # The old cwd may sit under a hidden path and would still reach it through relative names.
     os.chdir("/tmp")  # noqa: S108 - the private scratch mount above
