@@ -132,7 +132,7 @@ def check_gradcheck(case: Case, check: Check, ctx: ChildContext, *_: Any) -> Non
         )
         message = "" if ok else "gradcheck failed"
     except StudentError as error:
-        ok, message = False, error_text(error)[:1000]
+        ok, message = False, error_text(error).splitlines()[0][:300]
     ctx.record["gradcheck"] = {"ok": ok, "message": message}
     try:
         output = ctx.run(lambda: function(*leaves))
