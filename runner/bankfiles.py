@@ -126,7 +126,7 @@ def _question(path: Path, data: dict[str, Any]) -> CodeQuestion:
 
 
 def _device(raw: object) -> Device:
-    if raw not in ("cpu", "cuda", "any"):
+    if not isinstance(raw, str) or raw not in ("cpu", "cuda", "any"):
         raise CaseError(("device",), "must be cpu, cuda or any")
     return Device(raw)
 
@@ -138,7 +138,9 @@ def _limits(raw: object) -> Limits:
     for key, value in raw.items():
         kind = _LIMIT_KEYS.get(key)
         if kind is None:
-            raise CaseError(("limits", str(key)), f"unknown field; allowed: {', '.join(_LIMIT_KEYS)}")
+            raise CaseError(
+                ("limits", str(key)), f"unknown field; allowed: {', '.join(_LIMIT_KEYS)}"
+            )
         if not is_number(value) or value <= 0:
             raise CaseError(("limits", key), "must be a positive number")
         values[key] = kind(value)
@@ -156,7 +158,9 @@ def _efficiency(raw: object) -> dict[str, float]:
         raise CaseError(("efficiency",), "must be a mapping")
     for key, value in raw.items():
         if key not in _EFFICIENCY_KEYS:
-            raise CaseError(("efficiency", str(key)), f"unknown field; allowed: {', '.join(_EFFICIENCY_KEYS)}")
+            raise CaseError(
+                ("efficiency", str(key)), f"unknown field; allowed: {', '.join(_EFFICIENCY_KEYS)}"
+            )
         if not is_number(value) or value < 1:
             raise CaseError(("efficiency", key), "must be a number >= 1")
     return {key: float(value) for key, value in raw.items()}

@@ -104,7 +104,9 @@ def test_determinism_catches_unseeded_randomness() -> None:
 
 
 def test_student_and_reference_see_the_same_random_stream() -> None:
-    seeded = "import torch, random\ndef f(x):\n    return x + torch.rand(x.shape) + random.random()\n"
+    seeded = (
+        "import torch, random\ndef f(x):\n    return x + torch.rand(x.shape) + random.random()\n"
+    )
     assert grade(seeded, seeded, case(args=[{"random": [5]}]))[0] == 1.0
 
 
@@ -117,7 +119,9 @@ def test_gradcheck_passes_a_right_backward_and_fails_a_wrong_one() -> None:
 
 
 def test_patching_torch_gradcheck_in_the_answer_changes_nothing() -> None:
-    patched = "import torch\ntorch.autograd.gradcheck = lambda *a, **k: True\n" + SQUARE_DETACHED_GRAD
+    patched = (
+        "import torch\ntorch.autograd.gradcheck = lambda *a, **k: True\n" + SQUARE_DETACHED_GRAD
+    )
     checks = case("gradcheck", compare_output=False)
     _score, results, _status, _message = grade(patched, SQUARE, checks)
     assert only_message(results).startswith("case 1: gradcheck failed: ")

@@ -43,8 +43,10 @@ def test_it_names_rtol_in_the_message_when_it_is_used() -> None:
 def test_values_within_tolerance_pass_and_report_their_errors() -> None:
     outcome = compare(tv([1.0, 2.0]), tv([1.0, 2.000001]), Tolerance(rtol=1e-5, atol=1e-8))
     assert outcome.ok
-    assert outcome.max_abs is not None and 0 < outcome.max_abs < 1e-5
-    assert outcome.max_rel is not None and outcome.max_rel < 1e-5
+    assert outcome.max_abs is not None
+    assert 0 < outcome.max_abs < 1e-5
+    assert outcome.max_rel is not None
+    assert outcome.max_rel < 1e-5
 
 
 def test_strict_dtype_rejects_another_width() -> None:

@@ -16,7 +16,10 @@ def answer(body: str) -> str:
 
 
 def test_an_object_whose_eq_always_says_true_is_rejected() -> None:
-    source = answer("class Always:\n    def __eq__(self, o):\n        return True\ndef f(x):\n    return Always()\n")
+    source = answer(
+        "class Always:\n    def __eq__(self, o):\n        return True\n"
+        "def f(x):\n    return Always()\n"
+    )
     score, results, status, _message = grade(source, DOUBLE, ONE_CASE)
     assert (score, status) == (0.0, Status.OK)
     assert only_message(results) == "case 1: returned a answer.Always object, expected a tensor"
@@ -95,7 +98,8 @@ def test_weights_give_partial_credit_and_hidden_cases_say_little() -> None:
     assert score == 0.75
     assert [r.passed for r in results] == [True, False]
     assert results[1].message == "hidden case failed"
-    assert results[1].hidden and results[1].max_abs_error is None
+    assert results[1].hidden
+    assert results[1].max_abs_error is None
     assert message == "1 of 2 checks passed"
 
 
@@ -118,7 +122,8 @@ def test_a_per_case_compare_override_loosens_the_tolerance() -> None:
 def test_a_forbidden_call_at_run_time_is_reported_by_name() -> None:
     # getattr with a computed name hides the call from the static look.
     source = answer(
-        "def f(x):\n    name = ''.join(['so', 'ftmax'])\n    return getattr(torch, name)(x, 0) * 0 + x * 2\n"
+        "def f(x):\n    name = ''.join(['so', 'ftmax'])\n"
+        "    return getattr(torch, name)(x, 0) * 0 + x * 2\n"
     )
     score, results, status, message = grade(source, DOUBLE, ONE_CASE, forbidden=["torch.softmax"])
     assert (score, status) == (0.0, Status.FORBIDDEN)
@@ -128,9 +133,15 @@ def test_a_forbidden_call_at_run_time_is_reported_by_name() -> None:
 
 def test_a_forbidden_python_function_is_refused_even_if_imported_late() -> None:
     source = answer("def f(x):\n    from torch.func import grad\n    return x * 2\n")
-    hidden = "def f(x):\n    m = __import__('torch.func', fromlist=['x'])\n    m.vmap(lambda t: t)(x)\n    return x * 2\n"
-    _score, _results, status, message = grade(answer(hidden), DOUBLE, ONE_CASE, forbidden=["torch.func"])
-    assert status == Status.FORBIDDEN and "torch.func" in message
+    hidden = (
+        "def f(x):\n    m = __import__('torch.func', fromlist=['x'])\n"
+        "    m.vmap(lambda t: t)(x)\n    return x * 2\n"
+    )
+    _score, _results, status, message = grade(
+        answer(hidden), DOUBLE, ONE_CASE, forbidden=["torch.func"]
+    )
+    assert status == Status.FORBIDDEN
+    assert "torch.func" in message
     assert grade(source, DOUBLE, ONE_CASE, forbidden=["torch.func"])[2] == Status.FORBIDDEN
 
 

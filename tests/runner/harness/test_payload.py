@@ -43,7 +43,8 @@ def test_structure_and_flags_survive_the_round_trip() -> None:
     decoded = roundtrip(value)
     assert decoded["a"] == [1, 2.5, "s", None, True]
     assert isinstance(decoded["b"], tuple)
-    assert decoded["b"][0].requires_grad and decoded["b"][0].is_leaf
+    assert decoded["b"][0].requires_grad
+    assert decoded["b"][0].is_leaf
     assert not decoded["b"][1].is_leaf
     assert decoded["e"].tensor.shape == (0, 3)
 
@@ -100,7 +101,10 @@ def test_a_well_formed_hand_made_payload_is_accepted() -> None:
         (frame(tensor_header(requires_grad="yes"), BLOB), "flags"),
         (frame({"cases": [{"name": "case 1", "values": {"output": {"k": "pickle"}}}]}), "kind"),
         (frame({"cases": [{"name": "case 1", "values": {"evil": {"k": "py", "v": 1}}}]}), "values"),
-        (frame({"cases": [{"name": "case 1", "values": {"output": {"k": "py", "v": [1]}}}]}), "plain"),
+        (
+            frame({"cases": [{"name": "case 1", "values": {"output": {"k": "py", "v": [1]}}}]}),
+            "plain",
+        ),
         (frame({"cases": "all passed"}), "case list"),
     ],
 )
@@ -129,7 +133,8 @@ def test_a_forged_all_passed_payload_does_not_pass() -> None:
     job = make_job(SOURCE, SOURCE, CASES)
     forged = frame({"cases": [{"name": "case 1", "values": {"output": {"k": "py", "v": True}}}]})
     score, cases, status, _message = score_job(job, payload(job, "reference"), forged)
-    assert score == 0.0 and status == Status.OK
+    assert score == 0.0
+    assert status == Status.OK
     assert cases[0].message == "case 1: expected a tensor, got a bool"
 
 

@@ -18,29 +18,54 @@ def error_for(cases: Any) -> str:
 
 def test_defaults_fill_name_weight_and_seed() -> None:
     (case,) = parse_cases([{"args": [1]}])
-    assert (case.name, case.weight, case.seed, case.kind, case.hidden) == ("case 1", 1.0, 0, "call", False)
+    assert (case.name, case.weight, case.seed, case.kind, case.hidden) == (
+        "case 1",
+        1.0,
+        0,
+        "call",
+        False,
+    )
 
 
 def test_checks_may_be_names_or_mappings() -> None:
     (case,) = parse_cases([{"checks": ["purity", {"kind": "requires_grad", "expected": False}]}])
     assert case.has("purity")
     check = case.check("requires_grad")
-    assert check is not None and check.options == {"expected": False}
+    assert check is not None
+    assert check.options == {"expected": False}
 
 
 @pytest.mark.parametrize(
     ("cases", "message"),
     [
         ([], "cases: must be a non-empty list"),
-        ([{"args": [{"random": [2], "dtype": "float8"}]}], "cases[0].args[0].dtype: unknown dtype 'float8'"),
+        (
+            [{"args": [{"random": [2], "dtype": "float8"}]}],
+            "cases[0].args[0].dtype: unknown dtype 'float8'",
+        ),
         ([{"args": [{"random": [-1]}]}], "cases[0].args[0].random: must be a shape"),
-        ([{"args": [{"random": [2], "distribution": "cauchy"}]}], "cases[0].args[0].distribution: unknown"),
-        ([{"args": [{"random": [2], "distribution": "uniform", "low": 2, "high": 1}]}], "cases[0].args[0].high: high (1)"),
+        (
+            [{"args": [{"random": [2], "distribution": "cauchy"}]}],
+            "cases[0].args[0].distribution: unknown",
+        ),
+        (
+            [{"args": [{"random": [2], "distribution": "uniform", "low": 2, "high": 1}]}],
+            "cases[0].args[0].high: high (1)",
+        ),
         ([{"args": [{"tensor": "abc"}]}], "cases[0].args[0].tensor: must be a number"),
-        ([{"args": [{"tensor": [1], "dtype": "int64", "requires_grad": True}]}], "only floating tensors"),
+        (
+            [{"args": [{"tensor": [1], "dtype": "int64", "requires_grad": True}]}],
+            "only floating tensors",
+        ),
         ([{"checks": ["speed"]}], "cases[0].checks[0].kind: unknown check 'speed'"),
-        ([{"checks": [{"kind": "purity", "upstream": "sum"}]}], "cases[0].checks[0].upstream: unknown option"),
-        ([{"checks": [{"kind": "gradients", "upstream": "max"}]}], "cases[0].checks[0].upstream: use sum"),
+        (
+            [{"checks": [{"kind": "purity", "upstream": "sum"}]}],
+            "cases[0].checks[0].upstream: unknown option",
+        ),
+        (
+            [{"checks": [{"kind": "gradients", "upstream": "max"}]}],
+            "cases[0].checks[0].upstream: use sum",
+        ),
         ([{"weight": -1}], "cases[0].weight: must be a number >= 0"),
         ([{"seed": "x"}], "cases[0].seed: must be an integer"),
         ([{"compare": {"rtol": "big"}}], "cases[0].compare.rtol: must be a number >= 0"),

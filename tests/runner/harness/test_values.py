@@ -27,7 +27,8 @@ def test_a_plain_mapping_becomes_a_dict_of_built_values() -> None:
 def test_the_same_seed_gives_the_same_draws_and_another_seed_does_not() -> None:
     spec = [{"random": [4, 3]}, {"random": [5], "distribution": "uniform"}]
     first, again, other = (build_values(spec, s) for s in (7, 7, 8))
-    assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
+    assert torch.equal(first[0], again[0])
+    assert torch.equal(first[1], again[1])
     assert not torch.equal(first[0], other[0])
 
 
@@ -35,14 +36,18 @@ def test_the_same_seed_gives_the_same_draws_and_another_seed_does_not() -> None:
     ("spec", "check"),
     [
         ({"distribution": "normal", "scale": 50.0}, lambda t: t.std() > 20),
-        ({"distribution": "uniform", "low": 2, "high": 3}, lambda t: (t >= 2).all() and (t < 3).all()),
+        (
+            {"distribution": "uniform", "low": 2, "high": 3},
+            lambda t: (t >= 2).all() and (t < 3).all(),
+        ),
         ({"distribution": "randint", "low": 5, "high": 7}, lambda t: set(t.tolist()) <= {5, 6}),
         ({"distribution": "bernoulli", "scale": 0.5}, lambda t: set(t.tolist()) == {0.0, 1.0}),
     ],
 )
 def test_each_distribution_draws_from_its_range(spec: dict[str, object], check: object) -> None:
     tensor = build_values({"random": [400], **spec}, seed=3)
-    assert callable(check) and check(tensor.flatten())
+    assert callable(check)
+    assert check(tensor.flatten())
 
 
 def test_randint_defaults_to_int64_and_floats_to_float32() -> None:
@@ -53,7 +58,8 @@ def test_randint_defaults_to_int64_and_floats_to_float32() -> None:
 
 def test_requires_grad_makes_a_leaf_that_requires_grad() -> None:
     tensor = build_values({"random": [2], "requires_grad": True}, 0)
-    assert tensor.requires_grad and tensor.is_leaf
+    assert tensor.requires_grad
+    assert tensor.is_leaf
 
 
 def test_seed_everything_seeds_torch_random_and_numpy() -> None:

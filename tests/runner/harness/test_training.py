@@ -1,0 +1,99 @@
+"""Training cases: credit per stage, measured by the harness itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runner.api import Status
+from tests.runner.harness.helpers import grade
+
+GOOD = """
+import torch.nn.functional as F
+def train_step(model, optimizer, x, y):
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
+"""
+STAGES = [
+    {"check": "runs", "weight": 1},
+    {"check": "loss_decreases", "weight": 2, "tolerance": 0.05},
+    {"check": "matches_reference", "weight": 1},
+]
+
+
+def training(**changes: Any) -> list[dict[str, Any]]:
+    case = {
+        "name": "tiny",
+        "kind": "training",
+        "seed": 5,
+        "model": {"mlp": [4, 8, 1]},
+        "data": {"x": {"random": [32, 4]}, "y": {"random": [32, 1]}},
+        "optimizer": {"sgd": {"lr": 0.1}},
+        "steps": 15,
+        "stages": STAGES,
+    }
+    return [{**case, **changes}]
+
+
+def run(source: str, **changes: Any) -> tuple[float, list[Any], Status, str]:
+    return grade(source, GOOD, training(**changes), entry_point="train_step")
+
+
+def test_a_correct_step_earns_every_stage() -> None:
+    score, results, status, _message = run(GOOD)
+    assert (score, status) == (1.0, Status.OK)
+    assert [r.name for r in results] == [
+        "tiny: runs",
+        "tiny: loss_decreases",
+        "tiny: matches_reference",
+    ]
+    assert [r.weight for r in results] == [0.25, 0.5, 0.25]
+
+
+def test_adam_and_a_linear_model_work_too() -> None:
+    score, _results, _status, _message = run(
+        GOOD, model={"linear": [4, 1]}, optimizer={"adam": {"lr": 0.05}}
+    )
+    assert score == 1.0
+
+
+def test_forgetting_zero_grad_runs_but_does_not_match_the_reference() -> None:
+    no_zero = GOOD.replace("    optimizer.zero_grad()\n", "")
+    _score, results, _status, _message = run(no_zero)
+    passed = {r.name.split(": ")[1]: r.passed for r in results}
+    assert passed["runs"] is True
+    assert passed["matches_reference"] is False
+    assert "losses or parameters differ" in results[2].message
+
+
+def test_a_step_that_never_updates_fails_loss_decreases() -> None:
+    no_step = GOOD.replace("    optimizer.step()\n", "")
+    score, results, _status, _message = run(no_step)
+    assert results[1].message.startswith("case 1: the loss went from")
+    assert score == 0.25
+
+
+def test_returning_something_other_than_a_loss_fails_runs_only() -> None:
+    returns_model = GOOD.replace("return loss.detach()", "return model")
+    _score, results, _status, _message = run(returns_model)
+    assert results[0].message == "case 1: step 1 did not return a finite scalar loss"
+    assert results[1].passed
+
+
+def test_a_step_that_raises_reports_the_step() -> None:
+    raising = GOOD.replace("optimizer.step()", "raise ValueError('no')")
+    score, results, _status, _message = run(raising)
+    assert score == 0.0
+    assert results[0].message.startswith("case 1: step 1 failed: ValueError: no")
+
+
+def test_faking_the_returned_loss_does_not_fake_a_falling_loss() -> None:
+    fake = (
+        "import itertools\n_c = itertools.count()\n"
+        "def train_step(model, optimizer, x, y):\n    return 1.0 / (1 + next(_c))\n"
+    )
+    _score, results, _status, _message = run(fake)
+    assert results[0].passed
+    assert not results[1].passed
