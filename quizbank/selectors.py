@@ -28,11 +28,11 @@ def courses_for(
         return Course.objects.none()
     if getattr(user, "is_superuser", False):
         return Course.objects.all()
-    memberships = {"memberships__user": user}
-    queryset = Course.objects.filter(**memberships)
+    # One filter() call, so user and role must hold for the same membership row.
+    conditions: dict[str, object] = {"memberships__user": user}
     if roles is not None:
-        queryset = queryset.filter(memberships__role__in=list(roles))
-    return queryset.distinct()
+        conditions["memberships__role__in"] = list(roles)
+    return Course.objects.filter(**conditions).distinct()
 
 
 def access_course(

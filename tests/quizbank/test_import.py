@@ -72,7 +72,9 @@ def test_a_changed_file_gives_that_question_one_new_version(every_type_bank: Pat
 
 def test_one_broken_file_writes_nothing_even_when_it_sorts_last(every_type_bank: Path) -> None:
     broken = every_type_bank / "viva" / "zz-last.yaml"
-    broken.write_text("type: single_choice\ntitle: T\nprompt: P\nchoices:\n  - text: a\n  - text: b\n")
+    broken.write_text(
+        "type: single_choice\ntitle: T\nprompt: P\nchoices:\n  - text: a\n  - text: b\n"
+    )
     with pytest.raises(CommandError):
         run_import(str(every_type_bank))
     assert not Course.objects.exists()
@@ -141,7 +143,7 @@ def test_moving_a_file_to_another_topic_moves_the_question_without_a_version(
 def test_it_replaces_child_rows_rather_than_adding_to_them(every_type_bank: Path) -> None:
     run_import(str(every_type_bank))
     path = every_type_bank / "tensors" / "batch-rank.yaml"
-    path.write_text(path.read_text().replace("  - text: \"4\"\n", ""))
+    path.write_text(path.read_text().replace('  - text: "4"\n', ""))
     run_import(str(every_type_bank))
     assert Choice.objects.filter(question__slug="batch-rank").count() == 2
 

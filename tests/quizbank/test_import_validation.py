@@ -31,9 +31,9 @@ LEVELS = (
 )
 
 
-def code_question(yaml_text: str, **files: str) -> dict[str, str]:
-    files = {"reference.py": REFERENCE, "wrong_x.py": WRONG, **files}
-    bank = {f"t/c/{name}": text for name, text in files.items() if text is not None}
+def code_question(yaml_text: str, **files: str | None) -> dict[str, str]:
+    merged = {"reference.py": REFERENCE, "wrong_x.py": WRONG, **files}
+    bank = {f"t/c/{name}": text for name, text in merged.items() if text is not None}
     return {"t/c/question.yaml": yaml_text, **bank}
 
 

@@ -66,7 +66,9 @@ def test_export_keeps_code_folders_and_the_generator(tmp_path: Path) -> None:
 def test_export_writes_defaults_out_and_orders_keys_as_the_doc(tmp_path: Path) -> None:
     source = tmp_path / "bank"
     (source / "t").mkdir(parents=True)
-    (source / "bank.yaml").write_text("topics: [{slug: t, title: T}]\ncourse: {title: C, slug: c}\n")
+    (source / "bank.yaml").write_text(
+        "topics: [{slug: t, title: T}]\ncourse: {title: C, slug: c}\n"
+    )
     (source / "t" / "q.yaml").write_text(
         "prompt: P\nanswer: true\ndifficulty: beginner\npoints: 1.0\ntitle: T\ntype: true_false\n"
     )
@@ -87,3 +89,21 @@ def test_export_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:
 def test_export_of_an_unknown_course_fails(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="no course with the slug nope"):
         quiet("bank_export", "nope", str(tmp_path / "out"))
+
+
+def test_a_parameterised_numeric_question_keeps_its_placeholders(tmp_path: Path) -> None:
+    source = tmp_path / "bank"
+    folder = source / "t" / "quadratic"
+    folder.mkdir(parents=True)
+    (source / "bank.yaml").write_text(
+        "course:\n  slug: c\n  title: C\ntopics:\n  - slug: t\n    title: T\n"
+    )
+    (folder / "question.yaml").write_text(
+        'type: numeric\ntitle: T\nprompt: dy/dx at {{x}}?\nanswers:\n  - value: "{{dydx}}"\n'
+        "  - value: 3\n    fraction: 0\n"
+    )
+    (folder / "generate.py").write_text("def generate(rng):\n    return {}\n")
+    quiet("bank_import", str(source))
+    assert "1 questions unchanged, 0 new versions" in quiet("bank_import", str(source))
+    quiet("bank_export", "c", str(tmp_path / "out"))
+    assert files_of(tmp_path / "out") == files_of(source)

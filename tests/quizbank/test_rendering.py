@@ -1,0 +1,56 @@
+"""Markdown rendering: sanitised HTML, math kept for KaTeX, code highlighted."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizbank.rendering import pygments_css, render_markdown
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "Before <script>alert('x')</script> after",
+        "<SCRIPT SRC=https://evil.example/x.js></SCRIPT>",
+        '<img src="x.png" onerror="alert(1)">',
+        '<a href="javascript:alert(1)">click</a>',
+        "[click](javascript:alert(1))",
+        '<p onclick="alert(1)" style="position:fixed">text</p>',
+        '<iframe src="https://evil.example"></iframe>',
+        "<svg><script>alert(1)</script></svg>",
+    ],
+)
+def test_dangerous_html_never_reaches_the_page(markdown: str) -> None:
+    html = render_markdown(markdown).lower()
+    for marker in ("<script", "onerror", "onclick", 'href="javascript', "<iframe", "position"):
+        assert marker not in html
+
+
+def test_it_keeps_text_around_removed_tags() -> None:
+    assert render_markdown("Before <script>alert('x')</script> after") == "<p>Before  after</p>\n"
+
+
+def test_inline_and_display_math_stay_as_escaped_tex() -> None:
+    html = render_markdown("Let $x^2 < y$ hold.\n\n$$\n\\frac{dy}{dx} = 2x\n$$\n")
+    assert '<span class="math inline">x^2 &lt; y</span>' in html
+    assert '<div class="math block">' in html
+    assert "\\frac{dy}{dx} = 2x" in html
+
+
+def test_fenced_code_is_highlighted_with_classes() -> None:
+    html = render_markdown("```python\nimport torch\n```\n")
+    assert html.startswith('<pre class="highlight"><code>')
+    assert '<span class="kn">import</span>' in html
+    assert ".highlight .kn" in pygments_css() or "pre.highlight .kn" in pygments_css()
+
+
+def test_code_in_an_unknown_language_is_escaped_not_dropped() -> None:
+    html = render_markdown("```nolang\n<b>x</b>\n```\n")
+    assert "&lt;b&gt;x&lt;/b&gt;" in html
+
+
+def test_tables_safe_links_and_emphasis_survive() -> None:
+    html = render_markdown("| a | b |\n|--:|---|\n| 1 | 2 |\n\n*see* [docs](https://pytorch.org)\n")
+    assert '<th style="text-align:right">a</th>' in html
+    assert '<a href="https://pytorch.org" rel="noopener noreferrer">docs</a>' in html
+    assert "<em>see</em>" in html
