@@ -6,6 +6,7 @@ from typing import Any
 from celery import shared_task
 from django.utils import timezone
 
+import grading.tasks_examiner  # noqa: F401  (registers the examiner tasks)
 from grading.services.attempt_submit import attempts_close_overdue
 from grading.services.code_results import code_result_apply
 

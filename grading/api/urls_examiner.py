@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grading.api import marking, marking_policy, viva_sessions
+from grading.api import marking, marking_policy, regrade, regrade_requests, viva_sessions
 
 urlpatterns = [
     path("marking/queue/", marking.MarkingQueueApi.as_view(), name="marking-queue"),
@@ -58,5 +58,30 @@ urlpatterns += [
     ),
     path(
         "viva-sessions/<int:session_id>/end/", viva_sessions.VivaEndApi.as_view(), name="viva-end"
+    ),
+]
+
+urlpatterns += [
+    path(
+        "quizzes/<int:quiz_id>/regrade-runs/",
+        regrade.RegradeRunStartApi.as_view(),
+        name="regrade-run-start",
+    ),
+    path("regrade-runs/", regrade.RegradeRunListApi.as_view(), name="regrade-run-list"),
+    path("regrade-runs/<int:run_id>/", regrade.RegradeRunDetailApi.as_view(), name="regrade-run"),
+    path(
+        "attempts/<int:attempt_id>/responses/<int:position>/regrade-requests/",
+        regrade_requests.RegradeRequestCreateApi.as_view(),
+        name="regrade-request-create",
+    ),
+    path(
+        "regrade-requests/",
+        regrade_requests.RegradeRequestListApi.as_view(),
+        name="regrade-request-list",
+    ),
+    path(
+        "regrade-requests/<int:request_id>/answer/",
+        regrade_requests.RegradeRequestAnswerApi.as_view(),
+        name="regrade-request-answer",
     ),
 ]

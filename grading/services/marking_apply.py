@@ -51,8 +51,12 @@ def _set_score(
     response.save(update_fields=["score", "status", "graded_at", "feedback"])
 
 
-def marking_apply(*, response: Response, actor: User, now: datetime) -> MarkingState:
+def marking_apply(
+    *, response: Response, actor: User, now: datetime, change: ScoreChange | None = None
+) -> MarkingState:
     """Apply the marking rule; log a score change if the response's score moved.
+
+    `change` (unsaved) carries the source, reason and run of a regrade; marking by default.
 
     The caller holds the attempt and response locks (attempt first, as submit does).
     """
@@ -69,9 +73,9 @@ def marking_apply(*, response: Response, actor: User, now: datetime) -> MarkingS
     before = response.score
     _set_score(response, final, _feedback(response, marks, status), now)
     if before != final:
-        ScoreChange.objects.create(
-            response=response, actor=actor, source=ScoreSource.MARKING,
-            before=before, after=final, reason=f"marking: {status}", created_at=now,
-        )  # fmt: skip
+        row = change or ScoreChange(source=ScoreSource.MARKING, reason=f"marking: {status}")
+        row.response, row.actor, row.created_at = response, actor, now
+        row.before, row.after = before, final
+        row.save()
     attempt_refresh_total(attempt=response.attempt, now=now)
     return state

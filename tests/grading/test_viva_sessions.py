@@ -9,8 +9,7 @@ from rest_framework.test import APIClient
 from grading.models import Attempt, AttemptStatus
 from grading.selectors import quiz_grade
 from quizbank.models import ReleasePolicy
-from tests.grading.examiner_factories import VIVA_TWO_CRITERIA, Staff, staffed_quiz
-from tests.grading.factories import question
+from tests.grading.examiner_factories import VIVA_TWO_CRITERIA, Staff, question, staffed_quiz
 
 pytestmark = pytest.mark.django_db
 

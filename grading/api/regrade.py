@@ -1,0 +1,73 @@
+"""Bulk regrade endpoints: start a run for a corrected question, follow its progress."""
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.api.auth import signed_in_user
+from grading.models.regrade import RegradeMode, RegradeRun
+from grading.services.regrade_selectors import access_regrade_run, regrade_runs_for
+from grading.services.regrade_start import regrade_run_start
+from quizbank.models import Question, Role
+from quizbank.selectors_quizzes import access_quiz
+
+
+class RunSerializer(serializers.ModelSerializer[RegradeRun]):
+    created_by = serializers.CharField(source="created_by.username")
+
+    class Meta:
+        model = RegradeRun
+        fields = [
+            "id", "quiz", "question", "mode", "target_version", "reason", "created_by", "status",
+            "total", "done", "changed", "failed", "created_at", "finished_at",
+        ]  # fmt: skip
+
+
+class RegradeRunStartApi(APIView):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        question = serializers.IntegerField()
+        mode = serializers.ChoiceField(choices=RegradeMode.choices)
+        reason = serializers.CharField(max_length=2000)
+
+    @extend_schema(request=InputSerializer, responses={201: RunSerializer},
+                   operation_id="regrade_run_start")  # fmt: skip
+    def post(self, request: Request, quiz_id: int) -> Response:
+        """Regrade every graded answer to a question in this quiz, keeping or applying
+        the question's current version; the run's counts show progress."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        question = Question.objects.filter(pk=data.validated_data["question"], course=quiz.course)
+        if not question.exists():
+            raise Http404("No such question in this course.")
+        run = regrade_run_start(
+            quiz=quiz, question=question.get(), mode=data.validated_data["mode"],
+            reason=data.validated_data["reason"], actor=signed_in_user(request), now=timezone.now(),
+        )  # fmt: skip
+        return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class RegradeRunListApi(generics.ListAPIView[RegradeRun]):
+    """Regrade runs of the examiner's courses, newest first."""
+
+    serializer_class = RunSerializer
+    filterset_fields = ["quiz", "status", "question"]
+    ordering_fields = ["created_at"]
+    ordering = ["-created_at"]
+
+    def get_queryset(self) -> QuerySet[RegradeRun]:
+        return regrade_runs_for(self.request.user).order_by("-created_at")
+
+
+class RegradeRunDetailApi(APIView):
+    @extend_schema(responses=RunSerializer, operation_id="regrade_run_detail")
+    def get(self, request: Request, run_id: int) -> Response:
+        """A run's progress: total, done, changed and failed answers."""
+        return Response(RunSerializer(access_regrade_run(request.user, run_id)).data)

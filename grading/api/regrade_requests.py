@@ -1,0 +1,88 @@
+"""Regrade requests: a student asks about a released answer; an examiner answers."""
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.api.auth import signed_in_user
+from grading.models.regrade import RegradeRequest
+from grading.selectors import access_own_attempt
+from grading.services.regrade_request import regrade_request_answer, regrade_request_create
+from grading.services.regrade_selectors import access_request_to_answer, regrade_requests_for
+
+
+class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):
+    attempt = serializers.IntegerField(source="response.attempt_id")
+    position = serializers.IntegerField(source="response.position")
+    question = serializers.CharField(source="response.question_version.content.title")
+
+    class Meta:
+        model = RegradeRequest
+        fields = [
+            "id", "response", "attempt", "position", "question", "reason", "status", "reply",
+            "score_before", "score_after", "created_at", "answered_at",
+        ]  # fmt: skip
+
+
+class RegradeRequestCreateApi(APIView):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        reason = serializers.CharField(max_length=4000)
+
+    @extend_schema(request=InputSerializer, responses={201: RequestSerializer},
+                   operation_id="regrade_request_create")  # fmt: skip
+    def post(self, request: Request, attempt_id: int, position: int) -> Response:
+        """Ask for one of your released answers to be regraded, saying why."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        attempt = access_own_attempt(request.user, attempt_id)
+        answer = attempt.responses.filter(position=position).first()
+        if answer is None:
+            raise Http404("No such question in this attempt.")
+        reason = data.validated_data["reason"]
+        student = signed_in_user(request)
+        made = regrade_request_create(
+            response=answer, student=student, reason=reason, now=timezone.now()
+        )
+        return Response(RequestSerializer(made).data, status=status.HTTP_201_CREATED)
+
+
+class RegradeRequestListApi(generics.ListAPIView[RegradeRequest]):
+    """Your own requests, and (examiners) the requests in your courses."""
+
+    serializer_class = RequestSerializer
+    filterset_fields = {"status": ["exact"], "response__attempt__quiz": ["exact"]}
+    ordering_fields = ["created_at"]
+    ordering = ["-created_at"]
+
+    def get_queryset(self) -> QuerySet[RegradeRequest]:
+        return regrade_requests_for(self.request.user).order_by("-created_at")
+
+
+class RegradeRequestAnswerApi(APIView):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        decision = serializers.ChoiceField(choices=["accept", "reject"])
+        reply = serializers.CharField(max_length=4000)
+        points = serializers.DecimalField(max_digits=6, decimal_places=2, required=False,
+                                          allow_null=True, default=None)  # fmt: skip
+
+    @extend_schema(request=InputSerializer, responses=RequestSerializer,
+                   operation_id="regrade_request_answer")  # fmt: skip
+    def post(self, request: Request, request_id: int) -> Response:
+        """Accept with the new points (logged) or reject, with a reply to the student."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        access_request_to_answer(request.user, request_id)
+        v = data.validated_data
+        answered = regrade_request_answer(
+            request_id=request_id, examiner=signed_in_user(request),
+            accept=v["decision"] == "accept", reply=v["reply"], points=v["points"],
+            now=timezone.now(),
+        )  # fmt: skip
+        return Response(RequestSerializer(answered).data)

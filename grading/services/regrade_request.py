@@ -1,0 +1,81 @@
+"""Students ask for a released question to be looked at again; examiners answer."""
+
+from datetime import datetime
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+
+from grading.models import Response, ResponseStatus
+from grading.models.marking import ScoreChange, ScoreSource
+from grading.models.regrade import RegradeRequest, RegradeRequestStatus
+from grading.selectors import results_visible
+from grading.services.attempt_totals import attempt_refresh_total
+from grading.services.marking_errors import (
+    InvalidMark,
+    RegradeNotAllowed,
+    RequestAlreadyAnswered,
+)
+from grading.services.regrade_score import response_lock
+
+
+def regrade_request_create(
+    *, response: Response, student: User, reason: str, now: datetime
+) -> RegradeRequest:
+    """Open a request on one of the student's own released, graded answers."""
+    if not reason.strip():
+        raise RegradeNotAllowed("Say why the answer should be regraded.",
+                                fields={"reason": ["required"]})  # fmt: skip
+    if response.status != ResponseStatus.GRADED or not results_visible(
+        student, response.attempt, now
+    ):
+        raise RegradeNotAllowed("Only graded answers whose results are released can be regraded.")
+    try:
+        with transaction.atomic():
+            return RegradeRequest.objects.create(
+                response=response, student=student, reason=reason.strip(), created_at=now
+            )
+    except IntegrityError as error:
+        raise RegradeNotAllowed("This answer already has an open regrade request.") from error
+
+
+def _new_score(response: Response, points: Decimal | None) -> float:
+    if points is None or not Decimal(0) <= points <= response.points:
+        raise InvalidMark(
+            f"Accepting needs the new points, between 0 and {response.points}.",
+            fields={"points": [f"must be between 0 and {response.points}"]},
+        )
+    return float(points / response.points) if response.points else 0.0
+
+
+def regrade_request_answer(
+    *, request_id: int, examiner: User, accept: bool, reply: str,
+    points: Decimal | None, now: datetime,
+) -> RegradeRequest:  # fmt: skip
+    """Accept with new points (logged as a score change) or reject, with a reply."""
+    response_id = RegradeRequest.objects.values_list("response_id", flat=True).get(pk=request_id)
+    with transaction.atomic():
+        response = response_lock(response_id)
+        request = RegradeRequest.objects.select_for_update().get(pk=request_id)
+        if request.status != RegradeRequestStatus.OPEN:
+            raise RequestAlreadyAnswered("This regrade request has already been answered.")
+        request.score_before = request.score_after = response.score
+        if accept:
+            request.score_after = _new_score(response, points)
+            _set_score(response, examiner, request.score_after, reply, now)
+        request.status = RegradeRequestStatus.ACCEPTED if accept else RegradeRequestStatus.REJECTED
+        request.reply, request.answered_by, request.answered_at = reply, examiner, now
+        request.save()
+        return request
+
+
+def _set_score(response: Response, examiner: User, score: float, reply: str, now: datetime) -> None:
+    before = response.score
+    response.score, response.graded_at = score, now
+    response.save(update_fields=["score", "graded_at"])
+    if before != score:
+        ScoreChange.objects.create(
+            response=response, actor=examiner, source=ScoreSource.REGRADE_REQUEST,
+            before=before, after=score, reason=reply, created_at=now,
+        )  # fmt: skip
+    attempt_refresh_total(attempt=response.attempt, now=now)
