@@ -1,0 +1,94 @@
+"""Students ask for a regrade of a released answer; examiners accept or reject."""
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from grading.models import Attempt
+from grading.models.marking import ScoreChange, ScoreSource
+from quizbank.models import ReleasePolicy
+from tests.grading.examiner_content import NUMERIC
+from tests.grading.examiner_factories import Staff, staffed_quiz, submitted_attempt
+
+pytestmark = pytest.mark.django_db
+
+
+def _as(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def graded() -> tuple[Staff, Attempt]:
+    staff, _ = staffed_quiz(NUMERIC, points="4")
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    return staff, submitted_attempt(staff.quiz, staff.student, {0: {"value": 12}})
+
+
+def _ask(staff: Staff, attempt: Attempt, reason: str = "I rounded as told") -> Any:
+    url = f"/api/attempts/{attempt.pk}/responses/0/regrade-requests/"
+    return _as(staff.student).post(url, {"reason": reason}, format="json")
+
+
+def test_a_request_waits_for_the_release(graded: tuple[Staff, Attempt]) -> None:
+    staff, attempt = graded
+    refused = _ask(staff, attempt)
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "regrade_request_not_allowed"
+
+
+def test_an_accepted_request_changes_the_score_and_logs_it(graded: tuple[Staff, Attempt]) -> None:
+    staff, attempt = graded
+    staff.quiz.released_at = timezone.now()
+    staff.quiz.save()
+    made = _ask(staff, attempt)
+    assert made.status_code == 201, made.json()
+    assert _ask(staff, attempt).json()["error"]["code"] == "regrade_request_not_allowed"
+    listed = _as(staff.examiner).get("/api/regrade-requests/", {"status": "open"}).json()
+    assert [row["id"] for row in listed["results"]] == [made.json()["id"]]
+    body = {"decision": "accept", "reply": "Fair: 12 was accepted.", "points": "3"}
+    url = f"/api/regrade-requests/{made.json()['id']}/answer/"
+    answered = _as(staff.examiner).post(url, body, format="json").json()
+    assert (answered["status"], answered["score_before"], answered["score_after"]) == (
+        "accepted", 0.0, 0.75,
+    )  # fmt: skip
+    attempt.refresh_from_db()
+    assert float(attempt.score or 0) == pytest.approx(3.0)
+    change = ScoreChange.objects.get(source=ScoreSource.REGRADE_REQUEST)
+    assert (change.before, change.after, change.actor) == (0.0, 0.75, staff.examiner)
+    again = _as(staff.examiner).post(url, body, format="json")
+    assert again.json()["error"]["code"] == "regrade_request_answered"
+
+
+def test_a_rejection_keeps_the_score_and_the_student_sees_the_reply(
+    graded: tuple[Staff, Attempt],
+) -> None:
+    staff, attempt = graded
+    staff.quiz.released_at = timezone.now()
+    staff.quiz.save()
+    made = _ask(staff, attempt).json()
+    url = f"/api/regrade-requests/{made['id']}/answer/"
+    body = {"decision": "reject", "reply": "11 is the only answer."}
+    assert _as(staff.student).post(url, body, format="json").status_code == 403
+    assert _as(staff.outsider).post(url, body, format="json").status_code == 404
+    assert _as(staff.examiner).post(url, body, format="json").status_code == 200
+    mine = _as(staff.student).get("/api/regrade-requests/").json()["results"]
+    assert (mine[0]["status"], mine[0]["reply"]) == ("rejected", "11 is the only answer.")
+    assert _as(staff.outsider).get("/api/regrade-requests/").json()["results"] == []
+    assert not ScoreChange.objects.exists()
+
+
+def test_accepting_without_points_says_which_field(graded: tuple[Staff, Attempt]) -> None:
+    staff, attempt = graded
+    staff.quiz.released_at = timezone.now()
+    staff.quiz.save()
+    made = _ask(staff, attempt).json()
+    url = f"/api/regrade-requests/{made['id']}/answer/"
+    reply = _as(staff.examiner).post(url, {"decision": "accept", "reply": "ok"}, format="json")
+    assert reply.status_code == 400
+    assert "points" in reply.json()["error"]["fields"]
