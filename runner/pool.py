@@ -133,6 +133,10 @@ class Zygote:
             finally:
                 self._sock.setblocking(True)
 
+    def standby_pids(self) -> set[int]:
+        """Host pids of the children waiting for a job (they already run as the slot's uid)."""
+        return {standby.outer_pid for queue in self._ready.values() for standby in queue}
+
     def alive(self) -> bool:
         return self._process.poll() is None
 

@@ -16,11 +16,11 @@ def job_record_claim(*, job_id: str, kind: str) -> dict[str, Any] | None:
         record, _ = JobRecord.objects.select_for_update().get_or_create(
             job_id=job_id, defaults={"kind": kind}
         )
+        record.deliveries += 1
+        record.save(update_fields=["deliveries"])
         if record.state == JobState.FINISHED:
             stored: dict[str, Any] = record.result
             return stored
-        record.deliveries += 1
-        record.save(update_fields=["deliveries"])
     return None
 
 

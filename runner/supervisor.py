@@ -44,7 +44,7 @@ class SupervisorConfig:
 
 def _claim_slot() -> tuple[int, int]:
     # An flock per slot number gives every live supervisor on the host its own uid.
-    folder = Path(tempfile.gettempdir()) / "vivabank-runner-slots"
+    folder = Path(tempfile.gettempdir()) / f"vivabank-runner-slots-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     for slot in range(_MAX_SLOTS):
         fd = os.open(folder / f"slot-{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)

@@ -1,0 +1,142 @@
+"""Every hostile or broken answer gets a safe verdict, and the next answer still grades right."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from runner.api import GradingJob, GradingResult, Limits, Status, grade
+from runner.supervisor import Supervisor
+from tests.runner.conftest import CASES, CORRECT, REFERENCE
+from tests.runner.hostile import HOSTILE, Hostile, body, probe
+
+FAST = {"time_s": 2.0, "memory_mb": 512, "output_kb": 64}
+
+
+def grade_source(source: str, **limits: float) -> GradingResult:
+    job = GradingJob(
+        job_id=str(uuid.uuid4()),
+        source=source,
+        entry_point="f",
+        reference_source=REFERENCE,
+        cases=CASES,
+        limits=Limits(**{**FAST, **limits}),  # type: ignore[arg-type]  # keys are Limits fields
+    )
+    return grade(job)
+
+
+def assert_next_job_grades_correctly() -> None:
+    result = grade_source(CORRECT)
+    assert result.status == Status.OK, result.message
+    assert result.score == 1.0
+
+
+def _texts(result: GradingResult) -> str:
+    return " ".join([result.message, *(case.message for case in result.cases)])
+
+
+def _sandbox_processes(supervisor: Supervisor) -> list[int]:
+    """Processes of the slot's uid other than the standby children waiting for their job."""
+    assert supervisor.zygote is not None
+    supervisor.zygote.collect_ready()
+    waiting = supervisor.zygote.standby_pids()
+    uid = 61000 + supervisor.slot
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid and int(entry.name) not in waiting:
+                    found.append(int(entry.name))
+            except FileNotFoundError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=[h.name for h in HOSTILE])
+def test_hostile_answer_gets_a_safe_verdict_and_the_next_job_grades(
+    supervisor: Supervisor, case: Hostile
+) -> None:
+    result = grade_source(case.source, **(case.limits or {}))
+    assert result.status in case.statuses, (result.status, _texts(result), result.stderr[-500:])
+    assert result.score == case.score, _texts(result)
+    if case.message:
+        assert case.message in _texts(result), (_texts(result), result.stderr[-500:])
+    assert_next_job_grades_correctly()
+
+
+def test_a_thread_spinning_after_return_does_not_hold_the_job(supervisor: Supervisor) -> None:
+    source = (
+        "import threading, torch\n"
+        "def spin():\n    while True:\n        pass\n"
+        "def f(x):\n    threading.Thread(target=spin).start()\n    return torch.tanh(x) * 2\n"
+    )
+    result = grade_source(source, time_s=10)
+    assert result.status == Status.OK
+    assert result.score == 1.0
+    assert _sandbox_processes(supervisor) == []
+    assert_next_job_grades_correctly()
+
+
+def test_an_orphan_from_setsid_and_a_double_fork_is_gone_after_the_job(
+    supervisor: Supervisor,
+) -> None:
+    source = (
+        "import os, time, torch\n"
+        "def f(x):\n"
+        "    if os.fork() == 0:\n        os.setsid()\n"
+        "        if os.fork() == 0:\n            time.sleep(600)\n        os._exit(0)\n"
+        "    return torch.tanh(x) * 2\n"
+    )
+    result = grade_source(source)
+    assert result.score == 1.0
+    assert _sandbox_processes(supervisor) == []
+    assert_next_job_grades_correctly()
+
+
+def test_raising_in_del_does_not_change_a_correct_answers_verdict(supervisor: Supervisor) -> None:
+    source = (
+        "import torch\n"
+        "class Grumpy:\n    def __del__(self):\n        raise RuntimeError('from __del__')\n"
+        "keep = []\n"
+        "def f(x):\n    keep.append(Grumpy())\n    Grumpy()\n    return torch.tanh(x) * 2\n"
+    )
+    result = grade_source(source)
+    assert result.status == Status.OK
+    assert result.score == 1.0
+
+
+def test_files_left_in_scratch_and_shm_are_gone_for_the_next_job(supervisor: Supervisor) -> None:
+    plant = body(
+        "open('/tmp/leak', 'w').write('x')\nopen('/dev/shm/leak', 'w').write('x')\n"
+        "open('leak-cwd', 'w').write('x')"
+    )
+    grade_source(plant)
+    look = probe("assert any(os.path.exists(p) for p in ('/tmp/leak', '/dev/shm/leak'))")
+    result = grade_source(look)
+    assert result.score == 0.0
+    assert "blocked: AssertionError" in _texts(result)
+    assert not Path("/tmp/leak-cwd").exists()
+
+
+def test_killing_the_supervisor_by_its_host_pid_fails(supervisor: Supervisor) -> None:
+    result = grade_source(probe(f"os.kill({os.getpid()}, 9)"))
+    assert "blocked: ProcessLookupError" in _texts(result)
+    assert_next_job_grades_correctly()
+
+
+def test_reading_the_settings_module_and_the_bank_fails(supervisor: Supervisor) -> None:
+    from django.conf import settings
+
+    base = Path(settings.BASE_DIR)
+    for path in (base / "config" / "settings.py", base / "fixtures" / "banks", base / ".env"):
+        result = grade_source(
+            probe(
+                f"os.listdir({str(path)!r}) if {str(path)!r}.endswith('banks')"
+                f" else open({str(path)!r}).read()"
+            )
+        )
+        assert result.score == 0.0
+        assert "blocked: FileNotFoundError" in _texts(result), _texts(result)
