@@ -12,7 +12,6 @@ from quizbank.bankfiles import schema, validate_question
 from quizbank.bankfiles.codefiles import check_python, file_kind
 from quizbank.bankfiles.source import field_name
 from quizbank.models import Question
-from quizbank.services.content import VALUE_PARAMS
 
 _FORM_FIELDS = (
     "title",
@@ -52,7 +51,7 @@ class QuestionForm(forms.ModelForm):  # type: ignore[type-arg]  # ModelForm is g
         if not isinstance(settings, dict):
             self.add_error("settings", "Settings must be a JSON object.")
             return cleaned
-        data = {key: value for key, value in settings.items() if key != VALUE_PARAMS}
+        data = dict(settings)
         data["type"] = cleaned.get("type")
         data.update({key: cleaned[key] for key in _FORM_FIELDS if cleaned.get(key) is not None})
         data["points"] = float(data.get("points", 1))

@@ -46,7 +46,15 @@ class NumericAnswerInline(admin.TabularInline):  # type: ignore[type-arg]  # gen
     model = NumericAnswer
     formset = forms.NumericAnswerFormSet
     extra = 0
-    fields = ["position", "value", "tolerance", "tolerance_mode", "fraction", "feedback"]
+    fields = [
+        "position",
+        "value",
+        "value_param",
+        "tolerance",
+        "tolerance_mode",
+        "fraction",
+        "feedback",
+    ]
 
 
 class TextAnswerInline(admin.TabularInline):  # type: ignore[type-arg]  # generic only in the stubs

@@ -5,7 +5,7 @@ import re
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 QUALIFIED_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 # A numeric answer of a parameterised question may be "{{name}}", filled by generate.py.
-PARAM_RE = re.compile(r"^\{\{[A-Za-z_][A-Za-z0-9_]*\}\}$")
+PARAM_RE = re.compile(r"^\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}$")
 WRONG_FILE_RE = re.compile(r"^wrong_[A-Za-z0-9_]+\.py$")
 
 QUESTION_TYPES = (

@@ -175,7 +175,10 @@ class NumericAnswer(models.Model):
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="numeric_answers")
     position = models.PositiveIntegerField(default=0)
-    value = models.FloatField()
+    value = models.FloatField(default=0.0)
+    # Set for parameterised questions: the accepted value is the generator's
+    # answer of this name (written "{{name}}" in the bank file); `value` is unused.
+    value_param = models.CharField(max_length=64, blank=True)
     tolerance = models.FloatField(default=0, validators=[MinValueValidator(0)])
     tolerance_mode = models.CharField(
         max_length=8, choices=ToleranceMode.choices, default=ToleranceMode.ABSOLUTE

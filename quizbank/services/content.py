@@ -7,10 +7,6 @@ from typing import Any
 from quizbank.bankfiles import canonicalize, schema
 from quizbank.models import CodeCase, NumericAnswer, Question, RubricCriterion, TextAnswer
 
-# Settings key holding the "{{name}}" values of a parameterised numeric question's answers,
-# by answer position; the value column of those rows is a placeholder 0.
-VALUE_PARAMS = "value_params"
-
 
 def question_content(question: Question) -> dict[str, Any]:
     """The canonical content of `question` built from its current rows."""
@@ -45,11 +41,7 @@ def _rows(question: Question) -> dict[str, Any]:
         ]
         return {"choices": choices}
     if qtype == "numeric":
-        params = question.settings.get(VALUE_PARAMS, {}) if question.settings else {}
-        answers = [_numeric(answer) for answer in question.numeric_answers.all()]
-        for index, answer in enumerate(answers):
-            answer["value"] = params.get(str(index), answer["value"])
-        return {"answers": answers}
+        return {"answers": [_numeric(answer) for answer in question.numeric_answers.all()]}
     if qtype == "short_text":
         return {"answers": [_text(answer) for answer in question.text_answers.all()]}
     if qtype == "code":
@@ -61,7 +53,7 @@ def _rows(question: Question) -> dict[str, Any]:
 
 def _numeric(answer: NumericAnswer) -> dict[str, Any]:
     return {
-        "value": answer.value,
+        "value": f"{{{{{answer.value_param}}}}}" if answer.value_param else answer.value,
         "tolerance": answer.tolerance,
         "tolerance_mode": answer.tolerance_mode,
         "fraction": answer.fraction,

@@ -18,7 +18,6 @@ from quizbank.models import (
     RubricLevel,
     TextAnswer,
 )
-from quizbank.services.content import VALUE_PARAMS
 
 
 @transaction.atomic
@@ -38,9 +37,6 @@ def question_apply_content(*, question: Question, content: dict[str, Any]) -> Qu
         for key in schema.TYPE_KEYS[qtype]
         if key in content and key not in schema.ROW_KEYS
     }
-    params = _value_params(content) if qtype == "numeric" else {}
-    if params:
-        question.settings[VALUE_PARAMS] = params
     question.save()
     _replace_rows(question, content)
     return question
@@ -80,18 +76,13 @@ def _replace_rows(question: Question, content: dict[str, Any]) -> None:
     _rubric(question, content.get("rubric", []))
 
 
-def _value_params(content: dict[str, Any]) -> dict[str, str]:
-    answers = content.get("answers", [])
-    return {str(i): a["value"] for i, a in enumerate(answers) if isinstance(a["value"], str)}
-
-
 def _numeric(question: Question, answers: list[dict[str, Any]]) -> list[NumericAnswer]:
     return [
         NumericAnswer(
             question=question,
             position=index,
-            # A "{{name}}" answer keeps its placeholder in settings[VALUE_PARAMS].
             value=0.0 if isinstance(item["value"], str) else item["value"],
+            value_param=_param_name(item["value"]),
             tolerance=item.get("tolerance", 0),
             tolerance_mode=item.get("tolerance_mode", "absolute"),
             fraction=item.get("fraction", 1),
@@ -99,6 +90,12 @@ def _numeric(question: Question, answers: list[dict[str, Any]]) -> list[NumericA
         )
         for index, item in enumerate(answers)
     ]
+
+
+def _param_name(value: object) -> str:
+    if isinstance(value, str) and (match := schema.PARAM_RE.match(value)):
+        return match.group(1)
+    return ""
 
 
 def _text(question: Question, answers: list[dict[str, Any]]) -> list[TextAnswer]:
