@@ -2,7 +2,14 @@
 
 from django.urls import path
 
-from grading.api import marking, marking_policy, regrade, regrade_requests, viva_sessions
+from grading.api import (
+    marking,
+    marking_policy,
+    regrade,
+    regrade_requests,
+    stats,
+    viva_sessions,
+)
 
 urlpatterns = [
     path("marking/queue/", marking.MarkingQueueApi.as_view(), name="marking-queue"),
@@ -83,5 +90,21 @@ urlpatterns += [
         "regrade-requests/<int:request_id>/answer/",
         regrade_requests.RegradeRequestAnswerApi.as_view(),
         name="regrade-request-answer",
+    ),
+]
+
+urlpatterns += [
+    path(
+        "quizzes/<int:quiz_id>/statistics/",
+        stats.QuizStatisticsApi.as_view(),
+        name="quiz-statistics",
+    ),
+    path(
+        "quizzes/<int:quiz_id>/statistics.csv",
+        stats.QuizStatisticsCsvApi.as_view(),
+        name="quiz-statistics-csv",
+    ),
+    path(
+        "quizzes/<int:quiz_id>/grades.csv", stats.QuizGradesCsvApi.as_view(), name="quiz-grades-csv"
     ),
 ]

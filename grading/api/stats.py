@@ -1,0 +1,72 @@
+"""Quiz statistics (JSON and CSV) and the gradebook export, for examiners."""
+
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.services.export_csv import csv_text
+from grading.services.export_grades import gradebook
+from grading.statistics.csv_report import statistics_csv
+from grading.statistics.report import quiz_statistics
+from quizbank.models import Role
+from quizbank.selectors_quizzes import access_quiz
+
+CSV = {(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV with a header row")}
+
+
+def _csv(text: str, name: str) -> HttpResponse:
+    reply = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    reply["Content-Disposition"] = f'attachment; filename="{name}"'
+    return reply
+
+
+class QuestionStatsSerializer(serializers.Serializer[dict[str, Any]]):
+    question = serializers.IntegerField()
+    title = serializers.CharField()
+    type = serializers.CharField()
+    responses = serializers.IntegerField()
+    facility = serializers.FloatField(allow_null=True)
+    discrimination_index = serializers.FloatField(allow_null=True)
+    item_total_correlation = serializers.FloatField(allow_null=True)
+    choices = serializers.ListField(child=serializers.DictField())
+    agreement = serializers.DictField(allow_null=True)
+
+
+class QuizStatisticsApi(APIView):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        quiz = serializers.IntegerField()
+        attempts = serializers.IntegerField()
+        mean_percentage = serializers.FloatField(allow_null=True)
+        median_percentage = serializers.FloatField(allow_null=True)
+        mean_time_s = serializers.FloatField(allow_null=True)
+        distribution = serializers.ListField(child=serializers.DictField())
+        questions = QuestionStatsSerializer(many=True)
+
+    @extend_schema(responses=OutputSerializer, operation_id="quiz_statistics")
+    def get(self, request: Request, quiz_id: int) -> Response:
+        """Item analysis of the quiz's graded attempts, with marker agreement on vivas."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        return Response(self.OutputSerializer(quiz_statistics(quiz)).data)
+
+
+class QuizStatisticsCsvApi(APIView):
+    @extend_schema(responses=CSV, operation_id="quiz_statistics_csv")
+    def get(self, request: Request, quiz_id: int) -> HttpResponse:
+        """The per-question statistics as CSV."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        return _csv(statistics_csv(quiz_statistics(quiz)), f"{quiz.slug}-statistics.csv")
+
+
+class QuizGradesCsvApi(APIView):
+    @extend_schema(responses=CSV, operation_id="quiz_grades_csv")
+    def get(self, request: Request, quiz_id: int) -> HttpResponse:
+        """Gradebook: one row per student with per-question points, total and percentage."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        header, rows = gradebook(quiz)
+        return _csv(csv_text(header, rows), f"{quiz.slug}-grades.csv")

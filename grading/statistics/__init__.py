@@ -1,0 +1,1 @@
+"""Item analysis and marker agreement: pure functions over plain numbers, plus a report."""

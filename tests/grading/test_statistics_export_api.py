@@ -1,0 +1,121 @@
+"""Statistics (JSON, CSV) and the gradebook export through the API, on hand-made attempts."""
+
+import csv
+import io
+import math
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from grading.models.marking import QuizMarkingPolicy
+from grading.services.marking import MarkInput, mark_create
+from quizbank.models import GradingMethod
+from tests.grading.examiner_content import SINGLE
+from tests.grading.examiner_factories import (
+    VIVA_TWO_CRITERIA,
+    Staff,
+    member,
+    staffed_quiz,
+    submitted_attempt,
+)
+
+pytestmark = pytest.mark.django_db
+
+# Per student: choice picked, first marker's levels, second marker's levels.
+PLAN = [(0, [2, 2], [2, 2]), (0, [1, 1], [1, 2]), (1, [2, 1], [2, 1]), (2, [0, 0], [0, 1])]
+
+
+def _as(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def staff() -> Staff:
+    made, _ = staffed_quiz(SINGLE, VIVA_TWO_CRITERIA, points="6")
+    QuizMarkingPolicy.objects.create(quiz=made.quiz, double_marking=True, disagreement_threshold=1)
+    for index, (pick, first, second) in enumerate(PLAN):
+        student = member(made.course, "student", User.objects.create(username=f"st{index}"))
+        attempt = submitted_attempt(made.quiz, student, {0: {"choice": pick}, 1: {"text": "x"}})
+        viva = attempt.responses.get(position=1)
+        for marker, levels in ((made.examiner, first), (made.second, second)):
+            mark_create(response_id=viva.pk, marker=marker, data=MarkInput(levels=levels),
+                        now=timezone.now())  # fmt: skip
+    return made
+
+
+def test_statistics_match_the_hand_computed_values(staff: Staff) -> None:
+    body = _as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/statistics/").json()
+    # Totals 12, 10, 4, 1 of 12 points.
+    assert body["attempts"] == 4
+    assert body["mean_percentage"] == pytest.approx(56.25)
+    counts = [row["count"] for row in body["distribution"]]
+    assert counts == [1, 0, 0, 1, 0, 0, 0, 0, 1, 1]
+    single, viva = body["questions"]
+    assert single["facility"] == 0.5
+    assert single["discrimination_index"] == 1.0
+    assert single["item_total_correlation"] == pytest.approx(2.5 / math.sqrt(12.75))
+    assert [c["rate"] for c in single["choices"]] == [0.5, 0.25, 0.25]
+    assert viva["facility"] == pytest.approx((1 + 4 / 6 + 4 / 6 + 1 / 6) / 4)
+    agreement = viva["agreement"]
+    assert agreement["pairs"] == 4
+    practice, mechanism = agreement["criteria"]
+    assert (practice["criterion"], practice["kappa"]) == ("Practice", 0.5)
+    assert (mechanism["criterion"], mechanism["kappa"]) == ("Mechanism", 1.0)
+
+
+def test_the_statistics_csv_has_one_row_per_question(staff: Staff) -> None:
+    reply = _as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/statistics.csv")
+    assert reply["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(reply.content.decode())))
+    assert [row["type"] for row in rows] == ["single_choice", "viva"]
+    assert rows[0]["facility"] == "0.5000"
+    assert rows[1]["most_disputed"] == "Practice"
+
+
+def _grades(staff: Staff) -> list[dict[str, Any]]:
+    reply = _as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/grades.csv")
+    assert reply.status_code == 200
+    return list(csv.DictReader(io.StringIO(reply.content.decode())))
+
+
+def test_the_gradebook_has_one_row_per_student_with_points_and_percentage(staff: Staff) -> None:
+    rows = {row["username"]: row for row in _grades(staff)}
+    assert set(rows) == {"st0", "st1", "st2", "st3", staff.student.username}
+    first = rows["st1"]
+    single_col, viva_col = [key for key in first if key.startswith("exam-q-")]
+    assert (first[single_col], first[viva_col]) == ("6.000", "4.000")
+    assert (first["total"], first["max"], first["percentage"]) == ("10.000", "12.000", "83.33")
+    assert rows[staff.student.username]["total"] == ""  # enrolled, no graded attempt
+
+
+@pytest.mark.parametrize(
+    ("method", "total"),
+    [
+        (GradingMethod.HIGHEST, "6.000"),
+        (GradingMethod.LAST, "0.000"),
+        (GradingMethod.AVERAGE, "3.000"),
+    ],
+)
+def test_the_gradebook_follows_the_grading_method(method: str, total: str) -> None:
+    made, _ = staffed_quiz(SINGLE, points="6")
+    made.quiz.grading_method = method
+    made.quiz.save()
+    for pick in (0, 1):
+        submitted_attempt(made.quiz, made.student, {0: {"choice": pick}})
+    row = next(r for r in _grades(made) if r["username"] == made.student.username)
+    assert row["total"] == total
+    question_col = next(key for key in row if key.startswith("exam-q-"))
+    assert row[question_col] == total
+
+
+def test_only_examiners_of_the_course_get_statistics_and_exports(staff: Staff) -> None:
+    for path in ("statistics/", "statistics.csv", "grades.csv"):
+        url = f"/api/quizzes/{staff.quiz.pk}/{path}"
+        assert _as(staff.student).get(url).status_code == 403
+        assert _as(staff.outsider).get(url).status_code == 404
+        assert APIClient().get(url).status_code in (401, 403)
