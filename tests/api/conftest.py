@@ -14,10 +14,10 @@ from tests.grading.factories import (
     SINGLE,
     TRUE_FALSE,
     VIVA,
-    CourseFactory,
-    QuizFactory,
     add_slots,
     member,
+    new_course,
+    new_quiz,
     question,
 )
 
@@ -33,8 +33,8 @@ class World:
 
 @pytest.fixture
 def world(db: None) -> World:
-    course = CourseFactory()
-    quiz = QuizFactory(course=course, shuffle_choices=False)
+    course = new_course()
+    quiz = new_quiz(course=course, shuffle_choices=False)
     add_slots(
         quiz,
         *[question(course, c) for c in (SINGLE, MULTIPLE, TRUE_FALSE, NUMERIC, SHORT_TEXT)],

@@ -13,7 +13,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from grading.models import Attempt
 from grading.services.attempt_start import attempt_start
 from quizbank.models import Question, Quiz, Role
-from tests.grading.factories import SINGLE, CourseFactory, QuizFactory, add_slots, member, question
+from tests.grading.factories import SINGLE, add_slots, member, new_course, new_quiz, question
 
 ROLES = ["anonymous", "student", "examiner", "author", "admin"]
 ANON = (401, 403)
@@ -27,11 +27,11 @@ class Target:
 
 
 def _course_objects() -> tuple[Target, dict[str, User]]:
-    course = CourseFactory()
-    quiz = QuizFactory(course=course)
+    course = new_course()
+    quiz = new_quiz(course=course)
     q = question(course, SINGLE)
     add_slots(quiz, q)
-    users = {r: member(course, r) for r in (Role.STUDENT, Role.EXAMINER, Role.AUTHOR)}
+    users = {str(r): member(course, r) for r in (Role.STUDENT, Role.EXAMINER, Role.AUTHOR)}
     attempt = attempt_start(quiz=quiz, user=users[Role.STUDENT], now=timezone.now())
     return Target(quiz, q, attempt), users
 

@@ -16,10 +16,10 @@ from tests.grading.factories import (
     SHORT_TEXT,
     SINGLE,
     VIVA,
-    CourseFactory,
-    QuizFactory,
     add_slots,
     member,
+    new_course,
+    new_quiz,
     question,
 )
 
@@ -50,8 +50,8 @@ def _poll_until_code_graded(client: APIClient, attempt: int) -> dict[str, Any]:
 
 
 def test_the_student_gets_a_scored_attempt_with_feedback_per_question(redis_url: str) -> None:
-    course = CourseFactory(slug="pytorch-fundamentals")
-    quiz = QuizFactory(course=course, shuffle_choices=False)
+    course = new_course(slug="pytorch-fundamentals")
+    quiz = new_quiz(course=course, shuffle_choices=False)
     add_slots(quiz, *[question(course, c) for c in (SINGLE, NUMERIC, SHORT_TEXT)],
               question(course, CODE, points="3"), question(course, VIVA, points="4"))  # fmt: skip
     client = _client_for(member(course, Role.STUDENT))

@@ -1,11 +1,11 @@
-"""Factories for courses, questions with versions, quizzes and users in grading tests."""
+"""Typed builders for courses, questions with versions, quizzes and users in grading tests."""
 
 import hashlib
+import itertools
 import json
 from decimal import Decimal
 from typing import Any
 
-import factory
 from django.contrib.auth.models import User
 
 from quizbank.models import (
@@ -18,43 +18,33 @@ from quizbank.models import (
     Topic,
 )
 
-
-class UserFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = User
-
-    username = factory.Sequence(lambda n: f"user{n}")
+_serial = itertools.count(1)
 
 
-class CourseFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Course
-
-    slug = factory.Sequence(lambda n: f"course-{n}")
-    title = factory.Sequence(lambda n: f"Course {n}")
+def new_user(**fields: Any) -> User:
+    return User.objects.create(**{"username": f"user{next(_serial)}", **fields})
 
 
-class TopicFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Topic
-
-    course = factory.SubFactory(CourseFactory)
-    slug = factory.Sequence(lambda n: f"topic-{n}")
-    title = "Tensors"
+def new_course(**fields: Any) -> Course:
+    n = next(_serial)
+    return Course.objects.create(**{"slug": f"course-{n}", "title": f"Course {n}", **fields})
 
 
-class QuizFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Quiz
+def new_topic(**fields: Any) -> Topic:
+    if "course" not in fields:
+        fields["course"] = new_course()
+    return Topic.objects.create(**{"slug": f"topic-{next(_serial)}", "title": "Tensors", **fields})
 
-    course = factory.SubFactory(CourseFactory)
-    slug = factory.Sequence(lambda n: f"quiz-{n}")
-    title = "Weekly quiz"
-    attempts_allowed = 0
+
+def new_quiz(**fields: Any) -> Quiz:
+    if "course" not in fields:
+        fields["course"] = new_course()
+    defaults = {"slug": f"quiz-{next(_serial)}", "title": "Weekly quiz", "attempts_allowed": 0}
+    return Quiz.objects.create(**{**defaults, **fields})
 
 
 def member(course: Course, role: str, user: User | None = None) -> User:
-    user = user or UserFactory()
+    user = user or new_user()
     CourseMembership.objects.create(course=course, user=user, role=role)
     return user
 
@@ -63,7 +53,7 @@ def question(
     course: Course, content: dict[str, Any], *, topic: Topic | None = None, points: str = "1"
 ) -> Question:
     """A question whose current version holds `content` (the bank format as a dict)."""
-    topic = topic or TopicFactory(course=course)
+    topic = topic or new_topic(course=course)
     slug = f"q-{Question.objects.count() + 1}-{content['type'].replace('_', '-')}"
     full = {"points": float(points), **content}
     q = Question.objects.create(

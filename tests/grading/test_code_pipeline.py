@@ -13,7 +13,7 @@ from grading.services.code_jobs import code_job
 from grading.services.code_results import code_result_apply
 from grading.services.response_autosave import response_autosave
 from quizbank.models import Role
-from tests.grading.factories import CODE, SINGLE, CourseFactory, QuizFactory, add_slots, member
+from tests.grading.factories import CODE, SINGLE, add_slots, member, new_course, new_quiz
 from tests.grading.factories import question as make_question
 
 SOURCE = "def double(x):\n    return x * 2\n"
@@ -21,8 +21,8 @@ SOURCE = "def double(x):\n    return x * 2\n"
 
 @pytest.fixture
 def submitted(db: None, django_capture_on_commit_callbacks: Any) -> tuple[Attempt, Response, Any]:
-    course = CourseFactory()
-    quiz = QuizFactory(course=course, shuffle_choices=False)
+    course = new_course()
+    quiz = new_quiz(course=course, shuffle_choices=False)
     hidden_case = {"name": "secret", "hidden": True, "args": [{"tensor": [3.0]}]}
     code = make_question(course, {**CODE, "cases": [*CODE["cases"], hidden_case]}, points="3")
     add_slots(quiz, make_question(course, SINGLE), code)

@@ -17,11 +17,11 @@ from quizbank.models import QuizSlot, Role
 from tests.grading.factories import (
     NUMERIC,
     SINGLE,
-    CourseFactory,
-    QuizFactory,
-    TopicFactory,
     add_slots,
     member,
+    new_course,
+    new_quiz,
+    new_topic,
 )
 from tests.grading.factories import question as make_question
 
@@ -40,8 +40,8 @@ PARAM_NUMERIC: dict[str, Any] = {
 
 
 def test_a_parameterised_question_is_generated_once_stored_and_scored(db: None) -> None:
-    course = CourseFactory()
-    quiz = QuizFactory(course=course)
+    course = new_course()
+    quiz = new_quiz(course=course)
     add_slots(quiz, make_question(course, PARAM_NUMERIC))
     attempt = attempt_start(quiz=quiz, user=member(course, Role.STUDENT), now=timezone.now())
     response = Response.objects.get(attempt=attempt)
@@ -72,10 +72,10 @@ def test_a_broken_generator_is_a_clear_error() -> None:
 
 
 def test_draws_and_shuffles_are_reproducible_from_the_attempt_seed(db: None) -> None:
-    course = CourseFactory()
-    topic = TopicFactory(course=course)
+    course = new_course()
+    topic = new_topic(course=course)
     pool = [make_question(course, {**SINGLE, "tags": ["ranks"]}, topic=topic) for _ in range(6)]
-    quiz = QuizFactory(course=course, shuffle_questions=True, shuffle_choices=True)
+    quiz = new_quiz(course=course, shuffle_questions=True, shuffle_choices=True)
     add_slots(quiz, pool[0])
     QuizSlot.objects.create(quiz=quiz, position=1, draw_count=3, pool_tag="ranks")
 

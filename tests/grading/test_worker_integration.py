@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from grading.bench.workers import worker_processes
 from quizbank.models import Role
 from tests.api.helpers import save, start, submit
-from tests.grading.factories import CODE, CourseFactory, QuizFactory, add_slots, member, question
+from tests.grading.factories import CODE, add_slots, member, new_course, new_quiz, question
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -33,8 +33,8 @@ def _wait_graded(client: APIClient, attempt: int, timeout_s: float = 90.0) -> di
 
 
 def test_a_real_worker_grades_code_answers_end_to_end(redis_url: str) -> None:
-    course = CourseFactory()
-    quiz = QuizFactory(course=course)
+    course = new_course()
+    quiz = new_quiz(course=course)
     add_slots(quiz, question(course, CODE, points="2"))
     client = APIClient()
     client.force_authenticate(member(course, Role.STUDENT))

@@ -1,0 +1,74 @@
+"""The measured loops: submit -> graded through the API, and sequential autosaves."""
+
+import statistics
+import time
+from typing import Any
+
+from rest_framework.test import APIClient
+
+from grading.bench.scenario import SOURCE, Scenario
+from grading.models import Response, ResponseStatus
+
+_DONE = (ResponseStatus.GRADED, ResponseStatus.ERROR)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def client_for(scenario: Scenario) -> APIClient:
+    client = APIClient(SERVER_NAME="localhost")
+    client.force_authenticate(scenario.student)
+    return client
+
+
+def _start_and_save(client: APIClient, scenario: Scenario) -> int:
+    attempt: dict[str, Any] = client.post(f"/api/quizzes/{scenario.quiz.pk}/attempts/").json()
+    reply = client.put(f"/api/attempts/{attempt['id']}/responses/0/",
+                       {"answer": {"source": SOURCE}, "version": 0}, format="json")  # fmt: skip
+    if reply.status_code != 200:
+        raise RuntimeError(f"autosave failed: {reply.content!r}")
+    return int(attempt["id"])
+
+
+def submit_to_graded_ms(client: APIClient, scenario: Scenario, timeout_s: float = 60.0) -> float:
+    """Milliseconds from POST submit until the result endpoint shows the code answer graded."""
+    attempt = _start_and_save(client, scenario)
+    began = time.perf_counter()
+    client.post(f"/api/attempts/{attempt}/submit/")
+    # Wait on a cheap status read (an API poll loop would steal a core from the workers),
+    # then read the grade through the API; the clock stops when that read returns.
+    rows = Response.objects.filter(attempt_id=attempt, position=0)
+    while rows.values_list("status", flat=True).get() not in _DONE:
+        if time.perf_counter() - began > timeout_s:
+            raise RuntimeError(f"attempt {attempt} was not graded in {timeout_s} s")
+        time.sleep(0.001)
+    result = client.get(f"/api/attempts/{attempt}/result/").json()
+    elapsed = (time.perf_counter() - began) * 1000
+    if result["questions"][0]["status"] != "graded":
+        raise RuntimeError(f"grading failed: {result}")
+    return elapsed
+
+
+def autosave_ms(client: APIClient, scenario: Scenario, count: int) -> list[float]:
+    """Sequential autosaves of one response, each with the version the last one returned."""
+    attempt: dict[str, Any] = client.post(f"/api/quizzes/{scenario.quiz.pk}/attempts/").json()
+    timings, version = [], 0
+    for index in range(count):
+        body = {"answer": {"source": f"{SOURCE}# edit {index}\n"}, "version": version}
+        began = time.perf_counter()
+        reply = client.put(f"/api/attempts/{attempt['id']}/responses/0/", body, format="json")
+        timings.append((time.perf_counter() - began) * 1000)
+        version = int(reply.json()["version"])
+    client.post(f"/api/attempts/{attempt['id']}/submit/")
+    return timings
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "p50": round(statistics.median(values), 2),
+        "p95": round(percentile(values, 0.95), 2),
+        "p99": round(percentile(values, 0.99), 2),
+    }
