@@ -17,6 +17,7 @@ def new_record(case: Case) -> dict[str, Any]:
         "peak_bytes": None,
         "gradcheck": None,
         "efficiency_error": None,
+        "retain_graph": None,
         "forbidden": [],
         "values": {},
     }

@@ -16,6 +16,7 @@ TIMING_REPEATS = 3
 
 _Tensor = torch.Tensor
 _backward = torch.autograd.backward
+_grad = torch.autograd.grad
 _gradcheck = torch.autograd.gradcheck
 _ones_like = torch.ones_like
 _sum = torch.Tensor.sum
@@ -26,6 +27,9 @@ _requires_grad_ = torch.Tensor.requires_grad_
 _is_floating_point = torch.Tensor.is_floating_point
 _float64 = torch.float64
 _isinstance = isinstance
+
+# The phrase in autograd's error when saved tensors of a graph were already freed.
+SECOND_BACKWARD = "backward through the graph a second time"
 
 _GRADCHECK_DEFAULTS = (("eps", 1e-6), ("atol", 1e-5), ("rtol", 1e-3))
 
@@ -55,6 +59,13 @@ def input_grads(inputs: Inputs) -> list[torch.Tensor | None]:
     ]
 
 
+def upstream_grads(ctx: ChildContext, roots: list[torch.Tensor], upstream: Any, seed: int) -> Any:
+    if upstream in ("sum", "ones"):
+        return [_ones_like(t) for t in roots]
+    gradient = values.build_values(upstream, seed, ctx.device)
+    return [gradient] * len(roots)
+
+
 def backward(ctx: ChildContext, output: Any, upstream: Any, seed: int) -> None:
     """Backpropagate through the output's tensors that require grad (raises StudentError).
 
@@ -64,11 +75,8 @@ def backward(ctx: ChildContext, output: Any, upstream: Any, seed: int) -> None:
     roots = [t for t in tensors_in(output) if t.requires_grad]
     if not roots:
         return
-    if upstream in ("sum", "ones"):
-        ctx.run(lambda: _backward(roots, [_ones_like(t) for t in roots]))
-        return
-    gradient = values.build_values(upstream, seed, ctx.device)
-    ctx.run(lambda: _backward(roots, [gradient] * len(roots)))
+    gradients = upstream_grads(ctx, roots, upstream, seed)
+    ctx.run(lambda: _backward(roots, gradients))
 
 
 def check_gradients(
@@ -96,6 +104,58 @@ def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any)
         return
     ctx.record["values"]["grads_once"] = ctx.encode(collected[0])
     ctx.record["values"]["grads_twice"] = ctx.encode(collected[1])
+
+
+def check_retain_graph(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
+    """Call afresh, then backpropagate through the output: was its graph still there?
+
+    Gradients go through autograd.grad, so a function's own writes to `.grad`
+    do not mix in; they are sent so the supervisor can compare a kept graph.
+    """
+    inputs = fresh_inputs(case, ctx.device)
+    try:
+        output, _elapsed = ctx.call(*inputs, case.seed)
+    except StudentError as error:
+        _graph_fact(ctx, "error", f"calling again failed: {error_text(error)}")
+        return
+    roots = [t for t in tensors_in(output) if t.requires_grad]
+    if not roots:
+        _graph_fact(ctx, "no_graph")
+        return
+    leaves = [t for t in tensors_in(inputs) if t.requires_grad]
+    upstream = _case_upstream(case)
+    try:
+        grads = ctx.run(lambda: _through(ctx, roots, leaves, upstream, case.seed))
+    except StudentError as error:
+        freed = error.info["type"] == "RuntimeError" and SECOND_BACKWARD in error.info["message"]
+        _graph_fact(ctx, "freed" if freed else "error", error_text(error))
+        return
+    _graph_fact(ctx, "kept")
+    ctx.record["values"]["retained_grads"] = ctx.encode(grads)
+
+
+def _case_upstream(case: Case) -> Any:
+    """The upstream gradient of the case's `gradients` check, or `sum` without one."""
+    found = case.check("gradients")
+    return "sum" if found is None else found.options.get("upstream", "sum")
+
+
+def _through(
+    ctx: ChildContext,
+    roots: list[torch.Tensor],
+    leaves: list[torch.Tensor],
+    upstream: Any,
+    seed: int,
+) -> list[torch.Tensor | None]:
+    gradients = upstream_grads(ctx, roots, upstream, seed)
+    if not leaves:
+        _backward(roots, gradients)
+        return []
+    return list(_grad(roots, leaves, gradients, allow_unused=True))
+
+
+def _graph_fact(ctx: ChildContext, outcome: str, message: str = "") -> None:
+    ctx.record["retain_graph"] = {"outcome": outcome, "message": message}
 
 
 def check_determinism(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
@@ -178,4 +238,5 @@ CHECKS: dict[str, Callable[..., None]] = {
     "determinism": check_determinism,
     "efficiency": check_efficiency,
     "gradcheck": check_gradcheck,
+    "retain_graph": check_retain_graph,
 }

@@ -10,7 +10,12 @@ import torch
 
 from runner.harness import values
 from runner.harness.compare import compare, exact
-from runner.harness.judge_common import first_tensor, reference_value, student_value
+from runner.harness.judge_common import (
+    ReferenceFailure,
+    first_tensor,
+    reference_value,
+    student_value,
+)
 from runner.harness.outcome import Outcome, Tolerance
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
@@ -140,6 +145,40 @@ def efficiency(j: JudgeInput) -> Outcome:
     return Outcome(True)
 
 
+GRAPH_MESSAGES = {
+    (True, "freed"): "the graph behind the output was freed (call backward/grad with "
+    "retain_graph=True)",
+    (False, "kept"): "the graph behind the output was kept: a second backward through it "
+    "worked, but it should have been freed (drop retain_graph=True)",
+    (True, "no_graph"): "the output does not require grad, so there is no graph to "
+    "backpropagate through",
+    (False, "no_graph"): "the output does not require grad: expected a graph that was "
+    "used and then freed",
+}
+
+
+def retain_graph(j: JudgeInput) -> Outcome:
+    """Kept or freed as `expected`; a kept graph must also give the reference's gradients."""
+    expected = bool(j.check.options["expected"])
+    wanted = "kept" if expected else "freed"
+    theirs = j.reference.retain_graph
+    if theirs is None or theirs.outcome != wanted:
+        found = "no data" if theirs is None else f"{theirs.outcome} {theirs.message}".strip()
+        raise ReferenceFailure(f"case {j.number}: retain_graph expects {wanted}, got {found}")
+    mine = j.student.retain_graph
+    if mine is None:
+        return Outcome(False, "retain_graph: the check produced no data")
+    if mine.outcome == "error":
+        return Outcome(False, f"backward through the output failed: {mine.message}")
+    if mine.outcome != wanted:
+        return Outcome(False, GRAPH_MESSAGES[(expected, mine.outcome)])
+    if not expected:
+        return Outcome(True)
+    got = student_value(j.student, "retained_grads")
+    grads = compare(got, j.ref("retained_grads"), j.tolerance, "gradients")
+    return _labelled(grads, "backward through the kept graph gave other gradients")
+
+
 JUDGES: dict[str, Callable[[JudgeInput], Outcome]] = {
     "gradients": gradients,
     "requires_grad": lambda j: _flag(j, "requires_grad"),
@@ -149,4 +188,5 @@ JUDGES: dict[str, Callable[[JudgeInput], Outcome]] = {
     "determinism": determinism,
     "gradcheck": gradcheck,
     "efficiency": efficiency,
+    "retain_graph": retain_graph,
 }

@@ -9,8 +9,9 @@ from runner.harness.payload import NodeDecoder, PayloadError, split_payload
 
 VALUE_KEYS = {
     "output", "inputs_after", "grads", "grads_once", "grads_twice", "rerun",
-    "gradcheck_grads", "returned", "losses", "params", "step_error",
+    "gradcheck_grads", "returned", "losses", "params", "step_error", "retained_grads",
 }  # fmt: skip
+GRAPH_OUTCOMES = ("kept", "freed", "no_graph", "error")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,14 @@ class ErrorInfo:
 
 
 @dataclass(frozen=True)
+class GraphFact:
+    """What a backward through a fresh call's output met: see GRAPH_OUTCOMES."""
+
+    outcome: str
+    message: str
+
+
+@dataclass(frozen=True)
 class CaseRecord:
     name: str
     error: ErrorInfo | None
@@ -33,6 +42,7 @@ class CaseRecord:
     efficiency_error: str | None
     forbidden: list[str]
     values: dict[str, Any] = field(default_factory=dict)
+    retain_graph: GraphFact | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,7 @@ def _case(raw: object, decoder: NodeDecoder) -> CaseRecord:
         efficiency_error=_optional_str(raw.get("efficiency_error"), "efficiency_error"),
         forbidden=_names(raw.get("forbidden")),
         values={key: decoder.decode(node) for key, node in values.items()},
+        retain_graph=_graph_fact(raw.get("retain_graph")),
     )
 
 
@@ -91,6 +102,15 @@ def _gradcheck(raw: object) -> tuple[bool, str] | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("ok"), bool):
         raise PayloadError("a gradcheck record is malformed")
     return raw["ok"], str(_optional_str(raw.get("message"), "gradcheck message") or "")
+
+
+def _graph_fact(raw: object) -> GraphFact | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or raw.get("outcome") not in GRAPH_OUTCOMES:
+        raise PayloadError("a retain_graph record is malformed")
+    message = _optional_str(raw.get("message"), "retain_graph message") or ""
+    return GraphFact(raw["outcome"], message[:2000])
 
 
 def _names(raw: object) -> list[str]:

@@ -17,6 +17,7 @@ CHECK_KINDS = (
     "determinism",
     "gradcheck",
     "efficiency",
+    "retain_graph",
 )
 COMPARE_KEYS = {"rtol": "number", "atol": "number", "dtype": "mode", "equal_nan": "bool"}
 COMPARE_KEYS_ALL = {**COMPARE_KEYS, "check_device": "bool"}
@@ -28,6 +29,7 @@ _CHECK_OPTIONS: dict[str, set[str]] = {
     "gradients": {"upstream"},
     "requires_grad": {"expected"},
     "is_leaf": {"expected"},
+    "retain_graph": {"expected"},
     "gradcheck": {"eps", "atol", "rtol"},
 }
 
@@ -143,6 +145,8 @@ def _parse_check(raw: object, path: Path) -> Check:
 
 
 def _validate_check_options(kind: str, options: dict[str, Any], path: Path) -> None:
+    if kind == "retain_graph" and "expected" not in options:
+        raise CaseError((*path, "expected"), "retain_graph needs expected: true or false")
     if "expected" in options and not isinstance(options["expected"], bool):
         raise CaseError((*path, "expected"), "must be true or false")
     for key in ("eps", "atol", "rtol"):
