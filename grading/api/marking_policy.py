@@ -1,19 +1,18 @@
 """A quiz's marking policy: double marking and the moderation threshold (examiners)."""
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from grading.models.marking import QuizMarkingPolicy
 from grading.services.marking_policy import marking_policy_set, quiz_marking_policy
 from quizbank.models import Role
 from quizbank.selectors_quizzes import access_quiz
 
 
-class PolicySerializer(serializers.Serializer[dict[str, Any]]):
+class PolicySerializer(serializers.Serializer[QuizMarkingPolicy]):
     double_marking = serializers.BooleanField()
     disagreement_threshold = serializers.FloatField(min_value=0.0, max_value=1.0)
 

@@ -36,7 +36,7 @@ class MarkOutputSerializer(serializers.ModelSerializer[Mark]):
 
 
 class RubricLevelSerializer(serializers.Serializer[dict[str, Any]]):
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # DRF's metaclass pops fields
     points = serializers.FloatField()
     descriptor = serializers.CharField(allow_blank=True)
 
@@ -63,7 +63,7 @@ class MarkChangeSerializer(serializers.Serializer[dict[str, Any]]):
 
 class ScoreChangeSerializer(serializers.Serializer[dict[str, Any]]):
     actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # DRF's metaclass pops fields
     before = serializers.FloatField(allow_null=True)
     after = serializers.FloatField(allow_null=True)
     reason = serializers.CharField(allow_blank=True)

@@ -19,7 +19,7 @@ from grading.services.marking_policy import quiz_marking_policy
 from grading.services.marking_rubric import level_feedback, rubric_of
 from grading.services.marking_rule import marking_outcome
 
-_DECIDING = {
+_DECIDING: dict[str, tuple[str, ...]] = {
     MarkingStatus.MODERATED: (MarkRole.MODERATOR,),
     MarkingStatus.FINAL: (MarkRole.FIRST, MarkRole.SECOND),
 }

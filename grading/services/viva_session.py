@@ -88,9 +88,11 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
             raise PoolExhausted("No viva question in this pool is left to ask in this session.")
         # Seeded by the attempt and the draw count, so a session's draws are reproducible.
         picked = random.Random(f"{attempt.seed}:{len(drawn)}").choice(candidates)  # noqa: S311
+        if picked.current_version is None:  # excluded by the query; keeps the type exact
+            raise PoolExhausted("The drawn question has no version.")
         response = Response.objects.create(
             attempt=attempt, position=len(drawn), slot_position=len(drawn),
-            question_version_id=picked.current_version_id, points=picked.points,
+            question_version=picked.current_version, points=picked.points,
             status=ResponseStatus.NEEDS_MARKING,
         )  # fmt: skip
         attempt_refresh_total(attempt=attempt, now=now)
