@@ -4,7 +4,6 @@ Correct flags, accepted answers, reference and wrong solutions, generators,
 hidden cases, model answers, guidance and rubrics are never copied out.
 """
 
-import html
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -13,12 +12,20 @@ from grading.content import substitute
 from grading.models import Attempt, Response
 from grading.selectors import attempt_final_score, attempt_responses, results_visible
 from grading.services.attempt_clock import answers_close_at
+from quizbank.rendering import render_markdown
 from quizbank.selectors_quizzes import AnyUser
 
 
 def _prompt_html(response: Response) -> str:
-    escaped = {name: html.escape(str(value)) for name, value in response.params.items()}
-    return str(substitute(response.question_version.prompt_html, escaped))
+    if not response.params:
+        return response.question_version.prompt_html
+    # Substitute in the Markdown and render again: highlighting splits `{{x}}` across spans.
+    prompt = str(response.question_version.content.get("prompt", ""))
+    return render_markdown(str(substitute(prompt, _text_params(response))))
+
+
+def _text_params(response: Response) -> dict[str, str]:
+    return {name: str(value) for name, value in response.params.items()}
 
 
 def _choices(content: dict[str, Any], response: Response) -> list[dict[str, Any]]:
