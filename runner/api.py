@@ -169,11 +169,11 @@ def grade(job: GradingJob) -> GradingResult:
     return grade_job(job)
 
 
-def execute(source: str, limits: Limits | None = None) -> RunResult:
+def execute(source: str, limits: Limits | None = None, *, device: Device = Device.CPU) -> RunResult:
     """Run a snippet in the sandbox ("try it" mode) and return its output, without grading."""
     from runner.jobs import execute_source
 
-    return execute_source(source, limits or Limits())
+    return execute_source(source, limits or Limits(), device=device)
 
 
 def run_generator(source: str, seed: int, limits: Limits | None = None) -> dict[str, Any]:

@@ -128,12 +128,14 @@ def _is_memory_error(stderr: str) -> bool:
     return last[0].startswith("MemoryError") or "DefaultCPUAllocator" in last[0]
 
 
-def execute_source(source: str, limits: Limits) -> RunResult:
+def execute_source(source: str, limits: Limits, *, device: Device = Device.CPU) -> RunResult:
     """Run a snippet as __main__; the status says how it ended, never whether it was right."""
     supervisor = get_supervisor()
-    if supervisor.refusal():
-        return RunResult(status=Status.INTERNAL, exit_code=None, message=supervisor.refusal() or "")
-    outcome = supervisor.run({"kind": "exec", "source": source}, limits, device="cpu")
+    where, refusal = _resolve_device(supervisor, device)
+    refusal = refusal or supervisor.refusal()
+    if refusal:
+        return RunResult(status=Status.INTERNAL, exit_code=None, message=refusal)
+    outcome = supervisor.run({"kind": "exec", "source": source}, limits, device=where)
     status, exit_code, message = outcome.status, outcome.exit_code, outcome.message
     if status == Status.OK and outcome.payload is not None:
         exit_code = int(json.loads(outcome.payload).get("exit_code", 1))

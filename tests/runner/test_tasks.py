@@ -1,0 +1,58 @@
+"""The grading task stores one result per job id, however often it is delivered."""
+
+import uuid
+
+import pytest
+
+from runner.api import GradingJob, Limits
+from runner.models import JobRecord, JobState
+from runner.supervisor import Supervisor
+from runner.tasks import grade_submission, run_snippet, time_limits
+from tests.runner.conftest import CASES, CORRECT, REFERENCE
+
+
+def _job(source: str = CORRECT) -> GradingJob:
+    return GradingJob(
+        job_id=f"task-{uuid.uuid4()}",
+        source=source,
+        entry_point="f",
+        reference_source=REFERENCE,
+        cases=CASES,
+    )
+
+
+@pytest.mark.django_db
+def test_the_task_takes_and_returns_json_and_stores_the_result(supervisor: Supervisor) -> None:
+    job = _job()
+    result = grade_submission(job.to_dict())
+    assert result["status"] == "ok"
+    assert result["score"] == 1.0
+    record = JobRecord.objects.get(job_id=job.job_id)
+    assert record.state == JobState.FINISHED
+    assert record.score == 1.0
+    assert record.result == result
+
+
+@pytest.mark.django_db
+def test_a_redelivered_job_is_not_run_again(supervisor: Supervisor) -> None:
+    job = _job()
+    first = grade_submission(job.to_dict())
+    changed = GradingJob.from_dict(job.to_dict() | {"source": "def f(x):\n    return x\n"})
+    second = grade_submission(changed.to_dict())
+    assert second == first
+    record = JobRecord.objects.get(job_id=job.job_id)
+    assert record.deliveries == 2
+    assert JobRecord.objects.filter(job_id=job.job_id).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_snippet_run_is_stored_once_per_run_id(supervisor: Supervisor) -> None:
+    first = run_snippet("run-1", "print('hello')")
+    again = run_snippet("run-1", "print('other')")
+    assert first["stdout"] == "hello\n"
+    assert again == first
+
+
+def test_task_time_limits_sit_above_the_sandbox_wall_clock() -> None:
+    soft, hard = time_limits(Limits(time_s=5))
+    assert 2 * 5 < soft < hard
