@@ -78,3 +78,8 @@ class RequestAlreadyAnswered(DomainError):
 class VivaQuizReleasesImmediately(DomainError):
     code = "viva_quiz_releases_immediately"
     status_code = status.HTTP_409_CONFLICT
+
+
+class NoSuchPosition(DomainError):
+    code = "no_such_position"
+    status_code = status.HTTP_404_NOT_FOUND

@@ -18,6 +18,7 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.services.attempt_totals import attempt_refresh_total
 from grading.services.marking_errors import (
+    NoSuchPosition,
     NotAStudent,
     PoolExhausted,
     SessionClosed,
@@ -103,9 +104,14 @@ def viva_session_notes(*, session: VivaSession, position: int, notes: str) -> Re
     """Store the examiner's notes of one question as its answer."""
     with transaction.atomic():
         _locked_open(session)
-        response = Response.objects.select_for_update().get(
-            attempt_id=session.attempt_id, position=position
+        response = (
+            Response.objects.select_for_update()
+            .filter(attempt_id=session.attempt_id, position=position)
+            .first()
         )
+        if response is None:
+            raise NoSuchPosition(f"No question was drawn at position {position} in this session.",
+                                 fields={"position": ["no such question"]})  # fmt: skip
         response.answer = {"text": notes}
         response.save(update_fields=["answer"])
         return response
