@@ -116,7 +116,7 @@ def _check_check(check: Checker, item: object, path: FieldPath, *, has_efficienc
     if isinstance(item, dict):
         name = item.get("kind")
         allowed = {"gradients": ("upstream",), "requires_grad": ("expected",)}
-        allowed["is_leaf"] = ("expected",)
+        allowed["is_leaf"] = allowed["retain_graph"] = ("expected",)
         check.keys(item, path, ("kind", *allowed.get(str(name), ())))
         upstream = item.get("upstream", "sum")
         if not (upstream in ("sum", "ones") or is_number(upstream)):
@@ -129,6 +129,8 @@ def _check_check(check: Checker, item: object, path: FieldPath, *, has_efficienc
         check.error(path, f"unknown check {name!r}; known: {', '.join(schema.CHECK_NAMES)}")
     elif name == "efficiency" and not has_efficiency:
         check.error(path, "the efficiency check needs the question's efficiency ratios")
+    elif name == "retain_graph" and not (isinstance(item, dict) and "expected" in item):
+        check.error(path, "retain_graph needs expected: true or false")
 
 
 def check_value(check: Checker, value: object, path: FieldPath) -> None:

@@ -36,6 +36,7 @@ CHECK_NAMES = (
     "determinism",
     "gradcheck",
     "efficiency",
+    "retain_graph",
 )
 CASE_KINDS = ("call", "training")
 LOSSES = ("mse", "bce_with_logits")
