@@ -103,7 +103,8 @@ REST_FRAMEWORK: dict[str, Any] = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Nested Input/Output serializers (one pair per view) get unique schema names.
+    "DEFAULT_SCHEMA_CLASS": "grading.api.schema.VivabankAutoSchema",
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
@@ -170,5 +171,6 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "code_run": env.str("GRADING_CODE_RUN_RATE", default="30/min"),
 }
-# Nested Input/Output serializers (one pair per view) get unique schema names.
-REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "grading.api.schema.VivabankAutoSchema"
+# Throttle counts live in the cache: per process by default, shared in
+# production (e.g. CACHE_URL=redis://127.0.0.1:6379/1).
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
