@@ -100,13 +100,14 @@ class Supervisor:
             return ChildOutcome(status=Status.INTERNAL, message=self.refusal() or "")
         self.zygote.collect_ready()
         standby = self.zygote.take(device)
-        self.zygote.replenish(device)
         try:
             return self._run_on(standby, {**message, "limits": _limits_dict(limits)}, limits)
         finally:
             standby.close()
             if standby.cgroup is not None:
                 self.cgroups.release(standby.cgroup)
+            # After the run, so forking the replacement never competes with the job for a core.
+            self.zygote.replenish(device)
 
     def _run_on(self, standby: Standby, message: dict[str, Any], limits: Limits) -> ChildOutcome:
         inner_pid = _await_ready(standby)
