@@ -135,9 +135,11 @@ class _Zygote:
         pid = fork_standby(_spec_from(message["spec"]), pipes)
         self.status_fds[pid] = pipes.status[1]
         sent = pipes.parent_ends()
-        socket.send_fds(self.sock, [json.dumps({"op": "standby", "pid": pid}).encode()], sent)
-        for fd in sent:
-            os.close(fd)
+        try:
+            socket.send_fds(self.sock, [json.dumps({"op": "standby", "pid": pid}).encode()], sent)
+        finally:
+            for fd in sent:
+                os.close(fd)
 
     def reap(self) -> None:
         from runner.standby import report_exit
@@ -167,7 +169,12 @@ class _Zygote:
                 return
             if not data or json.loads(data).get("op") == "exit":
                 return
-            self.fork(json.loads(data))
+            try:
+                self.fork(json.loads(data))
+            except ConnectionError:
+                # The supervisor went away mid-request; the standby child sees its
+                # pipes close and exits, so there is nothing left to hand over.
+                return
 
 
 def _spec_from(raw: dict[str, Any]) -> SandboxSpec:

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from quizbank.models import QuestionVersion
-from tests.quizbank.conftest import BANKS
+from tests.quizbank.conftest import BANKS, FIXTURE_BANK
 
 pytestmark = pytest.mark.django_db
 
@@ -107,3 +107,12 @@ def test_a_parameterised_numeric_question_keeps_its_placeholders(tmp_path: Path)
     assert "1 questions unchanged, 0 new versions" in quiet("bank_import", str(source))
     quiet("bank_export", "c", str(tmp_path / "out"))
     assert files_of(tmp_path / "out") == files_of(source)
+
+
+def test_the_fixture_bank_is_kept_in_canonical_form(tmp_path: Path) -> None:
+    """Authors can export after editing in the admin and get a diff of only their change."""
+    quiet("bank_import", str(FIXTURE_BANK))
+    quiet("bank_export", "pytorch-fundamentals", str(tmp_path / "out"))
+    exported, kept = files_of(tmp_path / "out"), files_of(FIXTURE_BANK)
+    assert sorted(exported) == sorted(kept)
+    assert [name for name in kept if exported[name] != kept[name]] == []
