@@ -113,8 +113,9 @@ class AppendOnlyModel(models.Model):
 class MarkChange(AppendOnlyModel):
     """A mark was created or changed: who, when, and the mark before and after."""
 
-    mark = models.ForeignKey(Mark, on_delete=models.PROTECT, related_name="changes")
-    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="mark_changes")
+    # Logs go only when their answer is deleted on purpose (a course or student removed).
+    mark = models.ForeignKey(Mark, on_delete=models.CASCADE, related_name="changes")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="mark_changes")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField()
@@ -136,7 +137,7 @@ class ScoreSource(models.TextChoices):
 class ScoreChange(AppendOnlyModel):
     """A response's score changed after grading: before, after, who and why."""
 
-    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="score_changes")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="score_changes")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+"
     )
@@ -145,7 +146,7 @@ class ScoreChange(AppendOnlyModel):
     after = models.FloatField(null=True, blank=True)
     reason = models.TextField(blank=True)
     regrade_run = models.ForeignKey(
-        "grading.RegradeRun", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "grading.RegradeRun", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField()
 

@@ -22,12 +22,12 @@ class RegradeStatus(models.TextChoices):
 class RegradeRun(models.Model):
     """Regrade every affected response of `question` in `quiz`; counts show progress."""
 
-    quiz = models.ForeignKey(Quiz, on_delete=models.PROTECT, related_name="regrade_runs")
-    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="+")
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="regrade_runs")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
     mode = models.CharField(max_length=6, choices=RegradeMode.choices)
     # The version applied in `apply` mode (the question's current one when the run began).
     target_version = models.ForeignKey(
-        QuestionVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        QuestionVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     reason = models.TextField()
     created_by = models.ForeignKey(
