@@ -6,29 +6,30 @@ with score 0 (as after a broken test) so that every regrade changes and logs a s
 
 import logging
 import time
+import uuid
 
 from django.contrib.auth.models import User
-from django.db.models import Max
 from django.utils import timezone
 
 from grading.bench.scenario import SOURCE, Scenario
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.regrade import RegradeMode, RegradeRun, RegradeStatus
 from grading.services.regrade_start import regrade_run_start
-from quizbank.models import Question
+from quizbank.models import Question, Quiz
 
 log = logging.getLogger(__name__)
 
 
-def _seed(scenario: Scenario, count: int) -> Question:
+def _seed(scenario: Scenario, count: int) -> tuple[Quiz, Question]:
+    """A fresh quiz of the scenario's course holding only `count` graded code answers."""
     question = scenario.quiz.slots.get(position=0).question
     if question is None or question.current_version is None:
         raise RuntimeError("the bench scenario's first slot has no current question version")
+    slug = f"regrade-{uuid.uuid4().hex[:8]}"
+    quiz = Quiz.objects.create(course=scenario.quiz.course, slug=slug, title="Regrade bench")
     now = timezone.now()
-    start = (Attempt.objects.filter(quiz=scenario.quiz, user=scenario.student)
-             .aggregate(n=Max("number"))["n"] or 0) + 1  # fmt: skip
     attempts = Attempt.objects.bulk_create(
-        Attempt(quiz=scenario.quiz, user=scenario.student, number=start + i, seed=i,
+        Attempt(quiz=quiz, user=scenario.student, number=i + 1, seed=i,
                 status=AttemptStatus.GRADED, started_at=now, submitted_at=now, graded_at=now,
                 score=0, max_score=1)
         for i in range(count)
@@ -39,16 +40,16 @@ def _seed(scenario: Scenario, count: int) -> Question:
                  graded_at=now)
         for a in attempts
     )  # fmt: skip
-    return question
+    return quiz, question
 
 
 def bench_regrade_run(
     scenario: Scenario, count: int = 1000, timeout_s: float = 300.0
 ) -> RegradeRun:
     """Seed `count` graded code answers, regrade them all and wait; the finished run."""
-    question = _seed(scenario, count)
+    quiz, question = _seed(scenario, count)
     examiner, _ = User.objects.get_or_create(username="grading-bench-examiner")
-    run = regrade_run_start(quiz=scenario.quiz, question=question, mode=RegradeMode.KEEP,
+    run = regrade_run_start(quiz=quiz, question=question, mode=RegradeMode.KEEP,
                             reason="benchmark", actor=examiner, now=timezone.now())  # fmt: skip
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

@@ -135,7 +135,8 @@ def test_the_moderators_mark_is_final_and_every_change_is_logged(
     assert response.score == pytest.approx(5 / 6)  # the moderator's mark still decides
     log = list(MarkChange.objects.filter(response=response).order_by("pk"))
     assert [c.after["role"] for c in log] == ["first", "second", "moderator", "first"]
-    assert log[-1].before is not None and log[-1].before["levels"] == [2, 2]
+    assert log[-1].before is not None
+    assert log[-1].before["levels"] == [2, 2]
     assert log[-1].actor == staff.examiner
     assert list(ScoreChange.objects.filter(response=response).values_list("after", flat=True)) == [
         pytest.approx(5 / 6)

@@ -21,6 +21,7 @@ WRONG = "def double(x):\n    return x + 2\n"
 
 def test_workers_regrade_code_answers_and_log_each_change(redis_url: str) -> None:
     staff, (code,) = staffed_quiz(CODE, points="2")
+    version = code.versions.get()
     now = timezone.now()
     # Scores as a broken test left them: the right answer failed, the wrong one passed.
     for number, (source, stored) in enumerate(((RIGHT, 0.0), (WRONG, 1.0)), start=1):
@@ -28,7 +29,7 @@ def test_workers_regrade_code_answers_and_log_each_change(redis_url: str) -> Non
                                          seed=number, status=AttemptStatus.GRADED,
                                          started_at=now, score=2 * stored, max_score=2)  # fmt: skip
         Response.objects.create(attempt=attempt, position=0, slot_position=0,
-                                question_version=code.current_version, points=2,
+                                question_version=version, points=2,
                                 answer={"source": source}, status=ResponseStatus.GRADED,
                                 score=stored)  # fmt: skip
     broker = redis_url.rsplit("/", 1)[0] + "/14"
