@@ -132,6 +132,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
         "data_folder_in": str(_BROKER_FOLDER),
         "data_folder_out": str(_BROKER_FOLDER),
         "processed_folder": str(VAR_DIR / "broker-processed"),
+        "control_folder": str(VAR_DIR / "broker-control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")

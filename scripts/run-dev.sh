@@ -14,7 +14,7 @@ if [ "$(id -u)" != "0" ] && [ -z "${RUNNER_ALLOW_UNSANDBOXED:-}" ]; then
   export RUNNER_ALLOW_UNSANDBOXED=true
 fi
 
-mkdir -p var/broker var/log
+mkdir -p var/broker var/broker-control var/log
 $PY manage.py migrate --noinput
 $PY manage.py load_demo
 
