@@ -37,10 +37,15 @@ def _database_is_postgres() -> None:
         pytest.fail(f"tests must run against PostgreSQL under CI, not {engine}")
 
 
+# One broker database for every test that starts workers through the project's
+# Celery app: switching the app between brokers mid-session breaks its pools.
+TEST_BROKER_URL = "redis://127.0.0.1:6379/13"
+
+
 @pytest.fixture
 def redis_url() -> str:
     require_service("Redis", "127.0.0.1", 6379)
-    return "redis://127.0.0.1:6379/15"
+    return TEST_BROKER_URL
 
 
 @pytest.fixture

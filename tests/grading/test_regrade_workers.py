@@ -32,8 +32,7 @@ def test_workers_regrade_code_answers_and_log_each_change(redis_url: str) -> Non
                                 question_version=version, points=2,
                                 answer={"source": source}, status=ResponseStatus.GRADED,
                                 score=stored)  # fmt: skip
-    broker = redis_url.rsplit("/", 1)[0] + "/14"
-    with worker_processes(broker, count=1):
+    with worker_processes(redis_url, count=1):
         run = regrade_run_start(quiz=staff.quiz, question=code, mode="keep", reason="test fixed",
                                 actor=staff.examiner, now=now)  # fmt: skip
         deadline = time.monotonic() + 120
