@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
+
+T = TypeVar("T")
 
 
 class ReferenceFailure(Exception):
     """The reference solution (not the answer) failed: the question needs fixing."""
 
 
-def contains_rejected(value: Any) -> Rejected | None:
-    if isinstance(value, Rejected):
+def _first_of(value: Any, kind: type[T]) -> T | None:
+    """The first `kind` found depth-first in a nest of lists, tuples and dicts."""
+    if isinstance(value, kind):
         return value
     items: list[Any] = []
     if isinstance(value, list | tuple):
@@ -21,10 +24,14 @@ def contains_rejected(value: Any) -> Rejected | None:
     elif isinstance(value, dict):
         items = list(value.values())
     for item in items:
-        found = contains_rejected(item)
+        found = _first_of(item, kind)
         if found is not None:
             return found
     return None
+
+
+def contains_rejected(value: Any) -> Rejected | None:
+    return _first_of(value, Rejected)
 
 
 def reference_value(reference: CaseRecord, key: str, case_number: int) -> Any:
@@ -43,15 +50,4 @@ def student_value(student: CaseRecord, key: str) -> Any:
 
 
 def first_tensor(value: Any) -> TensorValue | None:
-    if isinstance(value, TensorValue):
-        return value
-    items: list[Any] = []
-    if isinstance(value, list | tuple):
-        items = list(value)
-    elif isinstance(value, dict):
-        items = list(value.values())
-    for item in items:
-        found = first_tensor(item)
-        if found is not None:
-            return found
-    return None
+    return _first_of(value, TensorValue)
