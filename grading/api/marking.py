@@ -22,9 +22,10 @@ from grading.api.marking_serializers import (
     ScoreChangeSerializer,
 )
 from grading.models import Response as AnswerRow
-from grading.models.marking import Mark, MarkingStatus
+from grading.models.marking import MarkingStatus
 from grading.services.marking import mark_create, mark_moderate, mark_update, second_mark_request
 from grading.services.marking_selectors import (
+    access_mark,
     access_marking_response,
     marking_history,
     marking_queue,
@@ -141,9 +142,8 @@ class MarkUpdateApi(APIView):
         """Change one's own mark; the before and after are logged."""
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        mark = Mark.objects.filter(pk=mark_id).values_list("response_id", flat=True).first()
-        access_marking_response(request.user, mark or 0)
-        updated = mark_update(mark_id=mark_id, marker=signed_in_user(request),
+        mark = access_mark(request.user, mark_id)
+        updated = mark_update(mark_id=mark.pk, marker=signed_in_user(request),
                               data=data.to_input(), now=timezone.now())  # fmt: skip
         return Response(MarkOutputSerializer(updated).data)
 

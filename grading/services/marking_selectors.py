@@ -52,6 +52,15 @@ def access_marking_response(user: AnyUser, response_id: int) -> Response:
     return response
 
 
+def access_mark(user: AnyUser, mark_id: int) -> Mark:
+    """A mark on an answer of a course the user examines; 404 otherwise."""
+    response_id = Mark.objects.filter(pk=mark_id).values_list("response_id", flat=True).first()
+    if response_id is None:
+        raise Http404("No such mark.")
+    access_marking_response(user, response_id)
+    return Mark.objects.get(pk=mark_id)
+
+
 def marks_hidden(user: AnyUser, response: Response) -> bool:
     """Blind second marking: while a second mark is awaited, others' marks stay hidden
     from an examiner who has not marked this answer yet."""
