@@ -17,13 +17,19 @@ def regrade_dispatch_task(run_id: int) -> int:
     return regrade_dispatch(run_id=run_id, now=timezone.now())
 
 
-@shared_task(name="grading.regrade_chunk", acks_late=True, ignore_result=True)
-def regrade_chunk_task(run_id: int, item_ids: list[int]) -> int:
-    return regrade_chunk(run_id=run_id, item_ids=item_ids, now=timezone.now())
+# Above the chunk's own grading budget (120 s) plus one slow answer.
+@shared_task(name="grading.regrade_chunk", acks_late=True, ignore_result=True,
+             soft_time_limit=240, time_limit=270)  # fmt: skip
+def regrade_chunk_task(run_id: int, item_ids: list[int], queue: str = "default") -> int:
+    """Regrade a chunk in this worker; what the time budget left goes out as a new chunk."""
+    left = regrade_chunk(run_id=run_id, item_ids=item_ids, now=timezone.now())
+    if left:
+        regrade_chunk_task.apply_async(args=(run_id, left), kwargs={"queue": queue}, queue=queue)
+    return len(item_ids) - len(left)
 
 
 @shared_task(name="grading.apply_regrade_result", acks_late=True, ignore_result=True)
 def apply_regrade_result(result: Any) -> bool:
-    """The runner's callback for a regraded code answer (idempotent by job id)."""
+    """Callback for code regrades queued through the runner before chunks graded in-process."""
     payload = asdict(result) if is_dataclass(result) and not isinstance(result, type) else result
     return regrade_result_apply(payload=dict(payload), now=timezone.now())
