@@ -31,6 +31,7 @@ class QuestionStatsSerializer(serializers.Serializer[dict[str, Any]]):
     title = serializers.CharField()
     type = serializers.CharField()
     responses = serializers.IntegerField()
+    mean_time_s = serializers.FloatField(allow_null=True)
     facility = serializers.FloatField(allow_null=True)
     discrimination_index = serializers.FloatField(allow_null=True)
     item_total_correlation = serializers.FloatField(allow_null=True)

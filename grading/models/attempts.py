@@ -5,6 +5,8 @@ of a parameterised question and the choice order, so grading, review,
 marking and regrade always see exactly that variant.
 """
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -37,6 +39,8 @@ class Attempt(models.Model):
     score = models.DecimalField(max_digits=9, decimal_places=3, null=True, blank=True)
     max_score = models.DecimalField(max_digits=9, decimal_places=3, default=0)
     graded_at = models.DateTimeField(null=True, blank=True)
+    # The start or the latest autosave: the next autosave's time is counted from here.
+    last_activity_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["quiz", "user", "number"]
@@ -89,6 +93,8 @@ class Response(models.Model):
     feedback = models.JSONField(default=dict, blank=True)
     job_id = models.CharField(max_length=64, blank=True)
     graded_at = models.DateTimeField(null=True, blank=True)
+    # Working time credited to this question by its autosaves (each gap capped).
+    time_spent = models.DurationField(default=timedelta(0))
 
     class Meta:
         ordering = ["attempt", "position"]

@@ -34,7 +34,7 @@ def _create(quiz: Quiz, user: User, number: int, now: datetime) -> Attempt:
     if not drawn:
         raise QuizIsEmpty("The quiz has no questions to draw.")
     attempt = Attempt.objects.create(
-        quiz=quiz, user=user, number=number, seed=seed, started_at=now,
+        quiz=quiz, user=user, number=number, seed=seed, started_at=now, last_activity_at=now,
         deadline=quiz_deadline(quiz, now), max_score=sum(item.points for item in drawn),
     )  # fmt: skip
     rows = []

@@ -1,6 +1,6 @@
 """Autosave one response, refusing a stale copy or a late answer."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -10,6 +10,9 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.answers import answer_validate
 from grading.services.attempt_clock import answers_close_at, attempt_is_overdue
 
+# A longer gap between two saves is a student who walked away, not one still working.
+ACTIVITY_GAP_CAP = timedelta(minutes=10)
+
 
 def _check_open(attempt: Attempt, now: datetime) -> None:
     if attempt_is_overdue(attempt, now):
@@ -18,6 +21,12 @@ def _check_open(attempt: Attempt, now: datetime) -> None:
         raise DeadlinePassed(f"Answers closed at {stamp}; this answer was not saved.")
     if attempt.status != AttemptStatus.OPEN:
         raise AttemptClosed("The attempt has been submitted; answers can no longer change.")
+
+
+def activity_credit(*, attempt: Attempt, now: datetime) -> timedelta:
+    """Time since the attempt's last start or save, within [0, ACTIVITY_GAP_CAP]."""
+    gap = now - (attempt.last_activity_at or attempt.started_at)
+    return max(timedelta(0), min(gap, ACTIVITY_GAP_CAP))
 
 
 def response_autosave(
@@ -54,5 +63,9 @@ def response_autosave(
         response.version += 1
         response.saved_at = now
         response.status = ResponseStatus.EMPTY if value is None else ResponseStatus.SAVED
-        response.save(update_fields=["answer", "version", "saved_at", "status"])
+        # The gap since the last save is credited to the question being saved now.
+        response.time_spent += activity_credit(attempt=locked, now=now)
+        response.save(update_fields=["answer", "version", "saved_at", "status", "time_spent"])
+        locked.last_activity_at = now
+        locked.save(update_fields=["last_activity_at"])
     return response

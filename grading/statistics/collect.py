@@ -25,6 +25,8 @@ class ItemRow:
     scores: list[float] = field(default_factory=list)
     points: list[float] = field(default_factory=list)
     picks: list[list[int]] = field(default_factory=list)
+    # Seconds spent on the question, from answers whose autosaves recorded any time.
+    seconds: list[float] = field(default_factory=list)
 
 
 def graded_attempts(quiz: Quiz) -> dict[int, AttemptRow]:
@@ -69,6 +71,8 @@ def item_rows(attempt_ids: list[int]) -> dict[int, ItemRow]:
         item.attempt_ids.append(r.attempt_id)
         item.scores.append(float(r.score or 0))
         item.points.append(float(r.score or 0) * float(r.points))
+        if r.time_spent.total_seconds() > 0:
+            item.seconds.append(r.time_spent.total_seconds())
         picked = _picks(r.answer)
         if picked is not None:
             item.picks.append(picked)

@@ -5,7 +5,7 @@ from typing import Any
 from grading.services.export_csv import csv_text
 
 COLUMNS = [
-    "question", "title", "type", "responses", "facility", "discrimination_index",
+    "question", "title", "type", "responses", "mean_time_s", "facility", "discrimination_index",
     "item_total_correlation", "choice_rates", "marker_pairs", "marker_kappa", "most_disputed",
 ]  # fmt: skip
 
@@ -20,9 +20,10 @@ def _row(item: dict[str, Any]) -> list[str]:
     rates = "; ".join(f"{c['choice']}:{c['rate']:.4f}" for c in item.get("choices", []))
     return [
         str(item["question"]), item["title"], item["type"], str(item["responses"]),
-        _number(item["facility"]), _number(item["discrimination_index"]),
-        _number(item["item_total_correlation"]), rates, str(agreement.get("pairs", "")),
-        _number(agreement.get("kappa")), criteria[0]["criterion"] if criteria else "",
+        _number(item["mean_time_s"]), _number(item["facility"]),
+        _number(item["discrimination_index"]), _number(item["item_total_correlation"]), rates,
+        str(agreement.get("pairs", "")), _number(agreement.get("kappa")),
+        criteria[0]["criterion"] if criteria else "",
     ]  # fmt: skip
 
 

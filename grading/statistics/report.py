@@ -60,6 +60,7 @@ def _item(item: ItemRow, attempts: dict[int, AttemptRow], pairs: Any) -> dict[st
         "title": item.title,
         "type": item.qtype,
         "responses": len(item.scores),
+        "mean_time_s": mean(item.seconds),
         "facility": facility(item.scores),
         "discrimination_index": discrimination_index(item.scores, totals),
         "item_total_correlation": corrected_item_total(item.points, totals),
