@@ -31,10 +31,13 @@ def _text_params(response: Response) -> dict[str, str]:
 def _choices(content: dict[str, Any], response: Response) -> list[dict[str, Any]]:
     choices = content.get("choices", [])
     order = response.choice_order or list(range(len(choices)))
-    return [
-        {"id": index, "text": str(substitute(str(choices[index].get("text", "")), response.params))}
+    texts = {
+        index: str(substitute(str(choices[index].get("text", "")), response.params))
         for index in order
         if 0 <= index < len(choices)
+    }
+    return [
+        {"id": index, "text": text, "html": render_markdown(text)} for index, text in texts.items()
     ]
 
 

@@ -9,7 +9,8 @@ from grading.models import Attempt
 
 class StudentChoiceSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
-    text = serializers.CharField()
+    text = serializers.CharField(help_text="The choice as written (Markdown).")
+    html = serializers.CharField(help_text="The choice rendered to sanitised HTML.")
 
 
 class StudentQuestionSerializer(serializers.Serializer[dict[str, Any]]):

@@ -67,7 +67,7 @@ def test_the_student_view_carries_no_answers_solutions_or_rubrics(
                    "That drops the batch axis", "tolerance", "grad_fn\"", "2x + 5"):  # fmt: skip
         assert secret not in text
     choice = attempt["responses"][0]["question"]["choices"][0]
-    assert set(choice) == {"id", "text"}
+    assert set(choice) == {"id", "text", "html"}
 
 
 def test_a_stale_autosave_is_refused_with_the_current_version(
