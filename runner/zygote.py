@@ -195,8 +195,11 @@ def _spec_from(raw: dict[str, Any]) -> SandboxSpec:
 
 
 def main() -> None:
+    from runner.zygote_memory import settle_for_forking
+
     _prepare_environment()
     hello = _warm_up()
+    hello.update(settle_for_forking())  # last, so nothing after it dirties the settled heap
     sock = socket.socket(fileno=int(sys.argv[1]))
     sock.send(json.dumps({"op": "hello", **hello}).encode())
     _Zygote(sock).serve()

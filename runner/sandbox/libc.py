@@ -68,6 +68,14 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str = 
     )
 
 
+_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+
+def madvise(start: int, length: int, advice: int) -> bool:
+    """madvise(2) on a range; False (errno left in ctypes) where the kernel refuses."""
+    return bool(_libc.madvise(start, length, advice) == 0)
+
+
 def prctl(option: int, arg: int = 0) -> None:
     _check(_libc.prctl(option, arg, 0, 0, 0), f"prctl {option}")
 
