@@ -76,7 +76,7 @@ def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     assert spec is not None  # noqa: S101  # parse_case sets it for training cases
     record = ctx.record = new_record(case)
     hits_before = len(ctx.guard.hits)
-    values.seed_everything(case.seed)
+    values.seed_everything(case.seed, ctx.device)
     model = _build_model(spec, ctx.device)
     params = list(model.parameters())
     optimizer_class = _SGD if spec.optimizer == "sgd" else _Adam

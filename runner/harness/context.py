@@ -37,7 +37,7 @@ class ChildContext:
     ) -> tuple[Any, float]:
         """Seed every RNG, call the entry point (under the guard); (output, seconds)."""
         guard = self.guard if watch else Guard([])
-        values.seed_everything(seed)
+        values.seed_everything(seed, self.device)
         start = _perf_counter()
         try:
             with guard.watching():

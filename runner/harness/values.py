@@ -37,6 +37,9 @@ _requires_grad_ = torch.Tensor.requires_grad_
 _clone = torch.Tensor.clone
 _detach = torch.Tensor.detach
 _manual_seed = torch.manual_seed
+_cpu_generator = torch.default_generator
+_cuda_initialized = torch.cuda.is_initialized
+_cuda_seed_all = torch.cuda.manual_seed_all
 _py_seed = _random_module.seed
 _np_seed = _np.random.seed
 _isinstance = isinstance
@@ -44,9 +47,15 @@ _list = list
 _dict = dict
 
 
-def seed_everything(seed: int) -> None:
+def seed_everything(seed: int, device: str = "cpu") -> None:
     """Seed torch, Python's random and numpy so both roles see one RNG stream."""
-    _manual_seed(seed)
+    if device == "cuda":
+        _manual_seed(seed)  # also queues the CUDA seed for when the context is created
+    else:
+        # torch.manual_seed would format a stack trace for each uninitialised accelerator.
+        _cpu_generator.manual_seed(seed)
+        if _cuda_initialized():  # type: ignore[no-untyped-call]  # untyped in torch
+            _cuda_seed_all(seed)
     _py_seed(seed)
     _np_seed(seed % 2**32)
 

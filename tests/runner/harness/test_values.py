@@ -69,6 +69,13 @@ def test_seed_everything_seeds_torch_random_and_numpy() -> None:
     assert (torch.rand(1).item(), random.random(), np.random.rand()) == first  # noqa: S311, NPY002
 
 
+def test_seed_everything_gives_the_stream_torch_manual_seed_gives() -> None:
+    seed_everything(23)
+    ours = torch.rand(4)
+    torch.manual_seed(23)
+    assert torch.equal(torch.rand(4), ours)
+
+
 def test_copies_are_independent_of_the_original() -> None:
     original = build_values([{"random": [3], "requires_grad": True}], 0)
     copied = copy_values(original)
