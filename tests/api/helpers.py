@@ -23,3 +23,26 @@ def save(client: APIClient, attempt: int, position: int, answer: Any, version: i
 def submit(client: APIClient, attempt: int, key: str = "") -> Any:
     headers = {"Idempotency-Key": key} if key else {}
     return client.post(f"/api/attempts/{attempt}/submit/", headers=headers)
+
+
+ROLES = ["anonymous", "student", "examiner", "author", "admin"]
+ANON = (401, 403)
+
+
+def client_as(users: dict[str, Any], role: str) -> APIClient:
+    """An API client signed in as the matrix user of `role` (anonymous: not signed in)."""
+    client = APIClient()
+    if users[role] is not None:
+        client.force_authenticate(users[role])
+    return client
+
+
+def assert_matrix_status(status: int, *, role: str, where: str, expected: dict[str, int]) -> None:
+    """The permission rule every endpoint shares: anonymous is refused, another course's
+    objects do not exist (404) except for admins, and otherwise `expected[role]`."""
+    if role == "anonymous":
+        assert status in ANON
+    elif where == "other" and role != "admin":
+        assert status == 404
+    else:
+        assert status == expected[role]
