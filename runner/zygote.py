@@ -8,6 +8,7 @@ Run as `python -E -s -m runner.zygote FD`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -103,7 +104,10 @@ def _warm_up() -> dict[str, Any]:
     import torch.nn.functional  # noqa: F401
 
     from runner import child_jobs, standby  # noqa: F401 - everything the child runs
+    from runner.sandbox.syscall_filter import prebuilt_filter
 
+    with contextlib.suppress(OSError):  # without seccomp only unsandboxed runs are possible
+        prebuilt_filter()
     x = torch.randn(8, 8, requires_grad=True)
     (x @ x).tanh().sum().backward()  # type: ignore[no-untyped-call]  # torch leaves it untyped
     _warm_harness()

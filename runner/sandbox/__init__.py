@@ -14,7 +14,7 @@ from runner.sandbox import libc
 from runner.sandbox.identity import drop_privileges
 from runner.sandbox.limits import apply_base_limits
 from runner.sandbox.mounts import MountPlan, apply_mounts
-from runner.sandbox.syscall_filter import build_filter
+from runner.sandbox.syscall_filter import prebuilt_filter
 
 NAMESPACES = libc.CLONE_NEWPID | libc.CLONE_NEWNET | libc.CLONE_NEWIPC | libc.CLONE_NEWNS
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -54,6 +54,6 @@ def confine(spec: SandboxSpec) -> None:
     os.environ.update(child_environment(spec))
     if not spec.sandboxed:
         return
-    syscall_filter = build_filter()
+    syscall_filter = prebuilt_filter()
     drop_privileges(spec.uid)
     syscall_filter.load()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import socket
 
 import pyseccomp
@@ -69,3 +70,9 @@ def build_filter() -> pyseccomp.SyscallFilter:
     # clone3 hides its flags behind a pointer; ENOSYS makes libc fall back to clone.
     flt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
     return flt
+
+
+@functools.cache
+def prebuilt_filter() -> pyseccomp.SyscallFilter:
+    """The filter built once (in the zygote, before forking); each child only loads its copy."""
+    return build_filter()
