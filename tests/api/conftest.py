@@ -7,19 +7,8 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from quizbank.models import Course, Quiz, Role
-from tests.grading.factories import (
-    MULTIPLE,
-    NUMERIC,
-    SHORT_TEXT,
-    SINGLE,
-    TRUE_FALSE,
-    VIVA,
-    add_slots,
-    member,
-    new_course,
-    new_quiz,
-    question,
-)
+from tests.grading.content import MULTIPLE, NUMERIC, SHORT_TEXT, SINGLE, TRUE_FALSE, VIVA
+from tests.grading.factories import add_slots, member, new_course, new_quiz, question
 
 
 @dataclass

@@ -37,6 +37,11 @@ def client_as(users: dict[str, Any], role: str) -> APIClient:
     return client
 
 
+def listed_ids(client: APIClient, url: str) -> set[int]:
+    """The ids a list endpoint shows `client` (one page of up to 500 rows)."""
+    return {row["id"] for row in client.get(url, {"page_size": 500}).json()["results"]}
+
+
 def assert_matrix_status(status: int, *, role: str, where: str, expected: dict[str, int]) -> None:
     """The permission rule every endpoint shares: anonymous is refused, another course's
     objects do not exist (404) except for admins, and otherwise `expected[role]`."""

@@ -5,7 +5,8 @@ from rest_framework.test import APIClient
 
 from quizbank.models import Role
 from tests.api.helpers import start
-from tests.grading.factories import SINGLE, add_slots, member, new_course, new_quiz, question
+from tests.grading.content import SINGLE
+from tests.grading.factories import add_slots, member, new_course, new_quiz, question
 
 pytestmark = pytest.mark.django_db
 

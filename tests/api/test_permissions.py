@@ -13,8 +13,9 @@ from rest_framework.throttling import ScopedRateThrottle
 from grading.models import Attempt
 from grading.services.attempt_start import attempt_start
 from quizbank.models import Question, Quiz, Role
-from tests.api.helpers import ANON, ROLES, assert_matrix_status, client_as
-from tests.grading.factories import SINGLE, add_slots, member, new_course, new_quiz, question
+from tests.api.helpers import ANON, ROLES, assert_matrix_status, client_as, listed_ids
+from tests.grading.content import SINGLE
+from tests.grading.factories import add_slots, member, new_course, new_quiz, question
 
 
 @dataclass
@@ -104,12 +105,11 @@ def _id(target: Target, kind: str) -> int:
 @pytest.mark.parametrize("url", list(LISTS))
 def test_lists_show_only_the_users_courses(matrix: Any, url: str, role: str) -> None:
     own, other, users = matrix
-    client = APIClient()
+    client = client_as(users, role)
     if users[role] is None:
         assert client.get(url).status_code in ANON
         return
-    client.force_authenticate(users[role])
-    ids = {row["id"] for row in client.get(url, {"page_size": 500}).json()["results"]}
+    ids = listed_ids(client, url)
     kind = LISTS[url]
     assert (_id(own, kind) in ids) == (role in SEES_OWN[kind])
     assert (_id(other, kind) in ids) == (role == "admin")

@@ -17,9 +17,9 @@ from grading.services.regrade_request import regrade_request_create
 from grading.services.regrade_start import regrade_run_start
 from grading.services.viva_session import Pool, viva_session_draw, viva_session_start
 from quizbank.models import Question, Quiz, ReleasePolicy, Role
-from tests.api.helpers import ANON, ROLES, assert_matrix_status, client_as
-from tests.grading.examiner_content import SINGLE, VIVA
-from tests.grading.examiner_factories import member, new_course, question, submitted_attempt
+from tests.api.helpers import ANON, ROLES, assert_matrix_status, client_as, listed_ids
+from tests.grading.content import SINGLE, VIVA
+from tests.grading.factories import member, new_course, question, submitted_attempt
 
 
 @dataclass
@@ -144,12 +144,11 @@ SEES_OWN = {"viva": {"examiner", "admin"}, "run": {"examiner", "admin"},
 @pytest.mark.parametrize("url", list(LISTS))
 def test_examiner_lists_show_only_the_users_courses(matrix: Any, url: str, role: str) -> None:
     own, other, users = matrix
-    client = APIClient()
+    client = client_as(users, role)
     if users[role] is None:
         assert client.get(url).status_code in ANON
         return
-    client.force_authenticate(users[role])
-    ids = {row["id"] for row in client.get(url, {"page_size": 500}).json()["results"]}
+    ids = listed_ids(client, url)
     kind = LISTS[url]
     assert (getattr(own, kind).pk in ids) == (role in SEES_OWN[kind])
     assert (getattr(other, kind).pk in ids) == (role == "admin")

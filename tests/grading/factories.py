@@ -1,13 +1,22 @@
-"""Typed builders for courses, questions with versions, quizzes and users in grading tests."""
+"""Typed builders for grading tests: users, courses, questions with versions, quizzes, a staffed
+quiz for examiner tests, submitted attempts and signed-in API clients."""
 
 import hashlib
 import itertools
 import json
+from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils import timezone
+from rest_framework.test import APIClient
 
+from grading.models import Attempt
+from grading.services.attempt_start import attempt_start
+from grading.services.attempt_submit import attempt_submit
+from grading.services.response_autosave import response_autosave
 from quizbank.models import (
     Course,
     CourseMembership,
@@ -15,6 +24,7 @@ from quizbank.models import (
     QuestionVersion,
     Quiz,
     QuizSlot,
+    Role,
     Topic,
 )
 
@@ -49,26 +59,42 @@ def member(course: Course, role: str, user: User | None = None) -> User:
     return user
 
 
+def _make_current(q: Question, content: dict[str, Any], prompt_html: str) -> QuestionVersion:
+    """Store `content` (points added) as the question's next version and make it current."""
+    full = {"points": float(q.points), **content}
+    digest = hashlib.sha256(json.dumps(full, sort_keys=True).encode()).hexdigest()
+    version = QuestionVersion.objects.create(
+        question=q, number=q.versions.count() + 1, content_hash=digest, content=full,
+        prompt_html=prompt_html,
+    )  # fmt: skip
+    q.current_version = version
+    q.save(update_fields=["current_version"])
+    return version
+
+
 def question(
-    course: Course, content: dict[str, Any], *, topic: Topic | None = None, points: str = "1"
+    course: Course,
+    content: dict[str, Any],
+    *,
+    topic: Topic | None = None,
+    points: str = "1",
+    slug_prefix: str = "q",
 ) -> Question:
     """A question whose current version holds `content` (the bank format as a dict)."""
     topic = topic or new_topic(course=course)
-    slug = f"q-{Question.objects.count() + 1}-{content['type'].replace('_', '-')}"
-    full = {"points": float(points), **content}
+    slug = f"{slug_prefix}-{next(_serial)}-{content['type'].replace('_', '-')}"
     q = Question.objects.create(
         course=course, topic=topic, slug=slug, type=content["type"], title=content["title"],
         prompt=content["prompt"], tags=content.get("tags", []),
         difficulty=content.get("difficulty", "beginner"), points=Decimal(points),
     )  # fmt: skip
-    digest = hashlib.sha256(json.dumps(full, sort_keys=True).encode()).hexdigest()
-    version = QuestionVersion.objects.create(
-        question=q, number=1, content_hash=digest, content=full,
-        prompt_html=f"<p>{content['prompt']}</p>",
-    )  # fmt: skip
-    q.current_version = version
-    q.save(update_fields=["current_version"])
+    _make_current(q, content, f"<p>{content['prompt']}</p>")
     return q
+
+
+def new_version(q: Question, content: dict[str, Any]) -> QuestionVersion:
+    """An author's correction: version n+1 becomes current."""
+    return _make_current(q, content, "<p>fixed</p>")
 
 
 def add_slots(quiz: Quiz, *questions: Question) -> None:
@@ -77,76 +103,48 @@ def add_slots(quiz: Quiz, *questions: Question) -> None:
         QuizSlot.objects.create(quiz=quiz, position=start + offset, question=q)
 
 
-SINGLE = {
-    "type": "single_choice",
-    "title": "Rank of a batch",
-    "prompt": "What is the rank of a (8, 128, 512) tensor?",
-    "choices": [
-        {"text": "3", "correct": True, "feedback": "Three axes."},
-        {"text": "2", "feedback": "That drops the batch axis."},
-        {"text": "4", "feedback": "One axis too many."},
-    ],
-}
-MULTIPLE = {
-    "type": "multiple_choice",
-    "title": "Leaf tensors",
-    "prompt": "Which are leaves?",
-    "scoring": "partial",
-    "choices": [
-        {"text": "torch.ones(2, requires_grad=True)", "correct": True},
-        {"text": "x * 2 for a leaf x that requires grad"},
-        {"text": "torch.zeros(3)", "correct": True},
-    ],
-}
-TRUE_FALSE = {
-    "type": "true_false",
-    "title": "grad_fn of a leaf",
-    "prompt": "A user-created leaf has grad_fn None.",
-    "answer": True,
-    "true_feedback": "Right.",
-    "false_feedback": "Leaves have no grad_fn.",
-}
-NUMERIC = {
-    "type": "numeric",
-    "title": "Derivative",
-    "prompt": "dy/dx of x^2 + 5x + 2 at x = 3?",
-    "answers": [
-        {"value": 11, "tolerance": 0.001, "feedback": "2x + 5 at 3."},
-        {"value": 6, "fraction": 0, "feedback": "You dropped the linear term."},
-    ],
-}
-SHORT_TEXT = {
-    "type": "short_text",
-    "title": "Creator attribute",
-    "prompt": "Which attribute names the creating function?",
-    "answers": [{"text": "grad_fn", "feedback": "Yes."}, {"regex": r"^\.grad_fn$"}],
-}
-CODE = {
-    "type": "code",
-    "title": "Double it",
-    "prompt": "Write `double(x)` returning 2x.",
-    "entry_point": "double",
-    "starter_code": "def double(x):\n    ...\n",
-    "cases": [{"name": "small", "args": [{"tensor": [1.0, 2.0]}]}],
-    "files": {
-        "reference.py": "def double(x):\n    return x * 2\n",
-        "wrong_add.py": "def double(x):\n    return x + 2\n",
-    },
-}
-VIVA = {
-    "type": "viva",
-    "title": "Why gradients accumulate",
-    "prompt": "Explain why .grad accumulates.",
-    "mode": "written",
-    "model_answer": "MODEL-ANSWER-SECRET",
-    "guidance": "GUIDANCE-SECRET",
-    "rubric": [
-        {
-            "criterion": "Mechanism",
-            "levels": [
-                {"label": "Missing", "points": 0, "descriptor": "none"},
-                {"label": "Full", "points": 2, "descriptor": "RUBRIC-SECRET"},
-            ],
-        }
-    ],
-}
+@dataclass
+class Staff:
+    course: Course
+    quiz: Quiz
+    examiner: User
+    second: User
+    moderator: User
+    student: User
+    outsider: User
+
+
+def staffed_quiz(*questions: dict[str, Any], points: str = "6") -> tuple[Staff, list[Question]]:
+    """A quiz over `questions` (one topic, slugs "exam-q-…") with three examiners, one student
+    and one outsider (an examiner of another course)."""
+    course = new_course()
+    quiz = new_quiz(course=course, title="Viva quiz", shuffle_choices=False)
+    topic = new_topic(course=course, title="Autograd")
+    made = [
+        question(course, c, topic=topic, points=points, slug_prefix="exam-q") for c in questions
+    ]
+    add_slots(quiz, *made)
+    staff = Staff(
+        course=course, quiz=quiz, examiner=member(course, Role.EXAMINER),
+        second=member(course, Role.EXAMINER), moderator=member(course, Role.EXAMINER),
+        student=member(course, Role.STUDENT), outsider=member(new_course(), Role.EXAMINER),
+    )  # fmt: skip
+    return staff, made
+
+
+def submitted_attempt(
+    quiz: Quiz, student: User, answers: dict[int, Any], now: datetime | None = None
+) -> Attempt:
+    """Start, save `answers` by position, and submit an attempt of `student`."""
+    now = now or timezone.now()
+    attempt = attempt_start(quiz=quiz, user=student, now=now)
+    for position, answer in answers.items():
+        response_autosave(attempt=attempt, position=position, answer=answer, version=0, now=now)
+    return attempt_submit(attempt=attempt, now=now)
+
+
+def api_as(user: User) -> APIClient:
+    """An API client signed in as `user`."""
+    client = APIClient()
+    client.force_authenticate(user)
+    return client

@@ -13,7 +13,8 @@ from grading.services.code_jobs import code_job
 from grading.services.code_results import code_result_apply
 from grading.services.response_autosave import response_autosave
 from quizbank.models import Role
-from tests.grading.factories import CODE, SINGLE, add_slots, member, new_course, new_quiz
+from tests.grading.content import CODE, SINGLE
+from tests.grading.factories import add_slots, member, new_course, new_quiz
 from tests.grading.factories import question as make_question
 
 SOURCE = "def double(x):\n    return x * 2\n"
@@ -62,7 +63,7 @@ def test_the_job_carries_the_answer_reference_and_cases_but_is_built_from_the_ve
     _, response, _ = submitted
     job = code_job(response, response.job_id)
     assert job.source == SOURCE
-    assert job.reference_source == CODE["files"]["reference.py"]  # type: ignore[index]
+    assert job.reference_source == CODE["files"]["reference.py"]
     assert [case["name"] for case in job.cases] == ["small", "secret"]
     assert job.entry_point == "double"
 

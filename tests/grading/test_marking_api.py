@@ -4,16 +4,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.marking import MarkChange, QuizMarkingPolicy, ScoreChange
-from tests.grading.examiner_factories import (
-    VIVA_TWO_CRITERIA,
-    Staff,
-    staffed_quiz,
-    submitted_attempt,
-)
+from tests.grading.content import VIVA_TWO_CRITERIA
+from tests.grading.factories import Staff, api_as, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
 
@@ -25,22 +20,16 @@ def setup() -> tuple[Staff, Response]:
     return staff, attempt.responses.get()
 
 
-def _as(user: User) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 def _mark(user: User, response: Response, levels: list[int], **extra: Any) -> Any:
     body = {"levels": levels, **extra}
-    return _as(user).post(f"/api/marking/responses/{response.pk}/marks/", body, format="json")
+    return api_as(user).post(f"/api/marking/responses/{response.pk}/marks/", body, format="json")
 
 
 def test_the_examiner_sees_answer_model_answer_guidance_and_rubric(
     setup: tuple[Staff, Response],
 ) -> None:
     staff, response = setup
-    body = _as(staff.examiner).get(f"/api/marking/responses/{response.pk}/").json()
+    body = api_as(staff.examiner).get(f"/api/marking/responses/{response.pk}/").json()
     assert body["answer"] == {"text": "It sums."}
     assert body["model_answer"] == "MODEL-ANSWER-SECRET"
     assert body["guidance"] == "GUIDANCE-SECRET"
@@ -89,16 +78,16 @@ def test_the_second_marker_marks_blind_and_close_marks_are_averaged(
     staff, response = setup
     QuizMarkingPolicy.objects.create(quiz=staff.quiz, double_marking=True)
     _mark(staff.examiner, response, [2, 2])  # 6/6
-    view = _as(staff.second).get(f"/api/marking/responses/{response.pk}/").json()
+    view = api_as(staff.second).get(f"/api/marking/responses/{response.pk}/").json()
     assert view["marks_hidden"] is True
     assert view["marks"] == []
     assert view["marking"]["status"] == "awaiting_second"
-    history = _as(staff.second).get(f"/api/marking/responses/{response.pk}/history/").json()
+    history = api_as(staff.second).get(f"/api/marking/responses/{response.pk}/history/").json()
     assert history["mark_changes"] == []
     _mark(staff.second, response, [2, 1])  # 4/6: gap 1/3 > 0.2
     response.refresh_from_db()
     assert response.score is None
-    queue = _as(staff.moderator).get("/api/marking/queue/", {"flagged": "true"}).json()
+    queue = api_as(staff.moderator).get("/api/marking/queue/", {"flagged": "true"}).json()
     assert [row["id"] for row in queue["results"]] == [response.pk]
 
 
@@ -121,13 +110,13 @@ def test_the_moderators_mark_is_final_and_every_change_is_logged(
     first = _mark(staff.examiner, response, [2, 2]).json()
     _mark(staff.second, response, [0, 1])
     url = f"/api/marking/responses/{response.pk}/moderation/"
-    refused = _as(staff.examiner).post(url, {"levels": [1, 1]}, format="json")
+    refused = api_as(staff.examiner).post(url, {"levels": [1, 1]}, format="json")
     assert refused.json()["error"]["code"] == "same_marker"
-    done = _as(staff.moderator).post(url, {"levels": [1, 2]}, format="json")
+    done = api_as(staff.moderator).post(url, {"levels": [1, 2]}, format="json")
     assert done.status_code == 201
     response.refresh_from_db()
     assert response.score == pytest.approx(5 / 6)
-    changed = _as(staff.examiner).put(
+    changed = api_as(staff.examiner).put(
         f"/api/marking/marks/{first['id']}/", {"levels": [1, 2]}, format="json"
     )
     assert changed.status_code == 200
@@ -156,7 +145,7 @@ def test_log_rows_cannot_be_changed_or_deleted(setup: tuple[Staff, Response]) ->
 def test_only_the_marker_may_change_a_mark(setup: tuple[Staff, Response]) -> None:
     staff, response = setup
     mark = _mark(staff.examiner, response, [1, 1]).json()
-    reply = _as(staff.second).put(
+    reply = api_as(staff.second).put(
         f"/api/marking/marks/{mark['id']}/", {"levels": [0, 0]}, format="json"
     )
     assert reply.status_code == 403
@@ -165,6 +154,6 @@ def test_only_the_marker_may_change_a_mark(setup: tuple[Staff, Response]) -> Non
 
 def test_an_examiner_of_another_course_gets_404(setup: tuple[Staff, Response]) -> None:
     staff, response = setup
-    assert _as(staff.outsider).get(f"/api/marking/responses/{response.pk}/").status_code == 404
+    assert api_as(staff.outsider).get(f"/api/marking/responses/{response.pk}/").status_code == 404
     assert _mark(staff.outsider, response, [1, 1]).status_code == 404
-    assert _as(staff.outsider).get("/api/marking/queue/").json()["results"] == []
+    assert api_as(staff.outsider).get("/api/marking/queue/").json()["results"] == []

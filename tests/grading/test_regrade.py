@@ -13,8 +13,8 @@ from grading.models import Attempt, Response
 from grading.models.marking import ScoreChange, ScoreSource
 from grading.models.regrade import RegradeItem, RegradeRun
 from quizbank.models import Question
-from tests.grading.examiner_content import NUMERIC, SINGLE
-from tests.grading.examiner_factories import Staff, new_version, staffed_quiz, submitted_attempt
+from tests.grading.content import NUMERIC, SINGLE
+from tests.grading.factories import Staff, new_version, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ from grading.services.regrade_dispatch import regrade_lanes
 from grading.services.regrade_start import regrade_run_start
 from grading.tasks_examiner import regrade_chunk_task
 from quizbank.models import Question
-from tests.grading.examiner_content import CODE, SINGLE
-from tests.grading.examiner_factories import Staff, new_version, staffed_quiz, submitted_attempt
+from tests.grading.content import CODE, SINGLE
+from tests.grading.factories import Staff, new_version, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
 

@@ -3,23 +3,15 @@
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from grading.models import Attempt
 from grading.models.marking import ScoreChange, ScoreSource
 from quizbank.models import ReleasePolicy
-from tests.grading.examiner_content import NUMERIC
-from tests.grading.examiner_factories import Staff, staffed_quiz, submitted_attempt
+from tests.grading.content import NUMERIC
+from tests.grading.factories import Staff, api_as, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
-
-
-def _as(user: User) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -32,7 +24,7 @@ def graded() -> tuple[Staff, Attempt]:
 
 def _ask(staff: Staff, attempt: Attempt, reason: str = "I rounded as told") -> Any:
     url = f"/api/attempts/{attempt.pk}/responses/0/regrade-requests/"
-    return _as(staff.student).post(url, {"reason": reason}, format="json")
+    return api_as(staff.student).post(url, {"reason": reason}, format="json")
 
 
 def test_a_request_waits_for_the_release(graded: tuple[Staff, Attempt]) -> None:
@@ -49,11 +41,11 @@ def test_an_accepted_request_changes_the_score_and_logs_it(graded: tuple[Staff, 
     made = _ask(staff, attempt)
     assert made.status_code == 201, made.json()
     assert _ask(staff, attempt).json()["error"]["code"] == "regrade_request_not_allowed"
-    listed = _as(staff.examiner).get("/api/regrade-requests/", {"status": "open"}).json()
+    listed = api_as(staff.examiner).get("/api/regrade-requests/", {"status": "open"}).json()
     assert [row["id"] for row in listed["results"]] == [made.json()["id"]]
     body = {"decision": "accept", "reply": "Fair: 12 was accepted.", "points": "3"}
     url = f"/api/regrade-requests/{made.json()['id']}/answer/"
-    answered = _as(staff.examiner).post(url, body, format="json").json()
+    answered = api_as(staff.examiner).post(url, body, format="json").json()
     assert (answered["status"], answered["score_before"], answered["score_after"]) == (
         "accepted", 0.0, 0.75,
     )  # fmt: skip
@@ -61,7 +53,7 @@ def test_an_accepted_request_changes_the_score_and_logs_it(graded: tuple[Staff, 
     assert float(attempt.score or 0) == pytest.approx(3.0)
     change = ScoreChange.objects.get(source=ScoreSource.REGRADE_REQUEST)
     assert (change.before, change.after, change.actor) == (0.0, 0.75, staff.examiner)
-    again = _as(staff.examiner).post(url, body, format="json")
+    again = api_as(staff.examiner).post(url, body, format="json")
     assert again.json()["error"]["code"] == "regrade_request_answered"
 
 
@@ -74,12 +66,12 @@ def test_a_rejection_keeps_the_score_and_the_student_sees_the_reply(
     made = _ask(staff, attempt).json()
     url = f"/api/regrade-requests/{made['id']}/answer/"
     body = {"decision": "reject", "reply": "11 is the only answer."}
-    assert _as(staff.student).post(url, body, format="json").status_code == 403
-    assert _as(staff.outsider).post(url, body, format="json").status_code == 404
-    assert _as(staff.examiner).post(url, body, format="json").status_code == 200
-    mine = _as(staff.student).get("/api/regrade-requests/").json()["results"]
+    assert api_as(staff.student).post(url, body, format="json").status_code == 403
+    assert api_as(staff.outsider).post(url, body, format="json").status_code == 404
+    assert api_as(staff.examiner).post(url, body, format="json").status_code == 200
+    mine = api_as(staff.student).get("/api/regrade-requests/").json()["results"]
     assert (mine[0]["status"], mine[0]["reply"]) == ("rejected", "11 is the only answer.")
-    assert _as(staff.outsider).get("/api/regrade-requests/").json()["results"] == []
+    assert api_as(staff.outsider).get("/api/regrade-requests/").json()["results"] == []
     assert not ScoreChange.objects.exists()
 
 
@@ -89,6 +81,6 @@ def test_accepting_without_points_says_which_field(graded: tuple[Staff, Attempt]
     staff.quiz.save()
     made = _ask(staff, attempt).json()
     url = f"/api/regrade-requests/{made['id']}/answer/"
-    reply = _as(staff.examiner).post(url, {"decision": "accept", "reply": "ok"}, format="json")
+    reply = api_as(staff.examiner).post(url, {"decision": "accept", "reply": "ok"}, format="json")
     assert reply.status_code == 400
     assert "points" in reply.json()["error"]["fields"]

@@ -10,8 +10,8 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeRun, RegradeStatus
 from grading.services.regrade_start import regrade_run_start
-from tests.grading.examiner_content import CODE
-from tests.grading.examiner_factories import staffed_quiz
+from tests.grading.content import CODE
+from tests.grading.factories import staffed_quiz
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

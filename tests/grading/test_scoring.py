@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from grading.scoring import score_answer
-from tests.grading.factories import MULTIPLE, NUMERIC, SHORT_TEXT, SINGLE, TRUE_FALSE
+from tests.grading.content import MULTIPLE, NUMERIC, SHORT_TEXT, SINGLE, TRUE_FALSE
 
 
 def score(content: dict[str, Any], answer: dict[str, Any]) -> float:

@@ -13,25 +13,13 @@ from rest_framework.test import APIClient
 from grading.models.marking import QuizMarkingPolicy
 from grading.services.marking import MarkInput, mark_create
 from quizbank.models import GradingMethod
-from tests.grading.examiner_content import SINGLE
-from tests.grading.examiner_factories import (
-    VIVA_TWO_CRITERIA,
-    Staff,
-    member,
-    staffed_quiz,
-    submitted_attempt,
-)
+from tests.grading.content import SINGLE, VIVA_TWO_CRITERIA
+from tests.grading.factories import Staff, api_as, member, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
 
 # Per student: choice picked, first marker's levels, second marker's levels.
 PLAN = [(0, [2, 2], [2, 2]), (0, [1, 1], [1, 2]), (1, [2, 1], [2, 1]), (2, [0, 0], [0, 1])]
-
-
-def _as(user: User) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -49,7 +37,7 @@ def staff() -> Staff:
 
 
 def test_statistics_match_the_hand_computed_values(staff: Staff) -> None:
-    body = _as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/statistics/").json()
+    body = api_as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/statistics/").json()
     # Totals 12, 10, 4, 1 of 12 points.
     assert body["attempts"] == 4
     assert body["mean_percentage"] == pytest.approx(56.25)
@@ -69,7 +57,7 @@ def test_statistics_match_the_hand_computed_values(staff: Staff) -> None:
 
 
 def test_the_statistics_csv_has_one_row_per_question(staff: Staff) -> None:
-    reply = _as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/statistics.csv")
+    reply = api_as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/statistics.csv")
     assert reply["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(reply.content.decode())))
     assert [row["type"] for row in rows] == ["single_choice", "viva"]
@@ -78,7 +66,7 @@ def test_the_statistics_csv_has_one_row_per_question(staff: Staff) -> None:
 
 
 def _grades(staff: Staff) -> list[dict[str, Any]]:
-    reply = _as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/grades.csv")
+    reply = api_as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/grades.csv")
     assert reply.status_code == 200
     return list(csv.DictReader(io.StringIO(reply.content.decode())))
 
@@ -116,6 +104,6 @@ def test_the_gradebook_follows_the_grading_method(method: str, total: str) -> No
 def test_only_examiners_of_the_course_get_statistics_and_exports(staff: Staff) -> None:
     for path in ("statistics/", "statistics.csv", "grades.csv"):
         url = f"/api/quizzes/{staff.quiz.pk}/{path}"
-        assert _as(staff.student).get(url).status_code == 403
-        assert _as(staff.outsider).get(url).status_code == 404
+        assert api_as(staff.student).get(url).status_code == 403
+        assert api_as(staff.outsider).get(url).status_code == 404
         assert APIClient().get(url).status_code in (401, 403)

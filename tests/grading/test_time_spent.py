@@ -8,22 +8,15 @@ from typing import Any
 import pytest
 import time_machine
 from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
 from grading.models import Attempt, Response
-from tests.grading.examiner_content import NUMERIC, SINGLE
-from tests.grading.examiner_factories import Staff, member, staffed_quiz
+from tests.grading.content import NUMERIC, SINGLE
+from tests.grading.factories import Staff, api_as, member, staffed_quiz
 
 pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 ANSWERS = {0: {"choice": 0}, 1: {"value": 11}}
-
-
-def _as(user: User) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -34,7 +27,7 @@ def staff() -> Staff:
 
 def _take(staff: Staff, student: User, saves: list[tuple[int, int]]) -> int:
     """Start at T0, then autosave (seconds after the previous save, position) in order."""
-    client, versions, now = _as(student), {0: 0, 1: 0}, T0
+    client, versions, now = api_as(student), {0: 0, 1: 0}, T0
     with time_machine.travel(T0, tick=False) as clock:
         attempt = client.post(f"/api/quizzes/{staff.quiz.pk}/attempts/").json()["id"]
         for after, position in saves:
@@ -66,7 +59,7 @@ def test_a_long_gap_counts_only_up_to_the_cap(staff: Staff) -> None:
 
 
 def test_a_stale_autosave_credits_no_time(staff: Staff) -> None:
-    client = _as(staff.student)
+    client = api_as(staff.student)
     with time_machine.travel(T0, tick=False) as clock:
         attempt = client.post(f"/api/quizzes/{staff.quiz.pk}/attempts/").json()["id"]
         url = f"/api/attempts/{attempt}/responses/0/"
@@ -80,7 +73,7 @@ def test_a_stale_autosave_credits_no_time(staff: Staff) -> None:
 
 
 def _statistics(staff: Staff) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    examiner = _as(staff.examiner)
+    examiner = api_as(staff.examiner)
     body = examiner.get(f"/api/quizzes/{staff.quiz.pk}/statistics/").json()
     text = examiner.get(f"/api/quizzes/{staff.quiz.pk}/statistics.csv").content.decode()
     return body, list(csv.DictReader(io.StringIO(text)))

@@ -14,15 +14,8 @@ from grading.services.attempt_submit import attempt_submit
 from grading.services.response_autosave import response_autosave
 from grading.services.variants import variant_generate
 from quizbank.models import QuizSlot, Role
-from tests.grading.factories import (
-    NUMERIC,
-    SINGLE,
-    add_slots,
-    member,
-    new_course,
-    new_quiz,
-    new_topic,
-)
+from tests.grading.content import NUMERIC, SINGLE
+from tests.grading.factories import add_slots, member, new_course, new_quiz, new_topic
 from tests.grading.factories import question as make_question
 
 GENERATOR = (

@@ -3,13 +3,12 @@
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
 from grading.models import Attempt, AttemptStatus
 from grading.selectors import quiz_grade
 from quizbank.models import ReleasePolicy
-from tests.grading.examiner_factories import VIVA_TWO_CRITERIA, Staff, question, staffed_quiz
+from tests.grading.content import VIVA_TWO_CRITERIA
+from tests.grading.factories import Staff, api_as, question, staffed_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -24,19 +23,13 @@ def staff() -> Staff:
     return made
 
 
-def _as(user: User) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 def _start(staff: Staff) -> Any:
     body = {"quiz": staff.quiz.pk, "student": staff.student.pk}
-    return _as(staff.examiner).post("/api/viva-sessions/", body, format="json")
+    return api_as(staff.examiner).post("/api/viva-sessions/", body, format="json")
 
 
 def test_a_live_viva_draws_without_repeats_and_ends_as_a_graded_attempt(staff: Staff) -> None:
-    client = _as(staff.examiner)
+    client = api_as(staff.examiner)
     session = _start(staff).json()
     base = f"/api/viva-sessions/{session['id']}"
     titles = []
@@ -62,7 +55,7 @@ def test_a_live_viva_draws_without_repeats_and_ends_as_a_graded_attempt(staff: S
 
 
 def test_ending_with_an_unmarked_question_is_refused(staff: Staff) -> None:
-    client = _as(staff.examiner)
+    client = api_as(staff.examiner)
     session = _start(staff).json()
     client.post(f"/api/viva-sessions/{session['id']}/draws/", {}, format="json")
     reply = client.post(f"/api/viva-sessions/{session['id']}/end/")
@@ -72,8 +65,8 @@ def test_ending_with_an_unmarked_question_is_refused(staff: Staff) -> None:
 
 def test_the_student_can_neither_save_nor_submit_over_a_live_viva(staff: Staff) -> None:
     session = _start(staff).json()
-    _as(staff.examiner).post(f"/api/viva-sessions/{session['id']}/draws/", {}, format="json")
-    student = _as(staff.student)
+    api_as(staff.examiner).post(f"/api/viva-sessions/{session['id']}/draws/", {}, format="json")
+    student = api_as(staff.student)
     saved = student.put(
         f"/api/attempts/{session['attempt']}/responses/0/",
         {"answer": {"text": "mine"}, "version": 0},
@@ -85,7 +78,7 @@ def test_the_student_can_neither_save_nor_submit_over_a_live_viva(staff: Staff) 
 
 def test_a_session_needs_a_student_of_the_course_and_a_non_immediate_release(staff: Staff) -> None:
     body = {"quiz": staff.quiz.pk, "student": staff.outsider.pk}
-    reply = _as(staff.examiner).post("/api/viva-sessions/", body, format="json")
+    reply = api_as(staff.examiner).post("/api/viva-sessions/", body, format="json")
     assert reply.json()["error"]["code"] == "not_a_student"
     staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
     staff.quiz.save()
@@ -93,7 +86,7 @@ def test_a_session_needs_a_student_of_the_course_and_a_non_immediate_release(sta
 
 
 def test_an_examiner_of_another_course_cannot_see_or_start_sessions(staff: Staff) -> None:
-    session = _start(staff).json()
-    assert _as(staff.outsider).get(f"/api/viva-sessions/{session['id']}/").status_code == 404
+    session, outsider = _start(staff).json(), api_as(staff.outsider)
+    assert outsider.get(f"/api/viva-sessions/{session['id']}/").status_code == 404
     body = {"quiz": staff.quiz.pk, "student": staff.student.pk}
-    assert _as(staff.outsider).post("/api/viva-sessions/", body, format="json").status_code == 404
+    assert outsider.post("/api/viva-sessions/", body, format="json").status_code == 404

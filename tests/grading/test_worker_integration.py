@@ -9,7 +9,8 @@ from rest_framework.test import APIClient
 from grading.bench.workers import worker_processes
 from quizbank.models import Role
 from tests.api.helpers import save, start, submit
-from tests.grading.factories import CODE, add_slots, member, new_course, new_quiz, question
+from tests.grading.content import CODE
+from tests.grading.factories import add_slots, member, new_course, new_quiz, question
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
