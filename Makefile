@@ -34,5 +34,14 @@ pytest: install
 test: lint typecheck pytest
 	DEBUG=true DATABASE_URL=sqlite:///:memory: $(PY) manage.py runner_check fixtures/banks/pytorch-fundamentals
 
+# Benchmarks print figures (never assert timings); the grading one needs PostgreSQL and Redis.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank_bench
+bench: install
+	psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='vivabank_bench'" \
+		| grep -q 1 || createdb -h 127.0.0.1 -U postgres vivabank_bench
+	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v0
+	DEBUG=true $(PY) manage.py runner_bench --json
+	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
+
 clean:
 	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
