@@ -205,7 +205,10 @@ def main() -> None:
     hello = _warm_up()
     hello.update(settle_for_forking())  # last, so nothing after it dirties the settled heap
     sock = socket.socket(fileno=int(sys.argv[1]))
-    sock.send(json.dumps({"op": "hello", **hello}).encode())
+    try:
+        sock.send(json.dumps({"op": "hello", **hello}).encode())
+    except ConnectionError:
+        sys.exit(0)  # the supervisor died while torch was importing: nobody to serve
     _Zygote(sock).serve()
     sys.exit(0)
 
