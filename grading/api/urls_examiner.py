@@ -47,7 +47,7 @@ urlpatterns = [
 ]
 
 urlpatterns += [
-    path("viva-sessions/", viva_sessions.VivaSessionStartApi.as_view(), name="viva-start"),
+    path("viva-sessions/", viva_sessions.VivaSessionListStartApi.as_view(), name="viva-sessions"),
     path(
         "viva-sessions/<int:session_id>/",
         viva_sessions.VivaSessionDetailApi.as_view(),

@@ -1,12 +1,13 @@
-"""Live viva endpoints: start, view, draw a question, record notes and a mark, end."""
+"""Live viva endpoints: list, start, view, draw a question, record notes and a mark, end."""
 
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,8 +16,10 @@ from grading.api.auth import signed_in_user
 from grading.api.marking import MarkingResponseApi
 from grading.api.marking_presenters import marking_view
 from grading.api.marking_serializers import MarkInputSerializer
+from grading.api.viva_filters import SessionRowSerializer, VivaSessionFilter
 from grading.api.viva_presenters import viva_session_view
 from grading.models.marking import Mark
+from grading.models.viva_sessions import VivaSession
 from grading.services.marking import MarkInput, mark_create, mark_update
 from grading.services.marking_selectors import access_marking_response
 from grading.services.viva_session import (
@@ -26,7 +29,7 @@ from grading.services.viva_session import (
     viva_session_notes,
     viva_session_start,
 )
-from grading.services.viva_session_selectors import access_viva_session
+from grading.services.viva_session_selectors import access_viva_session, viva_sessions_for
 from quizbank.models import Difficulty, Role
 from quizbank.selectors_quizzes import access_quiz
 
@@ -53,7 +56,22 @@ def _session_reply(request: Request, session_id: int, code: int = 200) -> Respon
     return Response(SessionSerializer(viva_session_view(request.user, session)).data, status=code)
 
 
-class VivaSessionStartApi(APIView):
+class VivaSessionListStartApi(generics.ListAPIView[VivaSession]):
+    """Sessions in the examiner's courses, newest first; POST starts one."""
+
+    serializer_class = SessionRowSerializer
+    filterset_class = VivaSessionFilter
+    ordering_fields = ["started_at"]
+    ordering = ["-started_at"]
+
+    def get_queryset(self) -> QuerySet[VivaSession]:
+        return viva_sessions_for(self.request.user).order_by("-started_at", "-id")
+
+    @extend_schema(operation_id="viva_session_list")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Live viva sessions of the courses you examine (all for staff)."""
+        return super().get(request, *args, **kwargs)
+
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         quiz = serializers.IntegerField()
         student = serializers.IntegerField()

@@ -1,6 +1,6 @@
 """Reads of live viva sessions for examiners."""
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import Http404
 
 from grading.models.viva_sessions import VivaSession
@@ -9,10 +9,12 @@ from quizbank.selectors_quizzes import AnyUser, require_role
 
 
 def viva_sessions_for(user: AnyUser) -> QuerySet[VivaSession]:
-    """Sessions in the courses the user examines."""
-    return VivaSession.objects.filter(
-        examined_courses_filter(user, "attempt__quiz__")
-    ).select_related("attempt__quiz", "attempt__user", "examiner")
+    """Sessions in the courses the user examines (all for staff), with `questions` drawn."""
+    return (
+        VivaSession.objects.filter(examined_courses_filter(user, "attempt__quiz__"))
+        .select_related("attempt__quiz", "attempt__user", "examiner")
+        .annotate(questions=Count("attempt__responses"))
+    )
 
 
 def access_viva_session(user: AnyUser, session_id: int) -> VivaSession:

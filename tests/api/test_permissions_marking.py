@@ -135,9 +135,10 @@ def test_the_examiner_permission_matrix(matrix: Any, endpoint: str, role: str, w
 
 
 LISTS = {"/api/marking/queue/": "viva", "/api/regrade-runs/": "run",
-         "/api/regrade-requests/": "request"}  # fmt: skip
+         "/api/regrade-requests/": "request", "/api/viva-sessions/": "session"}  # fmt: skip
 SEES_OWN = {"viva": {"examiner", "admin"}, "run": {"examiner", "admin"},
-            "request": {"student", "examiner", "admin"}}  # fmt: skip
+            "request": {"student", "examiner", "admin"},
+            "session": {"examiner", "admin"}}  # fmt: skip
 
 
 @pytest.mark.parametrize("role", ROLES)
