@@ -14,6 +14,7 @@ from grading.services.export_csv import csv_text
 from grading.services.export_grades import gradebook
 from grading.statistics.csv_report import statistics_csv
 from grading.statistics.report import quiz_statistics
+from grading.statistics.scope import AttemptScope
 from quizbank.models import Role
 from quizbank.selectors_quizzes import access_quiz
 
@@ -24,6 +25,20 @@ def _csv(text: str, name: str) -> HttpResponse:
     reply = HttpResponse(text, content_type="text/csv; charset=utf-8")
     reply["Content-Disposition"] = f'attachment; filename="{name}"'
     return reply
+
+
+class ScopeParams(serializers.Serializer[dict[str, Any]]):
+    attempts = serializers.ChoiceField(
+        choices=AttemptScope.choices, default=AttemptScope.ALL,
+        help_text="Count every graded attempt (all) or only each student's first (first), "
+        "so that retakes do not inflate facility.",
+    )  # fmt: skip
+
+
+def _scope(request: Request) -> str:
+    params = ScopeParams(data=request.query_params)
+    params.is_valid(raise_exception=True)
+    return str(params.validated_data["attempts"])
 
 
 class QuestionStatsSerializer(serializers.Serializer[dict[str, Any]]):
@@ -42,6 +57,7 @@ class QuestionStatsSerializer(serializers.Serializer[dict[str, Any]]):
 class QuizStatisticsApi(APIView):
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         quiz = serializers.IntegerField()
+        scope = serializers.ChoiceField(choices=AttemptScope.choices)
         attempts = serializers.IntegerField()
         mean_percentage = serializers.FloatField(allow_null=True)
         median_percentage = serializers.FloatField(allow_null=True)
@@ -49,19 +65,23 @@ class QuizStatisticsApi(APIView):
         distribution = serializers.ListField(child=serializers.DictField())
         questions = QuestionStatsSerializer(many=True)
 
-    @extend_schema(responses=OutputSerializer, operation_id="quiz_statistics")
+    @extend_schema(parameters=[ScopeParams], responses=OutputSerializer,
+                   operation_id="quiz_statistics")  # fmt: skip
     def get(self, request: Request, quiz_id: int) -> Response:
         """Item analysis of the quiz's graded attempts, with marker agreement on vivas."""
+        scope = _scope(request)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
-        return Response(self.OutputSerializer(quiz_statistics(quiz)).data)
+        return Response(self.OutputSerializer(quiz_statistics(quiz, scope=scope)).data)
 
 
 class QuizStatisticsCsvApi(APIView):
-    @extend_schema(responses=CSV, operation_id="quiz_statistics_csv")
+    @extend_schema(parameters=[ScopeParams], responses=CSV, operation_id="quiz_statistics_csv")
     def get(self, request: Request, quiz_id: int) -> HttpResponse:
         """The per-question statistics as CSV."""
+        scope = _scope(request)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
-        return _csv(statistics_csv(quiz_statistics(quiz)), f"{quiz.slug}-statistics.csv")
+        report = quiz_statistics(quiz, scope=scope)
+        return _csv(statistics_csv(report), f"{quiz.slug}-statistics.csv")
 
 
 class QuizGradesCsvApi(APIView):

@@ -13,6 +13,8 @@ class AttemptRow:
     total: float
     maximum: float
     seconds: float | None
+    user_id: int
+    number: int
 
 
 @dataclass
@@ -30,16 +32,19 @@ class ItemRow:
 
 
 def graded_attempts(quiz: Quiz) -> dict[int, AttemptRow]:
+    """The quiz's graded attempts by id, with each one's student and attempt number."""
     rows = Attempt.objects.filter(quiz=quiz, status=AttemptStatus.GRADED).values_list(
-        "pk", "score", "max_score", "started_at", "submitted_at"
+        "pk", "score", "max_score", "started_at", "submitted_at", "user_id", "number"
     )
     return {
         pk: AttemptRow(
             total=float(score or 0),
             maximum=float(maximum),
             seconds=(end - start).total_seconds() if end and start else None,
+            user_id=user,
+            number=number,
         )  # fmt: skip
-        for pk, score, maximum, start, end in rows
+        for pk, score, maximum, start, end, user, number in rows
     }
 
 

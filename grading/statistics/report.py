@@ -18,6 +18,7 @@ from grading.statistics.items import (
     mean,
     median,
 )
+from grading.statistics.scope import AttemptScope, in_scope
 from quizbank.models import Quiz
 
 BINS = 10
@@ -69,10 +70,10 @@ def _item(item: ItemRow, attempts: dict[int, AttemptRow], pairs: Any) -> dict[st
     }
 
 
-def quiz_statistics(quiz: Quiz) -> dict[str, Any]:
+def quiz_statistics(quiz: Quiz, *, scope: str = AttemptScope.ALL) -> dict[str, Any]:
     """Facility, discrimination, item-total correlation, choice rates, time, distribution
-    and marker agreement for the quiz's graded attempts."""
-    attempts = graded_attempts(quiz)
+    and marker agreement for the quiz's graded attempts (every one, or each student's first)."""
+    attempts = in_scope(graded_attempts(quiz), scope)
     ids = sorted(attempts)
     percentages = [100 * a.total / a.maximum for a in attempts.values() if a.maximum > 0]
     seconds = [a.seconds for a in attempts.values() if a.seconds is not None]
@@ -80,6 +81,7 @@ def quiz_statistics(quiz: Quiz) -> dict[str, Any]:
     counts = distribution(percentages, BINS)
     return {
         "quiz": quiz.pk,
+        "scope": str(scope),
         "attempts": len(ids),
         "mean_percentage": mean(percentages),
         "median_percentage": median(percentages),

@@ -107,3 +107,55 @@ def test_only_examiners_of_the_course_get_statistics_and_exports(staff: Staff) -
         assert api_as(staff.student).get(url).status_code == 403
         assert api_as(staff.outsider).get(url).status_code == 404
         assert APIClient().get(url).status_code in (401, 403)
+
+
+@pytest.fixture
+def retaken() -> Staff:
+    """Student A misses the item (choice 1) then gets it right; student B gets it right once."""
+    made, _ = staffed_quiz(SINGLE, points="6")
+    retaker = member(made.course, "student", User.objects.create(username="retaker"))
+    submitted_attempt(made.quiz, retaker, {0: {"choice": 1}})
+    submitted_attempt(made.quiz, retaker, {0: {"choice": 0}})
+    submitted_attempt(made.quiz, made.student, {0: {"choice": 0}})
+    return made
+
+
+def _statistics(staff: Staff, **params: str) -> dict[str, Any]:
+    reply = api_as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/statistics/", params)
+    assert reply.status_code == 200, reply.content
+    body: dict[str, Any] = reply.json()
+    return body
+
+
+def test_first_attempts_only_leave_a_students_retake_out_of_the_item_analysis(
+    retaken: Staff,
+) -> None:
+    every, first = _statistics(retaken), _statistics(retaken, attempts="first")
+    # all: attempts scoring 0, 6, 6 of 6; first: the retaker's 0 and the other student's 6.
+    assert (every["scope"], every["attempts"], first["scope"], first["attempts"]) == (
+        "all", 3, "first", 2,
+    )  # fmt: skip
+    assert every["mean_percentage"] == pytest.approx(200 / 3)
+    assert first["mean_percentage"] == pytest.approx(50.0)
+    assert every["questions"][0]["facility"] == pytest.approx(2 / 3)
+    assert first["questions"][0]["facility"] == 0.5
+    assert [c["rate"] for c in every["questions"][0]["choices"]] == pytest.approx([2 / 3, 1 / 3, 0])
+    assert [c["rate"] for c in first["questions"][0]["choices"]] == [0.5, 0.5, 0.0]
+
+
+def test_the_statistics_csv_takes_the_attempts_parameter_too(retaken: Staff) -> None:
+    url = f"/api/quizzes/{retaken.quiz.pk}/statistics.csv"
+    facilities = []
+    for scope in ("all", "first"):
+        reply = api_as(retaken.examiner).get(url, {"attempts": scope})
+        rows = list(csv.DictReader(io.StringIO(reply.content.decode())))
+        facilities.append((rows[0]["responses"], rows[0]["facility"]))
+    assert facilities == [("3", "0.6667"), ("2", "0.5000")]
+
+
+def test_an_unknown_attempts_scope_is_a_400_naming_the_parameter(retaken: Staff) -> None:
+    for path in ("statistics/", "statistics.csv"):
+        url = f"/api/quizzes/{retaken.quiz.pk}/{path}"
+        reply = api_as(retaken.examiner).get(url, {"attempts": "last"})
+        assert reply.status_code == 400
+        assert "attempts" in reply.json()["error"]["fields"]

@@ -9,6 +9,7 @@ from grading.statistics.agreement import (
     most_disputed,
     quadratic_weighted_kappa,
 )
+from grading.statistics.collect import AttemptRow
 from grading.statistics.items import (
     choice_rates,
     corrected_item_total,
@@ -17,6 +18,7 @@ from grading.statistics.items import (
     facility,
     median,
 )
+from grading.statistics.scope import AttemptScope, first_per_student, in_scope
 
 
 def test_facility_is_the_mean_share_of_marks() -> None:
@@ -66,3 +68,14 @@ def test_criteria_are_ranked_by_how_far_markers_are_apart() -> None:
     assert far.mean_abs_difference == pytest.approx(4 / 3)
     assert far.disagreement_rate == pytest.approx(2 / 3)
     assert [row.criterion for row in most_disputed([close, far])] == ["Practice", "Mechanism"]
+
+
+def test_first_per_student_keeps_each_students_lowest_numbered_attempt() -> None:
+    def row(user: int, number: int) -> AttemptRow:
+        return AttemptRow(total=float(number), maximum=6, seconds=None, user_id=user, number=number)
+
+    # Student 1's attempt 1 is not graded, so attempt 2 (id 11) is their first graded one.
+    attempts = {12: row(1, 3), 11: row(1, 2), 20: row(2, 1), 21: row(2, 2)}
+    assert set(first_per_student(attempts)) == {11, 20}
+    assert in_scope(attempts, AttemptScope.FIRST) == {11: attempts[11], 20: attempts[20]}
+    assert in_scope(attempts, AttemptScope.ALL) is attempts
