@@ -13,15 +13,8 @@ from quizbank.bankfiles.codefiles import check_python, file_kind
 from quizbank.bankfiles.source import field_name
 from quizbank.models import Question
 
-_FORM_FIELDS = (
-    "title",
-    "difficulty",
-    "tags",
-    "objectives",
-    "points",
-    "prompt",
-    "general_feedback",
-)
+# The common bank-format fields that the question form edits directly.
+_FORM_FIELDS = tuple(key for key in schema.COMMON_KEYS if key != "type")
 
 
 class QuestionForm(forms.ModelForm):  # type: ignore[type-arg]  # ModelForm is generic only in the stubs
