@@ -1,19 +1,24 @@
 """The runner's public interface: the only module other apps may import.
 
-`grade` scores a student's PyTorch answer against a reference solution in the
-sandbox; `execute` runs a snippet ("try it"); `submit_grading` queues a job on
-the `cpu` or `gpu` Celery queue. Jobs and results are plain, JSON-safe
-dataclasses so they can travel as Celery messages.
+Workers: `grade` scores a student's PyTorch answer against a reference solution
+in the sandbox; `execute` runs a snippet ("try it"); `run_generator` runs an
+author's generate(rng). All three run code in the calling process's sandbox.
+Web tier: `submit_grading` queues a job on the `cpu` or `gpu` Celery queue;
+`request_run` and `request_generator` queue a job on `cpu` and wait for its
+result. Jobs and results are plain, JSON-safe dataclasses so they can travel
+as Celery messages.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from celery.app.task import Task
     from celery.canvas import Signature
 
 _T = TypeVar("_T")
@@ -170,14 +175,16 @@ def grade(job: GradingJob) -> GradingResult:
 
 
 def execute(source: str, limits: Limits | None = None, *, device: Device = Device.CPU) -> RunResult:
-    """Run a snippet in the sandbox ("try it" mode) and return its output, without grading."""
+    """Run a snippet in this process's sandbox ("try it") without grading; the web tier uses
+    `request_run` instead."""
     from runner.jobs import execute_source
 
     return execute_source(source, limits or Limits(), device=device)
 
 
 def run_generator(source: str, seed: int, limits: Limits | None = None) -> dict[str, Any]:
-    """Run an author's `generate(rng)` in the sandbox with random.Random(seed); its dict.
+    """Run an author's `generate(rng)` in this process's sandbox with random.Random(seed); its
+    dict. The web tier uses `request_generator` instead.
 
     Raises GeneratorFailed (a ValueError) with the reason when it does not return a JSON object.
     """
@@ -209,3 +216,66 @@ def submit_grading(job: GradingJob, *, callback: Signature[Any] | None = None) -
         time_limit=hard,
     )
     return job.job_id
+
+
+# How long the web tier waits for a worker by default: a warm one answers in well under a second.
+REQUEST_TIMEOUT_S = 30.0
+
+
+def _no_worker(timeout_s: float) -> str:
+    return f"no grading worker answered within {timeout_s:g} s; try again"
+
+
+def _request(
+    task: Task[Any, Any], kind: str, args: tuple[Any, ...], limits: Limits, timeout_s: float
+) -> dict[str, Any] | None:
+    """Queue `task` on `cpu` under a fresh job id; its stored result, or None if none came."""
+    from runner.records import job_record_wait
+    from runner.tasks import time_limits
+
+    job_id = f"{kind}-{uuid.uuid4()}"
+    soft, hard = time_limits(limits)
+    # `expires`: a worker that picks the job up after the caller gave up drops it unrun.
+    task.apply_async(
+        args=(job_id, *args, _plain(limits)),
+        task_id=job_id,
+        queue="cpu",
+        expires=timeout_s,
+        soft_time_limit=soft,
+        time_limit=hard,
+    )
+    return job_record_wait(job_id=job_id, timeout_s=timeout_s)
+
+
+def request_run(
+    source: str, limits: Limits | None = None, *, timeout_s: float = REQUEST_TIMEOUT_S
+) -> RunResult:
+    """For the web tier: have a worker run a try-it snippet and wait for its RunResult.
+
+    Never runs code in this process; if no worker answers in time, the status is `internal`.
+    """
+    from runner.tasks import run_snippet
+
+    data = _request(run_snippet, "run", (source,), limits or Limits(), timeout_s)
+    if data is None:
+        return RunResult(status=Status.INTERNAL, exit_code=None, message=_no_worker(timeout_s))
+    return RunResult.from_dict(data)
+
+
+def request_generator(
+    source: str, seed: int, limits: Limits | None = None, *, timeout_s: float = REQUEST_TIMEOUT_S
+) -> dict[str, Any]:
+    """For the web tier: have a worker run an author's generate(rng) with `seed`; its dict.
+
+    Never runs code in this process. Raises GeneratorFailed when the generator fails or no
+    worker answers in time.
+    """
+    from runner.tasks import generate_variant
+
+    data = _request(generate_variant, "generate", (source, seed), limits or Limits(), timeout_s)
+    if data is None:
+        raise GeneratorFailed(_no_worker(timeout_s))
+    value = data.get("value")
+    if data.get("status") != Status.OK or not isinstance(value, dict):
+        raise GeneratorFailed(str(data.get("message") or "the generator returned no parameters"))
+    return value

@@ -1,4 +1,4 @@
-"""One row per grading or try-it job, keyed by job id: a redelivered task stores one result."""
+"""One row per grading, try-it or generator job, keyed by job id: one result per job."""
 
 from django.db import models
 
@@ -6,6 +6,7 @@ from django.db import models
 class JobKind(models.TextChoices):
     GRADE = "grade", "Grading"
     RUN = "run", "Try-it run"
+    GENERATE = "generate", "Parameter generator"
 
 
 class JobState(models.TextChoices):

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from runner.models import JobRecord, JobState
+
+# A warm worker answers a try-it run in tens of milliseconds: poll often at first, then back off.
+_FIRST_PAUSE_S = 0.01
+_LONGEST_PAUSE_S = 0.2
 
 
 def job_record_claim(*, job_id: str, kind: str) -> dict[str, Any] | None:
@@ -41,3 +46,17 @@ def job_record_finish(
             record.save()
         stored: dict[str, Any] = record.result
         return stored
+
+
+def job_record_wait(*, job_id: str, timeout_s: float) -> dict[str, Any] | None:
+    """The stored result of `job_id` once a worker finished it, or None after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    pause = _FIRST_PAUSE_S
+    finished = JobRecord.objects.filter(job_id=job_id, state=JobState.FINISHED)
+    while True:
+        result: dict[str, Any] | None = finished.values_list("result", flat=True).first()
+        remaining = deadline - time.monotonic()
+        if result is not None or remaining <= 0:
+            return result
+        time.sleep(min(pause, remaining))
+        pause = min(2 * pause, _LONGEST_PAUSE_S)

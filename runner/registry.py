@@ -49,6 +49,12 @@ def get_supervisor() -> Supervisor:
         return supervisor
 
 
+def started() -> bool:
+    """Whether this process runs a supervisor (workers do; the web tier never should)."""
+    with _lock:
+        return isinstance(_state["supervisor"], Supervisor) and _state["pid"] == os.getpid()
+
+
 def shutdown() -> None:
     """Stop this process's zygote and free its slot (worker shutdown, end of tests)."""
     with _lock:

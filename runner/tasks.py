@@ -10,7 +10,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init, worker_process_shutdown
 
-from runner import api, registry
+from runner import api
 from runner.models import JobKind
 from runner.records import job_record_claim, job_record_finish
 
@@ -71,12 +71,45 @@ def run_snippet(run_id: str, source: str, limits: dict[str, Any] | None = None) 
     return job_record_finish(job_id=run_id, kind=JobKind.RUN, result=data)
 
 
+@shared_task(
+    name="runner.tasks.generate_variant",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=_DEFAULT_SOFT,
+    time_limit=_DEFAULT_HARD,
+)
+def generate_variant(
+    job_id: str, source: str, seed: int, limits: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Run generate(rng) once per job id: {"status": "ok", "value": dict} or an error status."""
+    stored = job_record_claim(job_id=job_id, kind=JobKind.GENERATE)
+    if stored is not None:
+        return stored
+    parsed = api.Limits(**limits) if limits else api.Limits()
+    try:
+        data = {"status": api.Status.OK.value, "value": api.run_generator(source, seed, parsed)}
+    except api.GeneratorFailed as error:
+        data = {"status": api.Status.ERROR.value, "message": str(error)}
+    except SoftTimeLimitExceeded:
+        data = {
+            "status": api.Status.INTERNAL.value,
+            "message": "the generator task ran out of time",
+        }
+    return job_record_finish(job_id=job_id, kind=JobKind.GENERATE, result=data)
+
+
+# The registry pulls in torch (through the sandbox's child code); only workers need it, and the
+# web tier imports this module to enqueue, so it is imported inside the worker hooks.
 @worker_process_init.connect
 def _warm_supervisor(**_: Any) -> None:
+    from runner import registry
+
     # Start the zygote in the background so the first job does not wait for `import torch`.
     threading.Thread(target=registry.get_supervisor, daemon=True).start()
 
 
 @worker_process_shutdown.connect
 def _stop_supervisor(**_: Any) -> None:
+    from runner import registry
+
     registry.shutdown()

@@ -6,7 +6,7 @@ missing service fails the run instead of skipping tests.
 
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings
@@ -51,3 +51,16 @@ def redis_url() -> str:
 @pytest.fixture
 def require() -> Callable[[str, str, int], None]:
     return require_service
+
+
+@pytest.fixture
+def celery_eager() -> Iterator[None]:
+    """Run Celery tasks inline in this process (unit tests; integration tests use real workers)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = previous

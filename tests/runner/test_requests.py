@@ -1,0 +1,63 @@
+"""The web tier's entry points: queue a job on `cpu`, wait for the worker's stored result."""
+
+import pytest
+
+from grading.bench.workers import use_broker
+from runner.api import (
+    GeneratorFailed,
+    Limits,
+    Status,
+    request_generator,
+    request_run,
+)
+from runner.models import JobKind, JobRecord, JobState
+from runner.supervisor import Supervisor
+
+pytestmark = pytest.mark.django_db
+
+GENERATOR = "def generate(rng):\n    return {'n': rng.randint(1, 10**9)}\n"
+
+
+@pytest.mark.usefixtures("celery_eager")
+def test_a_requested_run_returns_the_result_the_task_stored(supervisor: Supervisor) -> None:
+    result = request_run("print(6 * 7)", Limits(time_s=5))
+    assert result.status == Status.OK
+    assert result.stdout == "42\n"
+    record = JobRecord.objects.get()
+    assert record.kind == JobKind.RUN
+    assert record.state == JobState.FINISHED
+    assert record.result == result.to_dict()
+
+
+@pytest.mark.usefixtures("celery_eager")
+def test_a_requested_generator_returns_its_dict_and_stores_it(supervisor: Supervisor) -> None:
+    first = request_generator(GENERATOR, 7)
+    assert request_generator(GENERATOR, 7) == first
+    assert request_generator(GENERATOR, 8) != first
+    records = JobRecord.objects.filter(kind=JobKind.GENERATE)
+    assert records.count() == 3
+    assert {r.status for r in records} == {"ok"}
+    assert {"status": "ok", "value": first} in [r.result for r in records]
+
+
+@pytest.mark.usefixtures("celery_eager")
+def test_a_requested_generator_that_fails_raises_with_the_reason(supervisor: Supervisor) -> None:
+    with pytest.raises(GeneratorFailed, match="must return a dict, not int"):
+        request_generator("def generate(rng):\n    return 3\n", 1)
+    assert JobRecord.objects.get().status == "error"
+
+
+def test_a_run_nobody_answers_is_an_internal_status_that_says_so(redis_url: str) -> None:
+    use_broker(redis_url)  # a real broker with no worker on it: the job is queued, never run
+    result = request_run("print(1)", timeout_s=0.3)
+    assert result.status == Status.INTERNAL
+    assert result.exit_code is None
+    assert result.message == "no grading worker answered within 0.3 s; try again"
+    assert not JobRecord.objects.exists()
+
+
+def test_a_generator_nobody_answers_raises_a_clear_error(redis_url: str) -> None:
+    use_broker(redis_url)
+    with pytest.raises(GeneratorFailed, match=r"no grading worker answered within 0\.3 s"):
+        request_generator(GENERATOR, 1, timeout_s=0.3)
+    assert not JobRecord.objects.exists()
