@@ -1,4 +1,4 @@
-""" "Try it": run a snippet in the sandbox without grading, rate limited per user."""
+""" "Try it": a worker runs a snippet in the sandbox without grading, rate limited per user."""
 
 from dataclasses import asdict
 from typing import Any
@@ -31,15 +31,18 @@ class CodeRunApi(APIView):
         stderr = serializers.CharField(allow_blank=True)
         duration_ms = serializers.FloatField()
         truncated = serializers.BooleanField()
+        message = serializers.CharField(
+            allow_blank=True, help_text="Why the run was stopped or refused; empty otherwise."
+        )
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="code_run")
     def post(self, request: Request) -> Response:
-        """Run the source in the sandbox and return its output (no grading, no answers)."""
+        """Have a worker run the source in the sandbox; its output (no grading, no answers)."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         source: str = data.validated_data["code"]
         limit = int(settings.GRADING_MAX_ANSWER_BYTES)
         if len(source.encode()) > limit:
             raise AnswerTooLarge(f"The source is over the limit of {limit} bytes.")
-        result = runner_api.execute(source, runner_api.Limits(time_s=5.0))
+        result = runner_api.request_run(source, runner_api.Limits(time_s=5.0))
         return Response(self.OutputSerializer(asdict(result)).data)

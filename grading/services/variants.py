@@ -1,4 +1,4 @@
-"""Parameterised questions: run the author's generator once per attempt and slot."""
+"""Parameterised questions: a worker runs the author's generator once per attempt and slot."""
 
 import hashlib
 from dataclasses import asdict, is_dataclass
@@ -31,7 +31,9 @@ def variant_generate(
     if source is None:
         return {}, {}
     try:
-        payload = _as_dict(runner_api.run_generator(source, seed, runner_api.Limits(time_s=5.0)))
+        payload = _as_dict(
+            runner_api.request_generator(source, seed, runner_api.Limits(time_s=5.0))
+        )
     except runner_api.GeneratorFailed as exc:
         raise GeneratorFailed(f"The question's parameter generator failed: {exc}") from None
     params, answers = payload.get("params", {}), payload.get("answers", {})

@@ -115,6 +115,7 @@ def test_lists_show_only_the_users_courses(matrix: Any, url: str, role: str) -> 
     assert (_id(other, kind) in ids) == (role == "admin")
 
 
+@pytest.mark.usefixtures("celery_eager")
 @pytest.mark.parametrize("role", ROLES)
 def test_code_runs_need_a_login(matrix: Any, role: str) -> None:
     _, _, users = matrix
@@ -140,6 +141,7 @@ def test_a_student_never_sees_a_classmates_attempt(matrix: Any, path: str) -> No
     assert own.attempt.pk not in ids
 
 
+@pytest.mark.usefixtures("celery_eager")
 def test_code_runs_are_rate_limited_per_user(matrix: Any, monkeypatch: Any) -> None:
     cache.clear()
     # The rates are read once at import; patch the class for this test only.

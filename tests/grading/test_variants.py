@@ -32,6 +32,8 @@ PARAM_NUMERIC: dict[str, Any] = {
 }
 
 
+# A worker runs the generator; these unit tests run its task inline.
+@pytest.mark.usefixtures("celery_eager")
 def test_a_parameterised_question_is_generated_once_stored_and_scored(db: None) -> None:
     course = new_course()
     quiz = new_quiz(course=course)
@@ -51,14 +53,16 @@ def test_a_parameterised_question_is_generated_once_stored_and_scored(db: None) 
     assert response.feedback["answer"] == f"2x + {a}."
 
 
-def test_the_same_seed_generates_the_same_variant() -> None:
+@pytest.mark.usefixtures("celery_eager")
+def test_the_same_seed_generates_the_same_variant(db: None) -> None:
     first = variant_generate(content=PARAM_NUMERIC, seed=1234)
     assert variant_generate(content=PARAM_NUMERIC, seed=1234) == first
     seen = {variant_generate(content=PARAM_NUMERIC, seed=s)[0]["a"] for s in range(8)}
     assert len(seen) > 1
 
 
-def test_a_broken_generator_is_a_clear_error() -> None:
+@pytest.mark.usefixtures("celery_eager")
+def test_a_broken_generator_is_a_clear_error(db: None) -> None:
     broken = {**PARAM_NUMERIC, "files": {"generate.py": "def generate(rng):\n    return 1 / 0\n"}}
     with pytest.raises(GeneratorFailed, match="generator failed"):
         variant_generate(content=broken, seed=1)
