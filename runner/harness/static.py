@@ -1,136 +1,165 @@
-"""Static look for forbidden names in an answer's source (supervisor side).
+"""Static look at an answer's source, in the supervisor: forbidden names and refused constructs.
 
-Resolves import aliases (`import torch as t`, `from torch.linalg import inv
-as i`, `la = torch.linalg`), `getattr` with constant strings, `__import__`,
-`importlib.import_module` and constant strings given to `eval`/`exec`. A
-forbidden `torch.Tensor.NAME` matches any `.NAME` on an object of unknown
-type. Dynamic tricks are left to the run-time guard in the child.
+Student code shares its interpreter with the harness, so a graded answer that
+could reach the interpreter's internals (frames, `sys.modules`, `gc`, torch's
+private dispatch machinery) could rewrite the harness and forge its data.
+`find_refusals` is the part no answer can switch off: it refuses, for every
+graded answer, imports outside a short allow-list, introspection builtins,
+dunder and private attributes, frame and code attributes, torch's escape
+hatches, and computed attribute names. `find_forbidden` finds a question's
+forbidden functions however they are reached (import aliases, assignments,
+`getattr` with constant strings). Both see through `import torch as t`,
+`la = torch.linalg` and `from torch import nn as n`.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
-_MAX_EVAL_DEPTH = 3
+# What a graded answer may import (and everything below these, unless refused below).
+ALLOWED_IMPORTS = frozenset(
+    {
+        "torch", "math", "cmath", "functools", "itertools", "operator", "collections",
+        "typing", "dataclasses", "random", "statistics", "numbers", "fractions", "decimal",
+        "__future__", "abc", "enum", "copy", "heapq", "bisect", "time", "re",
+    }
+)  # fmt: skip
+# Parts of allowed modules that reach the interpreter, raw memory, files or other processes.
+REFUSED_PATHS = (
+    "torch.ops", "torch.library", "torch.overrides", "torch.profiler",
+    "torch.autograd.profiler", "torch.jit", "torch.compile", "torch.fx", "torch.export",
+    "torch.package", "torch.hub", "torch.multiprocessing", "torch.distributed", "torch.utils",
+    "torch.from_file", "torch.load", "torch.save", "torch.classes", "torch.storage",
+    "torch.UntypedStorage", "torch.TypedStorage", "torch.cuda.memory",
+    "operator.attrgetter", "operator.methodcaller", "typing.get_type_hints",
+)  # fmt: skip
+# Attribute names refused on any object: interpreter, frame and code internals, raw memory.
+REFUSED_ATTRIBUTES = frozenset(
+    {
+        "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace", "f_lasti",
+        "tb_frame", "tb_next", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code",
+        "cr_await", "ag_frame", "ag_code", "co_consts", "co_code", "co_names", "ctypes",
+        "share_memory_", "ops", "library", "overrides", "profiler", "jit", "fx", "hub",
+        "multiprocessing", "distributed", "from_file", "classes",
+    }
+)  # fmt: skip
+# `type` hands out an answer's classes and torch's, which could then be patched (isinstance
+# answers the questions answers need).
+REFUSED_BUILTINS = frozenset(
+    {
+        "eval", "exec", "compile", "globals", "locals", "vars", "__import__", "breakpoint",
+        "open", "type",
+    }
+)  # fmt: skip
+ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+ALLOWED_DUNDERS = frozenset({"__init__", "__call__", "__name__"})
+# Special methods an answer may not define: they run at times the harness does not choose.
+REFUSED_DEFINITIONS = frozenset(
+    {
+        "__del__", "__torch_function__", "__torch_dispatch__", "__getattr__",
+        "__getattribute__", "__setattr__", "__delattr__", "__init_subclass__", "__set_name__",
+        "__class_getitem__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
+        "__instancecheck__", "__subclasscheck__", "__prepare__", "__mro_entries__", "__new__",
+    }
+)  # fmt: skip
+SELF_NAMES = frozenset({"self", "cls", "ctx"})
+# Modules that hand out frames, tracing hooks, raw memory or processes, refused as attributes
+# too: allowed modules hold references to them (`torch.sys`, `F.torch.os`).
+DANGEROUS_MODULES = frozenset(
+    {
+        "sys", "os", "gc", "inspect", "ctypes", "importlib", "builtins", "threading",
+        "_thread", "traceback", "linecache", "weakref", "subprocess", "multiprocessing",
+        "asyncio", "concurrent", "mmap", "pickle", "marshal", "faulthandler", "tracemalloc",
+        "atexit", "resource", "posix", "logging", "warnings", "bdb", "pdb", "trace",
+        "cProfile", "profile", "runner", "django", "celery",
+    }
+)  # fmt: skip
+WHY = (
+    "graded answers may import only torch, math and the standard modules "
+    + ", ".join(sorted(ALLOWED_IMPORTS - {"__future__", "torch", "math"}))
+    + ", and may not inspect or change the interpreter, torch's internals or the grader"
+)
+
+
+class SourceTooComplex(ValueError):
+    """The source is nested too deeply to be checked (and so is not graded)."""
+
+
+@dataclass(frozen=True, order=True)
+class Refusal:
+    """One construct a graded answer may not use, with the line where it stands."""
+
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.what} (line {self.line})"
+
+
+@dataclass
+class Usage:
+    """What a source refers to, resolved through its aliases."""
+
+    qualified: set[str] = field(default_factory=set)  # torch.linalg.inv, torch.softmax
+    dynamic: set[str] = field(default_factory=set)  # modules read with computed attribute names
+    attributes: set[str] = field(default_factory=set)  # `.name` read on objects of unknown type
+    refusals: set[Refusal] = field(default_factory=set)
+
+
+def scan(source: str) -> Usage | None:
+    """The usage of `source`, or None when it does not parse (the child reports that).
+
+    Raises SourceTooComplex for sources nested too deeply to walk.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    except (RecursionError, MemoryError) as error:
+        raise SourceTooComplex("the answer is nested too deeply to be checked") from error
+    scanner = _Scanner()
+    try:
+        scanner.scan(tree)
+    except RecursionError as error:
+        raise SourceTooComplex("the answer is nested too deeply to be checked") from error
+    return scanner.usage
+
+
+def find_refusals(source: str) -> list[Refusal]:
+    """What in `source` a graded answer may not use, sorted by line; raises SourceTooComplex."""
+    usage = scan(source)
+    return sorted(usage.refusals) if usage else []
 
 
 def find_forbidden(source: str, forbidden: list[str]) -> list[str]:
     """The forbidden names the source uses, sorted; [] for unparsable source."""
     if not forbidden:
         return []
-    finder = _Finder(forbidden)
-    finder.scan(source, 0)
-    return sorted(finder.found)
+    usage = scan(source)
+    return forbidden_in(usage, forbidden) if usage else []
 
 
-class _Finder(ast.NodeVisitor):
-    def __init__(self, forbidden: list[str]) -> None:
-        self.forbidden = forbidden
-        self.methods = {
-            name.rsplit(".", 1)[1]: name for name in forbidden if name.startswith("torch.Tensor.")
-        }
-        self.aliases: dict[str, str] = {}
-        self.found: set[str] = set()
-        self.depth = 0
+def forbidden_in(usage: Usage, forbidden: list[str]) -> list[str]:
+    """The names of `forbidden` that a scanned source uses, sorted."""
+    return sorted(name for name in forbidden if _uses(usage, name))
 
-    def scan(self, source: str, depth: int) -> None:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            return
-        saved, self.depth = self.depth, depth
-        self.visit(tree)
-        self.depth = saved
 
-    def use(self, qualified: str) -> None:
-        for name in self.forbidden:
-            if qualified == name or qualified.startswith(name + "."):
-                self.found.add(name)
+def _uses(usage: Usage, name: str) -> bool:
+    if any(_within(used, name) for used in usage.qualified):
+        return True
+    if any(name.startswith(base + ".") for base in usage.dynamic):
+        return True
+    return name.startswith("torch.Tensor.") and name.rsplit(".", 1)[1] in usage.attributes
 
-    def resolve(self, node: ast.AST) -> str | None:
-        if isinstance(node, ast.Name):
-            return self.aliases.get(node.id)
-        if isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            return f"{base}.{node.attr}" if base else None
-        if isinstance(node, ast.Call):
-            return self._resolve_call(node)
-        return None
 
-    def _resolve_call(self, node: ast.Call) -> str | None:
-        function = node.func
-        name = function.id if isinstance(function, ast.Name) else self.resolve(function)
-        first = _constant_str(node.args[0]) if node.args else None
-        if name == "getattr" and len(node.args) >= 2:
-            base, attribute = self.resolve(node.args[0]), _constant_str(node.args[1])
-            if base and attribute is None:
-                self.use_prefix(base)
-            return f"{base}.{attribute}" if base and attribute else None
-        if name == "__import__" and first:
-            return first if _has_fromlist(node) else first.split(".")[0]
-        if name == "importlib.import_module" and first:
-            return first
-        return None
+def _within(used: str, name: str) -> bool:
+    return used == name or used.startswith(name + ".")
 
-    def use_prefix(self, base: str) -> None:
-        """A dynamic attribute of a module that holds a forbidden name counts as a use."""
-        for name in self.forbidden:
-            if name.startswith(base + "."):
-                self.found.add(name)
 
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            self.use(alias.name)
-            if alias.asname:
-                self.aliases[alias.asname] = alias.name
-            else:
-                top = alias.name.split(".")[0]
-                self.aliases[top] = top
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.level or not node.module:
-            return
-        for alias in node.names:
-            if alias.name == "*":
-                self.use_prefix(node.module)
-                continue
-            qualified = f"{node.module}.{alias.name}"
-            self.use(qualified)
-            self.aliases[alias.asname or alias.name] = qualified
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        qualified = self.resolve(node.value)
-        for target in node.targets:
-            if isinstance(target, ast.Name):
-                if qualified:
-                    self.aliases[target.id] = qualified
-                else:
-                    self.aliases.pop(target.id, None)
-        self.generic_visit(node)
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        qualified = self.resolve(node)
-        if qualified:
-            self.use(qualified)
-        elif node.attr in self.methods:
-            self.found.add(self.methods[node.attr])
-        self.generic_visit(node)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        qualified = self.aliases.get(node.id)
-        if qualified:
-            self.use(qualified)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        qualified = self._resolve_call(node)
-        if qualified:
-            self.use(qualified)
-        function = node.func
-        code = _constant_str(node.args[0]) if node.args else None
-        is_eval = isinstance(function, ast.Name) and function.id in ("eval", "exec", "compile")
-        if is_eval and code and self.depth < _MAX_EVAL_DEPTH:
-            self.scan(code, self.depth + 1)
-        self.generic_visit(node)
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 def _constant_str(node: ast.AST) -> str | None:
@@ -148,9 +177,165 @@ def _constant_str(node: ast.AST) -> str | None:
     return None
 
 
-def _has_fromlist(node: ast.Call) -> bool:
-    fromlist = node.args[3] if len(node.args) > 3 else None
-    for keyword in node.keywords:
-        if keyword.arg == "fromlist":
-            fromlist = keyword.value
-    return isinstance(fromlist, ast.List | ast.Tuple) and bool(fromlist.elts)
+def _walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node, parents before children, in source order, without recursion."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+class _Scanner:
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.aliases: dict[str, str] = {}
+        self.line = 0
+        self.skip: set[int] = set()  # ids of nodes already judged as part of their parent
+
+    def scan(self, tree: ast.AST) -> None:
+        for node in _walk(tree):
+            if id(node) in self.skip:
+                continue
+            self.line = getattr(node, "lineno", self.line)
+            handler = getattr(self, f"visit_{type(node).__name__}", None)
+            if handler is not None:
+                handler(node)
+
+    def refuse(self, what: str) -> None:
+        self.usage.refusals.add(Refusal(self.line, what))
+
+    def use(self, qualified: str) -> None:
+        self.usage.qualified.add(qualified)
+        parts = qualified.split(".")
+        if parts[0] not in ALLOWED_IMPORTS:
+            self.refuse(f"the module {parts[0]}")
+        elif any(_within(qualified, path) for path in REFUSED_PATHS):
+            self.refuse(qualified)
+        elif any(part.startswith("_") and not _is_dunder(part) for part in parts[1:]):
+            self.refuse(f"the private name {qualified}")
+        else:
+            for part in parts[1:]:
+                if part in DANGEROUS_MODULES:
+                    self.refuse(f"the module {part} (reached as {qualified})")
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """The dotted name an expression stands for, through aliases; None if unknown."""
+        chain: list[str] = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            base = self.aliases.get(node.id)
+        elif isinstance(node, ast.Call):
+            base = self._constant_getattr(node)
+        else:
+            base = None
+        return ".".join([base, *reversed(chain)]) if base else None
+
+    def _constant_getattr(self, node: ast.Call) -> str | None:
+        function = node.func
+        if not (isinstance(function, ast.Name) and function.id == "getattr"):
+            return None
+        if len(node.args) < 2:
+            return None
+        base, attribute = self.resolve(node.args[0]), _constant_str(node.args[1])
+        return f"{base}.{attribute}" if base and attribute else None
+
+    def check_attribute(self, name: str, base: ast.AST) -> None:
+        if _is_dunder(name):
+            if name not in ALLOWED_DUNDERS:
+                self.refuse(f"the special attribute {name}")
+        elif name.startswith("_"):
+            if not (isinstance(base, ast.Name) and base.id in SELF_NAMES):
+                self.refuse(f"the private attribute {name}")
+        elif name in REFUSED_ATTRIBUTES or name in DANGEROUS_MODULES:
+            self.refuse(f"the attribute {name}")
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.use(alias.name)
+            if alias.asname:
+                self.aliases[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                self.aliases[top] = top
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            self.refuse("a relative import")
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.use(node.module)
+                self.usage.dynamic.add(node.module)
+                continue
+            qualified = f"{node.module}.{alias.name}"
+            self.use(qualified)
+            self.aliases[alias.asname or alias.name] = qualified
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        qualified = self.resolve(node.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if qualified:
+                    self.aliases[target.id] = qualified
+                else:
+                    self.aliases.pop(target.id, None)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.check_attribute(node.attr, node.value)
+        qualified = self.resolve(node)
+        if qualified:
+            self.use(qualified)
+            if not isinstance(node.ctx, ast.Load):
+                self.refuse(f"changing {qualified}")
+        else:
+            self.usage.attributes.add(node.attr)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name in REFUSED_BUILTINS or name in ATTRIBUTE_BUILTINS:
+            self.refuse(f"the builtin {name}")
+        elif _is_dunder(name) and name not in ALLOWED_DUNDERS:
+            self.refuse(f"the special name {name}")
+        qualified = self.aliases.get(name)
+        if qualified:
+            self.use(qualified)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        function = node.func
+        if isinstance(function, ast.Name) and function.id in ATTRIBUTE_BUILTINS:
+            self.skip.add(id(function))  # judged here, with its arguments
+            self._attribute_builtin(node, function.id)
+
+    def _attribute_builtin(self, node: ast.Call, builtin: str) -> None:
+        name = _constant_str(node.args[1]) if len(node.args) >= 2 else None
+        if name is None:
+            self.refuse(f"{builtin}() with a computed attribute name")
+            base = self.resolve(node.args[0]) if node.args else None
+            if base:
+                self.usage.dynamic.add(base)
+            return
+        self.check_attribute(name, node.args[0])
+        base = self.resolve(node.args[0])
+        if base:
+            self.use(f"{base}.{name}")
+            if builtin in ("setattr", "delattr"):
+                self.refuse(f"changing {base}.{name}")
+        else:
+            self.usage.attributes.add(name)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name in REFUSED_DEFINITIONS:
+            self.refuse(f"a {node.name} method")
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if any(keyword.arg == "metaclass" for keyword in node.keywords):
+            self.refuse("a metaclass")
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for name in node.kwd_attrs:
+            self.check_attribute(name, node.cls)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner.harness.static import find_forbidden
+from runner.harness.static import Refusal, SourceTooComplex, find_forbidden, find_refusals
 
 INV = ["torch.linalg.inv"]
 
@@ -21,10 +21,7 @@ INV = ["torch.linalg.inv"]
         "import torch\nf = getattr(torch.linalg, 'inv')",
         "import torch\nf = getattr(torch.linalg, 'in' + 'v')",
         "import torch\nname = 'inv'\nf = getattr(torch.linalg, name)",
-        "t = __import__('torch')\ny = t.linalg.inv(x)",
-        "import importlib\nla = importlib.import_module('torch.linalg')\nla.inv(x)",
         "from torch.linalg import *\n",
-        "eval('__import__(\"torch\").linalg.inv(x)')",
         "import torch.linalg\ntorch.linalg.inv(x)",
     ],
 )
@@ -61,3 +58,91 @@ def test_several_names_are_reported_sorted() -> None:
     source = "import torch.nn.functional as F\nimport torch\nF.softmax(x, 1)\ntorch.softmax(x, 1)"
     found = find_forbidden(source, ["torch.softmax", "torch.nn.functional.softmax"])
     assert found == ["torch.nn.functional.softmax", "torch.softmax"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\nimport torch.nn.functional as F\nfrom typing import Any\nimport math\n"
+        "def f(x: torch.Tensor) -> Any:\n    a, b = x.chunk(2)\n    y = torch.select(x, 0, 1)\n"
+        "    return F.softmax(x, dim=1) * math.pi + x.numpy().sum()\n",
+        "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self._w = 1\n    def forward(self, x):\n"
+        "        return x * self._w\n",
+        "import torch\nclass S(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x\n"
+        "    @staticmethod\n    def backward(ctx, g):\n        (x,) = ctx.saved_tensors\n"
+        "        return g\nif __name__ == '__main__':\n    print(getattr(torch, 'tanh'))\n",
+        "from collections import OrderedDict\nimport functools, itertools, random\n"
+        "def f(x):\n    x.grad = None\n    x.requires_grad = True\n    return x\n",
+    ],
+    ids=["module use", "own private attributes", "autograd function", "plain python"],
+)
+def test_ordinary_answers_are_not_refused(source: str) -> None:
+    assert find_refusals(source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "refused"),
+    [
+        ("import sys", "the module sys"),
+        ("import gc", "the module gc"),
+        ("import inspect", "the module inspect"),
+        ("import ctypes", "the module ctypes"),
+        ("import importlib", "the module importlib"),
+        ("import numpy", "the module numpy"),
+        ("import logging", "the module logging"),
+        ("from . import x", "a relative import"),
+        ("import torch\ntorch.sys.modules", "the attribute sys"),
+        ("import torch.nn.functional as F\nF.torch.os", "the attribute os"),
+        ("import torch\ntorch._C", "the private attribute _C"),
+        ("from torch import _C", "the private name torch._C"),
+        ("import torch\ntorch._softmax(x, 1, False)", "the private attribute _softmax"),
+        ("import torch\ntorch.ops.aten.softmax", "torch.ops"),
+        ("import torch\nt = torch\nt.library", "torch.library"),
+        ("import torch\ntorch.utils.checkpoint", "torch.utils"),
+        ("import torch.multiprocessing", "torch.multiprocessing"),
+        ("import torch\ntorch.load('x')", "torch.load"),
+        ("import operator\noperator.attrgetter('x')", "operator.attrgetter"),
+        ("x.__class__", "the special attribute __class__"),
+        ("x.__dict__", "the special attribute __dict__"),
+        ("__builtins__", "the special name __builtins__"),
+        ("x._version", "the private attribute _version"),
+        ("getattr(x, name)", "getattr() with a computed attribute name"),
+        ("getattr(x, '__cl' + 'ass__')", "the special attribute __class__"),
+        ("g = getattr", "the builtin getattr"),
+        ("eval('1')", "the builtin eval"),
+        ("exec('1')", "the builtin exec"),
+        ("vars(x)", "the builtin vars"),
+        ("globals()", "the builtin globals"),
+        ("open('/proc/self/mem', 'wb')", "the builtin open"),
+        ("type(x).shape = 1", "the builtin type"),
+        ("def g():\n    yield\ng().gi_frame.f_back", "the attribute gi_frame"),
+        ("try:\n    1 / 0\nexcept Exception as e:\n    e.__traceback__", "the special attribute"),
+        ("class A:\n    def __del__(self):\n        pass", "a __del__ method"),
+        ("import torch\nclass T(torch.Tensor):\n    def __torch_function__(self): pass", "a __tor"),
+        ("class A(metaclass=M):\n    pass", "a metaclass"),
+        ("import torch\ntorch.Tensor.requires_grad = True", "changing torch.Tensor.requires_grad"),
+        ("import torch\nsetattr(torch, 'tanh', abs)", "changing torch.tanh"),
+        ("match x:\n    case int(__class__=c):\n        pass", "the special attribute __class__"),
+    ],
+)
+def test_introspection_and_escape_hatches_are_refused(source: str, refused: str) -> None:
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found
+
+
+def test_a_refusal_names_its_line() -> None:
+    assert find_refusals("import torch\n\nimport gc\n") == [Refusal(3, "the module gc")]
+
+
+def test_a_long_expression_is_scanned_without_recursion() -> None:
+    source = "y = " + " + ".join(["x"] * 600) + "\nz = " + " + ".join(["'a'"] * 600)
+    assert find_refusals(source) == []
+    assert find_forbidden(source + "\nimport torch\ntorch.linalg.inv(y)", INV) == INV
+
+
+def test_a_source_too_deeply_nested_to_check_is_reported() -> None:
+    source = "y = " + " + ".join(["x"] * 5000)
+    with pytest.raises(SourceTooComplex):
+        find_refusals(source)
