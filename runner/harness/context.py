@@ -1,18 +1,27 @@
-"""What a child-side case run needs: the entry point, device, guard and encoder."""
+"""What a child-side case run needs: the entry point, device, guard and encoder.
+
+Student code runs only inside `ChildContext.call` and `ChildContext.run`; on the
+way out of either, global torch state the code left changed is restored and
+reported as the answer's error, so harness code never runs under it.
+"""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from runner.harness import values
 from runner.harness.encode import Encoder
-from runner.harness.guard import Guard
+from runner.harness.guard import Guard, leftover_state, mode_stacks, same_modes
 from runner.harness.tb import describe
 
-_perf_counter = time.perf_counter
+
+class GraderWatchChanged(RuntimeError):
+    """The answer removed, replaced or added torch modes while it ran."""
+
+    def __init__(self) -> None:
+        super().__init__("the answer changed the torch modes the grader runs it under")
 
 
 class StudentError(Exception):
@@ -21,6 +30,14 @@ class StudentError(Exception):
     def __init__(self, info: dict[str, Any]) -> None:
         super().__init__(info["message"])
         self.info = info
+
+
+@dataclass(frozen=True)
+class Called:
+    """The output of one call of the entry point, and what the watch saw during it."""
+
+    output: Any
+    graph_recorded: bool = False
 
 
 @dataclass
@@ -33,29 +50,45 @@ class ChildContext:
     record: dict[str, Any] = field(default_factory=dict)  # the case being run
 
     def call(
-        self, args: list[Any], kwargs: dict[str, Any], seed: int, watch: bool = True
-    ) -> tuple[Any, float]:
-        """Seed every RNG, call the entry point (under the guard); (output, seconds)."""
-        guard = self.guard if watch else Guard([])
+        self, args: list[Any], kwargs: dict[str, Any], seed: int, *, probe_graph: bool = False
+    ) -> Called:
+        """Seed every RNG and call the entry point under the guard (raises StudentError)."""
         values.seed_everything(seed, self.device)
-        start = _perf_counter()
         try:
-            with guard.watching():
+            with self.guard.watching(probe_graph=probe_graph) as watch:
+                modes = mode_stacks()
                 output = self.entry(*args, **kwargs)
+                if not same_modes(modes):
+                    raise GraderWatchChanged
         except (Exception, SystemExit) as error:  # noqa: BLE001  # student code: any failure is data
             raise StudentError(describe(error, self.filename)) from None
-        return output, _perf_counter() - start
+        finally:
+            _raise_on_leftover_state()
+        return Called(output, bool(watch and watch.graph_recorded))
 
     def run(self, action: Callable[[], Any]) -> Any:
         """Run harness steps that execute student code (backward, training) as data."""
         try:
-            with self.guard.watching():
-                return action()
+            with self.guard.watching(operators=False):
+                modes = mode_stacks()
+                result = action()
+                if not same_modes(modes):
+                    raise GraderWatchChanged
+                return result
         except (Exception, SystemExit) as error:  # noqa: BLE001  # student code: any failure is data
             raise StudentError(describe(error, self.filename)) from None
+        finally:
+            _raise_on_leftover_state()
 
-    def encode(self, value: Any) -> dict[str, Any]:
-        return self.encoder.encode(value)
+    def encode(self, value: Any, *, with_grads: bool = False) -> dict[str, Any]:
+        return self.encoder.encode(value, with_grads=with_grads)
+
+
+def _raise_on_leftover_state() -> None:
+    problem = leftover_state()
+    if problem is not None:
+        info = {"type": "GlobalStateChanged", "message": problem, "traceback": ""}
+        raise StudentError(info)
 
 
 def bad(reason: str) -> dict[str, Any]:

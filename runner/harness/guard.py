@@ -1,10 +1,15 @@
-"""Run-time refusal of forbidden operations inside the child.
+"""Run-time watch over student code inside the child: forbidden operations and graph recording.
 
-A TorchFunctionMode refuses torch functions and Tensor methods by identity;
-pure-Python callables (e.g. `torch.func.grad`) are replaced on their module by
-a refusing wrapper while the guard is installed. Every hit is recorded even if
-the student catches the exception. This is feedback the student could tamper
-with; the static AST check in the supervisor backs it up.
+Three layers, because a forbidden function has many names:
+- a TorchFunctionMode refuses torch functions and Tensor methods by identity;
+- pure-Python callables (e.g. `torch.func.grad`) are replaced on their module
+  by a refusing wrapper while the guard is installed;
+- a TorchDispatchMode refuses the aten operators behind the forbidden names,
+  which is where aliases meet: `torch._softmax`, `torch.ops.aten._softmax`,
+  `F.softmax` under `DisableTorchFunction` and `torch.special.expit` all
+  arrive as the same operator.
+Every hit is recorded even if the student catches the exception. The static
+check in the supervisor (`runner.harness.static`) backs all of this up.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from runner.harness import pristine
 
 _import_module = importlib.import_module
 _getattr = getattr
@@ -24,6 +32,21 @@ _setattr = setattr
 
 class ForbiddenOperation(RuntimeError):
     """Raised in student code that calls an operation the question forbids."""
+
+
+def operator_names(dotted: str) -> set[str]:
+    """The aten operator names a forbidden dotted name stands for: `softmax`, `linalg_inv`."""
+    parts = dotted.split(".")
+    last = parts[-1].strip("_").lower()
+    names = {last}
+    if len(parts) >= 2 and parts[-2] in ("linalg", "special", "fft"):
+        names.add(f"{parts[-2]}_{last}")
+    return names
+
+
+def _packet_names(packet: str) -> set[str]:
+    name = packet.strip("_")
+    return {name, name.removesuffix("_ex"), name.removesuffix("_out")}
 
 
 class _RefuseMode(TorchFunctionMode):
@@ -44,6 +67,33 @@ class _RefuseMode(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+class _OperatorWatch(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's base is untyped
+    """Refuses forbidden aten operators; notes whether any operator recorded autograd history."""
+
+    def __init__(self, guard: Guard, *, refuse: bool, probe_graph: bool) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # torch's base is untyped
+        self.guard = guard
+        self.refuse = refuse
+        self.probe_graph = probe_graph
+        self.graph_recorded = False
+
+    def __torch_dispatch__(
+        self,
+        func: Any,
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        if self.refuse:
+            name = self.guard.operator_target(func)
+            if name is not None:
+                self.guard.refuse(name)
+        if self.probe_graph and not self.graph_recorded and pristine.is_grad_enabled():
+            tensors = pristine.tensors_in([list(args), kwargs or {}])
+            self.graph_recorded = any(pristine.requires_grad_of(t) for t in tensors)
+        return func(*args, **(kwargs or {}))
+
+
 class Guard:
     """Knows the forbidden names, patches Python callables, and records hits."""
 
@@ -51,12 +101,24 @@ class Guard:
         self.hits: list[str] = []
         self.targets: dict[int, str] = {}
         self.patches: list[tuple[object, str, object]] = []
+        self.operators: dict[str, str] = {}  # aten operator name -> forbidden name
+        self._operator_cache: dict[Any, str | None] = {}
         for name in forbidden:
             self._resolve(name)
+            for operator in operator_names(name):
+                self.operators.setdefault(operator, name)
 
     def refuse(self, name: str) -> None:
         self.hits.append(name)
         raise ForbiddenOperation(f"{name} is not allowed in this question")
+
+    def operator_target(self, func: Any) -> str | None:
+        """The forbidden name an aten operator overload stands for, or None."""
+        if func not in self._operator_cache:
+            packet = str(_getattr(_getattr(func, "overloadpacket", None), "__name__", ""))
+            found = (self.operators.get(name) for name in _packet_names(packet))
+            self._operator_cache[func] = next((name for name in found if name), None)
+        return self._operator_cache[func]
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
@@ -70,13 +132,23 @@ class Guard:
                 _setattr(owner, attribute, original)
 
     @contextlib.contextmanager
-    def watching(self) -> Iterator[None]:
-        """Refuse forbidden torch functions while student code runs."""
-        if not self.targets:
-            yield
-            return
-        with _RefuseMode(self):
-            yield
+    def watching(
+        self, *, operators: bool = True, probe_graph: bool = False
+    ) -> Iterator[_OperatorWatch | None]:
+        """Refuse forbidden calls while student code runs; operators=False for backward passes.
+
+        Backward formulas of allowed operations may use operators whose names a
+        question forbids, so the operator check runs on forward calls only.
+        """
+        refuse_operators = operators and bool(self.operators)
+        with contextlib.ExitStack() as stack:
+            if self.targets:
+                stack.enter_context(_RefuseMode(self))
+            watch = None
+            if refuse_operators or probe_graph:
+                watch = _OperatorWatch(self, refuse=refuse_operators, probe_graph=probe_graph)
+                stack.enter_context(watch)
+            yield watch
 
     def _resolve(self, name: str) -> None:
         owner, attribute, target = _lookup(name)
@@ -100,6 +172,46 @@ class Guard:
             self.refuse(self.targets.get(id(original), name))
 
         return refused
+
+
+def mode_stacks() -> tuple[list[object], list[object]]:
+    """The torch function and dispatch modes active now, bottom first."""
+    functions = [pristine.function_mode_at(i) for i in range(pristine.function_mode_depth())]
+    dispatch = [pristine.dispatch_mode_at(i) for i in range(pristine.dispatch_mode_depth())]
+    return functions, dispatch
+
+
+def same_modes(before: tuple[list[object], list[object]]) -> bool:
+    """Whether exactly the modes of `before` are active, the very same objects."""
+    after = mode_stacks()
+    return all(
+        len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
+        for old, new in zip(before, after, strict=True)
+    )
+
+
+def leftover_state() -> str | None:
+    """What global torch state student code left changed, restored where possible; or None.
+
+    A mode left on the stack (e.g. inside a suspended generator) would see the
+    harness's own operations afterwards, so it is removed and the run reported.
+    """
+    problems = []
+    while pristine.function_mode_depth():
+        pristine.pop_function_mode()
+        problems.append("a torch function mode was left active")
+    while pristine.dispatch_mode_depth():
+        pristine.pop_dispatch_mode()
+        problems.append("a torch dispatch mode was left active")
+    if not pristine.is_grad_enabled():
+        pristine.set_grad_enabled(True)
+        problems.append("gradient recording was left switched off")
+    if pristine.is_inference_mode_enabled():
+        problems.append("inference mode was left on")
+    if pristine.get_default_dtype() != pristine.float32:
+        pristine.set_default_dtype(pristine.float32)
+        problems.append("the default dtype was left changed")
+    return "; ".join(dict.fromkeys(problems)) or None
 
 
 def _lookup(name: str) -> tuple[object, str, object]:

@@ -1,0 +1,140 @@
+"""Every torch and builtin function the harness calls, captured once at import.
+
+The zygote imports this before any answer runs, so an answer that rebinds
+`torch.Tensor.detach`, `torch.autograd.grad` or a builtin changes only its own
+view. Tensor facts are read through `torch._C.TensorBase`'s descriptors (an
+immutable C type), never through attribute lookup, which a tensor subclass's
+property or a patched `torch.Tensor` would answer.
+"""
+
+from __future__ import annotations
+
+import builtins
+import random
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+import torch
+import torch.nn.functional
+
+_descriptors = torch._C.TensorBase.__dict__
+
+# Reading tensor facts without dispatching to Python code.
+requires_grad_of: Callable[[torch.Tensor], bool] = _descriptors["requires_grad"].__get__
+is_leaf_of: Callable[[torch.Tensor], bool] = _descriptors["is_leaf"].__get__
+grad_of: Callable[[torch.Tensor], torch.Tensor | None] = _descriptors["grad"].__get__
+shape_of: Callable[[torch.Tensor], torch.Size] = _descriptors["shape"].__get__
+dtype_of: Callable[[torch.Tensor], torch.dtype] = _descriptors["dtype"].__get__
+device_of: Callable[[torch.Tensor], torch.device] = _descriptors["device"].__get__
+layout_of: Callable[[torch.Tensor], torch.layout] = _descriptors["layout"].__get__
+set_grad: Callable[[torch.Tensor, torch.Tensor | None], None] = _descriptors["grad"].__set__
+
+Tensor = torch.Tensor
+Generator = torch.Generator
+Function = torch.autograd.Function
+strided = torch.strided
+float32 = torch.float32
+float64 = torch.float64
+int64 = torch.int64
+uint8 = torch.uint8
+
+# Tensor methods, as functions.
+detach = torch.Tensor.detach
+clone = torch.Tensor.clone
+to = torch.Tensor.to
+contiguous = torch.Tensor.contiguous
+reshape = torch.Tensor.reshape
+view = torch.Tensor.view
+as_numpy = torch.Tensor.numpy
+numel = torch.Tensor.numel
+element_size = torch.Tensor.element_size
+item = torch.Tensor.item
+mul = torch.Tensor.mul
+add = torch.Tensor.add
+requires_grad_ = torch.Tensor.requires_grad_
+is_floating_point = torch.Tensor.is_floating_point
+
+# Torch functions.
+tensor = torch.tensor
+randn = torch.randn
+rand = torch.rand
+randint = torch.randint
+full = torch.full
+bernoulli = torch.bernoulli
+zeros_like = torch.zeros_like
+ones_like = torch.ones_like
+randn_like = torch.randn_like
+backward = torch.autograd.backward
+autograd_grad = torch.autograd.grad
+gradcheck = torch.autograd.gradcheck
+no_grad = torch.no_grad
+manual_seed = torch.manual_seed
+cpu_generator = torch.default_generator
+get_rng_state = torch.get_rng_state
+cuda_initialized = torch.cuda.is_initialized
+cuda_seed_all = torch.cuda.manual_seed_all
+cuda_reset_peak = torch.cuda.reset_peak_memory_stats
+cuda_peak = torch.cuda.max_memory_allocated
+cuda_allocated = torch.cuda.memory_allocated
+disable_subclass = torch._C.DisableTorchFunctionSubclass
+linear = torch.nn.functional.linear
+relu = torch.nn.functional.relu
+mse_loss = torch.nn.functional.mse_loss
+bce_with_logits = torch.nn.functional.binary_cross_entropy_with_logits
+Linear = torch.nn.Linear
+ReLU = torch.nn.ReLU
+Sequential = torch.nn.Sequential
+SGD = torch.optim.SGD
+Adam = torch.optim.Adam
+
+# Global state an answer may leave changed behind it.
+is_grad_enabled = torch.is_grad_enabled
+set_grad_enabled = torch._C._set_grad_enabled
+is_inference_mode_enabled = torch.is_inference_mode_enabled
+get_default_dtype = torch.get_default_dtype
+set_default_dtype = torch.set_default_dtype
+function_mode_depth = torch._C._len_torch_function_stack
+dispatch_mode_depth = torch._C._len_torch_dispatch_stack
+pop_function_mode = torch._C._pop_torch_function_stack
+pop_dispatch_mode = torch._C._pop_torch_dispatch_stack
+push_function_mode = torch._C._push_on_torch_function_stack
+function_mode_at = torch._C._get_function_stack_at
+dispatch_mode_at = torch._C._get_dispatch_stack_at
+
+py_seed = random.seed
+np_seed = numpy.random.seed
+
+# Builtins.
+isinstance_ = builtins.isinstance
+issubclass_ = builtins.issubclass
+callable_ = builtins.callable
+type_ = builtins.type
+len_ = builtins.len
+str_ = builtins.str
+float_ = builtins.float
+int_ = builtins.int
+bool_ = builtins.bool
+list_ = builtins.list
+dict_ = builtins.dict
+tuple_: type[tuple[Any, ...]] = builtins.tuple
+compile_ = builtins.compile
+exec_ = builtins.exec
+ModuleType = types.ModuleType
+
+
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    """Tensors in a (nested) value, in a fixed order (lists, then dict insertion order)."""
+    found: list[torch.Tensor] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type_(item)
+        if isinstance_(item, Tensor):
+            found.append(item)
+        elif kind is list or kind is tuple:
+            stack.extend(reversed(item))
+        elif kind is dict:
+            stack.extend(reversed(list_(item.values())))
+    return found

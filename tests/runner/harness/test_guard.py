@@ -1,0 +1,110 @@
+"""The run-time guard catches forbidden operations however they are named, in-process.
+
+In the sandbox the static check refuses most of these sources before they run;
+here they run, so the guard itself is what is tested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from torch.overrides import TorchFunctionMode
+
+from runner.api import Status
+from runner.harness import pristine
+from runner.harness.guard import leftover_state, mode_stacks, operator_names, same_modes
+from tests.runner.harness.helpers import grade
+
+SOFTMAX = ["torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"]
+REFERENCE = (
+    "import torch\ndef f(x):\n    e = torch.exp(x - x.max(dim=1, keepdim=True).values)\n"
+    "    return e / e.sum(dim=1, keepdim=True)\n"
+)
+CASES = [{"args": [{"random": [3, 4]}]}]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return torch._softmax(x, 1, False)",
+        "return torch.ops.aten._softmax.default(x, 1, False)",
+        "return torch.ops.aten.softmax.int(x, 1)",
+        "with torch._C.DisableTorchFunction():\n        return torch.nn.functional.softmax(x, 1)",
+        "return torch.__dict__['soft' + 'max'](x, 1)",
+        "return x.softmax(1)",
+        "return torch.special.softmax(x, 1)",
+    ],
+)
+def test_an_alias_of_a_forbidden_function_is_refused_at_run_time(body: str) -> None:
+    source = f"import torch\ndef f(x):\n    {body}\n"
+    score, _results, status, message = grade(source, REFERENCE, CASES, forbidden=SOFTMAX)
+    assert (score, status) == (0.0, Status.FORBIDDEN), message
+
+
+def test_an_in_place_variant_counts_as_the_forbidden_function() -> None:
+    source = "import torch\ndef f(x):\n    return x.clone().sigmoid_()\n"
+    reference = "import torch\ndef f(x):\n    return 1 / (1 + torch.exp(-x))\n"
+    _score, _results, status, _message = grade(
+        source, reference, CASES, forbidden=["torch.sigmoid", "torch.Tensor.sigmoid"]
+    )
+    assert status == Status.FORBIDDEN
+
+
+def test_the_answer_that_avoids_the_function_passes() -> None:
+    assert grade(REFERENCE, REFERENCE, CASES, forbidden=SOFTMAX)[:3:2] == (1.0, Status.OK)
+
+
+def test_operator_names_cover_namespaced_functions() -> None:
+    assert operator_names("torch.linalg.inv") == {"inv", "linalg_inv"}
+    assert operator_names("torch.nn.Sigmoid") == {"sigmoid"}
+    assert operator_names("torch.special.expit") == {"expit", "special_expit"}
+
+
+# The answer's suspended generator outlives the call here (in the sandbox it dies with the child).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_mode_left_active_by_the_answer_is_removed_and_reported() -> None:
+    source = (
+        "import torch\nfrom torch.overrides import TorchFunctionMode\n"
+        "class Spy(TorchFunctionMode):\n"
+        "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+        "        return func(*args, **(kwargs or {}))\n"
+        "def _stay():\n    with Spy():\n        yield\n"
+        "_kept = []\n"
+        "def f(x):\n    g = _stay()\n    next(g)\n    _kept.append(g)\n    return x * 2\n"
+    )
+    reference = "def f(x):\n    return x * 2\n"
+    score, results, _status, _message = grade(source, reference, CASES)
+    assert score == 0.0
+    assert "a torch function mode was left active" in results[0].message
+    assert leftover_state() is None
+
+
+def test_gradient_recording_left_off_is_restored_and_reported() -> None:
+    source = "import torch\ndef f(x):\n    torch.set_grad_enabled(False)\n    return x * 2\n"
+    reference = "def f(x):\n    return x * 2\n"
+    score, results, _status, _message = grade(source, reference, CASES)
+    assert score == 0.0
+    assert "gradient recording was left switched off" in results[0].message
+    assert leftover_state() is None
+
+
+def test_the_mode_check_sees_a_mode_replaced_by_another_of_the_same_depth() -> None:
+    with Quiet():
+        before = mode_stacks()
+        assert same_modes(before)
+        pristine.pop_function_mode()
+        pristine.push_function_mode(Quiet())
+        assert not same_modes(before)
+
+
+class Quiet(TorchFunctionMode):
+    def __torch_function__(
+        self,
+        func: Callable[..., Any],
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        return func(*args, **(kwargs or {}))
