@@ -204,9 +204,9 @@ def queue_for(device: Device) -> str:
 
 def submit_grading(job: GradingJob, *, callback: Signature[Any] | None = None) -> str:
     """Queue `job` for a worker; the task id is the job id. `callback` gets the result dict."""
-    from runner.tasks import grade_submission, time_limits
+    from runner.tasks import grade_submission, grading_time_limits
 
-    soft, hard = time_limits(job.limits)
+    soft, hard = grading_time_limits(job)
     grade_submission.apply_async(
         args=(job.to_dict(),),
         task_id=job.job_id,

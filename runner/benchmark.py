@@ -84,7 +84,7 @@ def _checked(job: GradingJob) -> float:
 
 
 def _cold_once(job: GradingJob, reference: bytes) -> float:
-    from runner.harness.scoring import score_job
+    from runner.harness.scoring import Payloads, score_job
 
     request = {
         "source": job.source,
@@ -103,7 +103,7 @@ def _cold_once(job: GradingJob, reference: bytes) -> float:
         cwd=Path(__file__).resolve().parent.parent,
         env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"},
     )
-    score, _, status, message = score_job(job, reference, done.stdout)
+    score, _, status, message = score_job(job, Payloads(reference, visible=done.stdout))
     if status != Status.OK or score != 1.0:
         raise RuntimeError(f"naive benchmark job failed: {status} {message}")
     return (time.perf_counter() - started) * 1000
@@ -130,7 +130,7 @@ def run_benchmark(settings: BenchSettings) -> dict[str, Any]:
     warm = [_checked(bench_job(index)) for index in range(settings.warm_jobs)]
     job = bench_job(0)
     reference = reference_cache.get(reference_cache.key(REFERENCE, job.entry_point, CASES, "cpu"))
-    if reference is None:
+    if not isinstance(reference, bytes):
         raise RuntimeError("the reference outputs were not cached")
     cold = [_cold_once(job, reference) for _ in range(settings.cold_jobs)]
     throughput = measure_throughput(settings.workers, settings.seconds)

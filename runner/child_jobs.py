@@ -14,6 +14,7 @@ import traceback
 from typing import Any
 
 from runner.harness.child import run_request as _harness_run_request
+from runner.harness.child_timing import run_timing
 
 STUDENT_FILE = "<student>"
 
@@ -71,4 +72,7 @@ def run_message(message: dict[str, Any]) -> bytes:
     if kind == "harness":
         payload: bytes = _harness_run_request(message["request"])
         return payload
+    if kind == "timing":
+        timed: bytes = run_timing(message["request"])
+        return timed
     raise ValueError(f"unknown job kind {kind!r}")

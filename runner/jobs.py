@@ -1,4 +1,11 @@
-"""The work behind runner.api: grading, try-it runs and generators, on this process's supervisor."""
+"""The work behind runner.api: grading, try-it runs and generators, on this process's supervisor.
+
+A grading is a few sandboxed runs, each in a fresh child: the reference on
+every case (cached), the answer on the visible cases, the answer on the
+hidden cases (nothing of that run reaches the student but pass or fail), and
+for each efficiency case three timing runs (the answer's; the reference's and
+a baseline, both cached) whose CPU time and memory the kernel reports.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +22,23 @@ from runner.api import (
     RunResult,
     Status,
 )
+from runner.harness.judge_efficiency import Measured, TimingEvidence
+from runner.harness.payload import PayloadError
+from runner.harness.results import decode_timed
+from runner.harness.scoring import Payloads, score_job, visible_and_hidden
+from runner.harness.spec import Case, parse_cases
+from runner.harness.spec_values import CaseError
+from runner.harness.static import WHY, SourceTooComplex, forbidden_in, scan
 from runner.outcome import ChildOutcome
 from runner.reference_cache import reference_cache
 from runner.registry import get_supervisor
 from runner.supervisor import Supervisor
 
 UNSANDBOXED_NOTE = "ran WITHOUT the sandbox (RUNNER_ALLOW_UNSANDBOXED is on): rlimits only"
+HIDDEN_RUN_FAILED = "on the hidden cases: "
+TIMED_REPEATS = 5
 _GENERATOR_CAP = 1 << 20
+_SHOWN_REFUSALS = 3
 
 
 def _resolve_device(supervisor: Supervisor, device: Device) -> tuple[str, str | None]:
@@ -38,21 +55,46 @@ def _note(supervisor: Supervisor, message: str) -> str:
     return f"{message}\n{UNSANDBOXED_NOTE}".strip()
 
 
-def _request(job: GradingJob, *, role: str, device: str) -> dict[str, Any]:
-    source = job.source if role == "student" else job.reference_source
-    request = {
-        "source": source,
+def harness_request(
+    job: GradingJob, *, role: str, device: str, run: list[int] | None = None
+) -> dict[str, Any]:
+    """The harness's request for one run of `role` ("student" or "reference") on `run` cases."""
+    return {
+        "source": job.source if role == "student" else job.reference_source,
         "entry_point": job.entry_point,
         "cases": job.cases,
         "forbidden": job.forbidden,
         "device": device,
         "role": role,
+        "run": run,
     }
-    return {"kind": "harness", "request": request}
+
+
+def _harness(job: GradingJob, *, role: str, device: str, run: list[int] | None = None) -> Any:
+    return {"kind": "harness", "request": harness_request(job, role=role, device=device, run=run)}
 
 
 def _failed(job: GradingJob, status: Status, message: str, **extra: Any) -> GradingResult:
     return GradingResult(job_id=job.job_id, status=status, score=0.0, message=message, **extra)
+
+
+def _static_refusal(job: GradingJob) -> tuple[Status, str] | None:
+    """Why the answer is refused before it runs (status and message), or None."""
+    try:
+        usage = scan(job.source)
+    except SourceTooComplex as error:
+        return Status.ERROR, str(error)
+    if usage is None:
+        return None  # a syntax error: the child reports it with the line
+    if usage.refusals:
+        refused = sorted(usage.refusals)
+        shown = "; ".join(str(refusal) for refusal in refused[:_SHOWN_REFUSALS])
+        more = f" and {len(refused) - _SHOWN_REFUSALS} more" if len(refused) > 3 else ""
+        return Status.FORBIDDEN, f"the answer uses {shown}{more}: {WHY}"
+    names = forbidden_in(usage, job.forbidden)
+    if names:
+        return Status.FORBIDDEN, f"the answer uses {', '.join(names)}, which this question forbids"
+    return None
 
 
 def _reference_payload(
@@ -60,63 +102,142 @@ def _reference_payload(
 ) -> bytes | ChildOutcome:
     key = reference_cache.key(job.reference_source, job.entry_point, job.cases, device)
     cached = reference_cache.get(key)
-    if cached is not None:
+    if isinstance(cached, bytes):
         return cached
     outcome = supervisor.run(
-        _request(job, role="reference", device=device), job.limits, device=device
+        _harness(job, role="reference", device=device), job.limits, device=device
     )
     if outcome.status != Status.OK or outcome.payload is None:
         return outcome
-    reference_cache.put(key, outcome.payload)
+    reference_cache.put(key, outcome.payload, len(outcome.payload))
     return outcome.payload
 
 
-def grade_job(job: GradingJob) -> GradingResult:
-    """Static check, reference outputs (cached), the student's run, then the comparison."""
-    from runner.harness.scoring import score_job
-    from runner.harness.static import find_forbidden
+def _timed(
+    supervisor: Supervisor, job: GradingJob, case: int, device: str, *, role: str, calls: bool
+) -> Measured:
+    request = {
+        "source": job.source if role == "student" else job.reference_source,
+        "entry_point": job.entry_point,
+        "cases": job.cases,
+        "case": case,
+        "repeats": TIMED_REPEATS,
+        "calls": calls,
+        "device": device,
+        "forbidden": job.forbidden if role == "student" else [],
+    }
+    outcome = supervisor.run({"kind": "timing", "request": request}, job.limits, device=device)
+    if outcome.status != Status.OK or outcome.payload is None:
+        failure = f"{outcome.status}: {outcome.message}"
+        return Measured(outcome.cpu_s, outcome.max_rss_kb, None, failure)
+    try:
+        run = decode_timed(outcome.payload)
+    except PayloadError as error:
+        return Measured(outcome.cpu_s, outcome.max_rss_kb, None, f"invalid result: {error}")
+    return Measured(outcome.cpu_s, outcome.max_rss_kb, run)
 
+
+def _reference_timing(
+    supervisor: Supervisor, job: GradingJob, case: int, device: str, *, calls: bool
+) -> Measured:
+    base = reference_cache.key(job.reference_source, job.entry_point, job.cases, device)
+    key = f"{base}:timing:{case}:{'calls' if calls else 'baseline'}"
+    cached = reference_cache.get(key)
+    if isinstance(cached, Measured):
+        return cached
+    measured = _timed(supervisor, job, case, device, role="reference", calls=calls)
+    if measured.run is not None:
+        reference_cache.put(key, measured, 4096)
+    return measured
+
+
+def _timing(
+    supervisor: Supervisor, job: GradingJob, cases: list[Case], device: str
+) -> dict[int, TimingEvidence]:
+    evidence = {}
+    for case in cases:
+        if case.has("efficiency"):
+            evidence[case.index] = TimingEvidence(
+                student=_timed(supervisor, job, case.index, device, role="student", calls=True),
+                reference=_reference_timing(supervisor, job, case.index, device, calls=True),
+                baseline=_reference_timing(supervisor, job, case.index, device, calls=False),
+            )
+    return evidence
+
+
+def _student_runs(
+    supervisor: Supervisor, job: GradingJob, cases: list[Case], device: str
+) -> tuple[Payloads | None, ChildOutcome]:
+    """The student's visible then hidden run: payloads, or None and the run that failed."""
+    visible, hidden = visible_and_hidden(cases)
+    payloads: dict[str, bytes | None] = {"visible": None, "hidden": None}
+    shown = ChildOutcome(status=Status.OK)
+    for name, indexes in (("visible", visible), ("hidden", hidden)):
+        if not indexes:
+            continue
+        request = _harness(job, role="student", device=device, run=indexes)
+        outcome = supervisor.run(request, job.limits, device=device)
+        if name == "visible":
+            shown = outcome
+        if outcome.status != Status.OK or outcome.payload is None:
+            if name == "hidden":
+                outcome = ChildOutcome(
+                    status=outcome.status, message=HIDDEN_RUN_FAILED + outcome.message
+                )
+            return None, _with_output(outcome, shown)
+        payloads[name] = outcome.payload
+    return Payloads(b"", payloads["visible"], payloads["hidden"]), shown
+
+
+def _with_output(outcome: ChildOutcome, shown: ChildOutcome) -> ChildOutcome:
+    """`outcome`'s status and message with only the visible run's output."""
+    return ChildOutcome(
+        status=outcome.status,
+        message=outcome.message,
+        stdout=shown.stdout,
+        stderr=shown.stderr,
+        truncated=shown.truncated,
+        duration_ms=outcome.duration_ms,
+    )
+
+
+def grade_job(job: GradingJob) -> GradingResult:
+    """Static checks, reference outputs (cached), the answer's runs, then the comparison."""
     started = time.perf_counter()
     supervisor = get_supervisor()
     device, refusal = _resolve_device(supervisor, job.device)
     refusal = refusal or supervisor.refusal()
     if refusal:
         return _failed(job, Status.INTERNAL, refusal, device=device)
-    names = find_forbidden(job.source, job.forbidden)
-    if names:
-        return _failed(
-            job,
-            Status.FORBIDDEN,
-            f"the answer uses {', '.join(names)}, which this question forbids",
-            device=device,
-        )
+    refused = _static_refusal(job)
+    if refused is not None:
+        return _failed(job, refused[0], refused[1], device=device)
+    try:
+        cases = parse_cases(job.cases)
+    except CaseError as error:
+        return _failed(job, Status.INTERNAL, f"invalid case: {error}", device=device)
     reference = _reference_payload(supervisor, job, device)
     if isinstance(reference, ChildOutcome):
-        return _failed(
-            job,
-            Status.INTERNAL,
-            f"the reference solution failed: {reference.message}",
-            device=device,
-            stderr=reference.stderr,
-        )
-    outcome = supervisor.run(
-        _request(job, role="student", device=device), job.limits, device=device
-    )
+        message = f"the reference solution failed: {reference.message}"
+        return _failed(job, Status.INTERNAL, message, device=device, stderr=reference.stderr)
+    payloads, shown = _student_runs(supervisor, job, cases, device)
     common: dict[str, Any] = {
-        "stdout": outcome.stdout,
-        "stderr": outcome.stderr,
+        "stdout": shown.stdout,
+        "stderr": shown.stderr,
         "device": device,
         "sandboxed": supervisor.sandboxed,
     }
-    if outcome.status != Status.OK or outcome.payload is None:
-        return _failed(job, outcome.status, _note(supervisor, outcome.message), **common)
-    score, cases, status, message = score_job(job, reference, outcome.payload)
-    timings = {"run_ms": outcome.duration_ms, "total_ms": (time.perf_counter() - started) * 1000}
+    if payloads is None:
+        return _failed(job, shown.status, _note(supervisor, shown.message), **common)
+    timing = _timing(supervisor, job, cases, device)
+    full = Payloads(reference, payloads.visible, payloads.hidden, timing)
+    score, results, status, message = score_job(job, full)
+    timings = {"run_ms": shown.duration_ms, "total_ms": (time.perf_counter() - started) * 1000}
     return GradingResult(
         job_id=job.job_id,
         status=status,
         score=score,
-        cases=cases,
+        cases=results,
         message=_note(supervisor, message),
         timings_ms=timings,
         **common,
@@ -126,6 +247,16 @@ def grade_job(job: GradingJob) -> GradingResult:
 def _is_memory_error(stderr: str) -> bool:
     last = stderr.strip().splitlines()[-1:] or [""]
     return last[0].startswith("MemoryError") or "DefaultCPUAllocator" in last[0]
+
+
+def _exit_code(payload: bytes) -> int | None:
+    """The exit code a snippet's child reported, or None when its reply is not one."""
+    try:
+        reply = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    code = reply.get("exit_code") if isinstance(reply, dict) else None
+    return code if type(code) is int else None
 
 
 def execute_source(source: str, limits: Limits, *, device: Device = Device.CPU) -> RunResult:
@@ -138,10 +269,13 @@ def execute_source(source: str, limits: Limits, *, device: Device = Device.CPU) 
     outcome = supervisor.run({"kind": "exec", "source": source}, limits, device=where)
     status, exit_code, message = outcome.status, outcome.exit_code, outcome.message
     if status == Status.OK and outcome.payload is not None:
-        exit_code = int(json.loads(outcome.payload).get("exit_code", 1))
-        status = Status.OK if exit_code == 0 else Status.ERROR
-        if status == Status.ERROR and _is_memory_error(outcome.stderr):
-            status, message = Status.MEMORY, "the code ran out of memory"
+        exit_code = _exit_code(outcome.payload)
+        if exit_code is None:
+            status, message = Status.ERROR, "the run's reply was not understood"
+        elif exit_code != 0:
+            status = Status.ERROR
+            if _is_memory_error(outcome.stderr):
+                status, message = Status.MEMORY, "the code ran out of memory"
     return RunResult(
         status=status,
         exit_code=exit_code,
@@ -166,8 +300,13 @@ def generate_parameters(source: str, seed: int, limits: Limits) -> dict[str, Any
         raise GeneratorFailed(f"the generator did not finish: {outcome.message}")
     if len(outcome.payload) > _GENERATOR_CAP:
         raise GeneratorFailed("the generator returned more than 1 MB")
-    reply = json.loads(outcome.payload)
-    if not isinstance(reply, dict) or not reply.get("ok"):
+    try:
+        reply = json.loads(outcome.payload)
+    except (ValueError, RecursionError):
+        reply = None
+    if not isinstance(reply, dict):
+        raise GeneratorFailed("the generator's reply was not understood")
+    if not reply.get("ok"):
         raise GeneratorFailed(f"the generator raised an error:\n{reply.get('error', '')}")
     value = reply.get("value")
     if not isinstance(value, dict):

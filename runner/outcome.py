@@ -27,6 +27,8 @@ class ChildOutcome:
     truncated: bool = False
     exit_code: int | None = None
     duration_ms: float = 0.0
+    cpu_s: float = 0.0  # the kernel's user + system CPU time of the child
+    max_rss_kb: int = 0  # the kernel's peak resident set size of the child
 
 
 @dataclass(frozen=True)
@@ -49,9 +51,16 @@ def _describe_exit(status: int | None) -> tuple[str, int | None]:
         return "the program was stopped", None
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
-        return f"the program was killed by {signal.Signals(number).name}", -number
+        return f"the program was killed by {_signal_name(number)}", -number
     code = os.WEXITSTATUS(status)
     return f"the program exited with code {code} before returning a result", code
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _limit_status(got: Collected, limits: RunLimits, oom: bool) -> tuple[Status, str] | None:
@@ -85,6 +94,8 @@ def _outcome(
         truncated=got.output_exceeded,
         exit_code=_describe_exit(record[0] if record else None)[1],
         duration_ms=got.elapsed_s * 1000,
+        cpu_s=record[1] + record[2] if record else 0.0,
+        max_rss_kb=record[3] if record else 0,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -15,8 +16,18 @@ _FIRST_PAUSE_S = 0.01
 _LONGEST_PAUSE_S = 0.2
 
 
-def job_record_claim(*, job_id: str, kind: str) -> dict[str, Any] | None:
-    """Count a delivery; return the stored result if the job already finished, else None."""
+# A job delivered this often never finished: each delivery stopped its worker (a poison pill).
+MAX_DELIVERIES = 3
+
+
+def job_record_claim(
+    *, job_id: str, kind: str, poisoned: Callable[[int], dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Count a delivery; the stored result if the job already finished, else None.
+
+    Past MAX_DELIVERIES the job is finished now with `poisoned(deliveries)` as its result
+    (and that is returned), so a job that kills its worker is never run again.
+    """
     with transaction.atomic():
         record, _ = JobRecord.objects.select_for_update().get_or_create(
             job_id=job_id, defaults={"kind": kind}
@@ -26,7 +37,9 @@ def job_record_claim(*, job_id: str, kind: str) -> dict[str, Any] | None:
         if record.state == JobState.FINISHED:
             stored: dict[str, Any] = record.result
             return stored
-    return None
+        if record.deliveries <= MAX_DELIVERIES:
+            return None
+    return job_record_finish(job_id=job_id, kind=kind, result=poisoned(record.deliveries - 1))
 
 
 def job_record_finish(

@@ -1,4 +1,4 @@
-"""Reference outputs kept by the supervisor, keyed by what determines them."""
+"""Reference results kept by the supervisor, keyed by what determines them."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import json
 import threading
 from typing import Any
 
-_MAX_ENTRIES = 128
+_MAX_ENTRIES = 256
 _MAX_BYTES = 256 << 20
 
 
 class ReferenceCache:
-    """A small LRU of reference payloads; they never leave the trusted process."""
+    """A small LRU of reference payloads and timings; they never leave the trusted process."""
 
     def __init__(self) -> None:
-        self._items: collections.OrderedDict[str, bytes] = collections.OrderedDict()
+        self._items: collections.OrderedDict[str, tuple[object, int]] = collections.OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -24,16 +24,18 @@ class ReferenceCache:
         material = json.dumps([source, entry_point, cases, device], sort_keys=True, default=str)
         return hashlib.sha256(material.encode()).hexdigest()
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str) -> object | None:
         with self._lock:
-            payload = self._items.get(key)
-            if payload is not None:
-                self._items.move_to_end(key)
-            return payload
+            found = self._items.get(key)
+            if found is None:
+                return None
+            self._items.move_to_end(key)
+            return found[0]
 
-    def put(self, key: str, payload: bytes) -> None:
+    def put(self, key: str, value: object, size: int) -> None:
+        """Keep `value` (about `size` bytes), dropping the least recently used past the caps."""
         with self._lock:
-            self._items[key] = payload
+            self._items[key] = (value, size)
             self._items.move_to_end(key)
             while len(self._items) > _MAX_ENTRIES or self._size() > _MAX_BYTES:
                 self._items.popitem(last=False)
@@ -43,7 +45,7 @@ class ReferenceCache:
             self._items.clear()
 
     def _size(self) -> int:
-        return sum(len(payload) for payload in self._items.values())
+        return sum(size for _value, size in self._items.values())
 
 
 reference_cache = ReferenceCache()

@@ -14,18 +14,40 @@ from runner import api
 from runner.models import JobKind
 from runner.records import job_record_claim, job_record_finish
 
-# Two sandbox runs (reference, student) plus a cold start of the zygote.
+# A cold start of the zygote, on top of the sandbox runs themselves.
 _STARTUP_S = 30.0
 _HARD_MARGIN_S = 15
 
 
-def time_limits(limits: api.Limits) -> tuple[int, int]:
-    """Soft and hard task limits (whole seconds) a little above what the sandbox itself allows."""
-    soft = math.ceil(2 * limits.time_s + _STARTUP_S)
+def time_limits(limits: api.Limits, runs: int = 2) -> tuple[int, int]:
+    """Soft and hard task limits (whole seconds) a little above what `runs` sandbox runs take."""
+    soft = math.ceil(runs * limits.time_s + _STARTUP_S)
     return soft, soft + _HARD_MARGIN_S
 
 
+def grading_time_limits(job: api.GradingJob) -> tuple[int, int]:
+    """Task limits for a grading: the reference, the visible and the hidden cases' runs, and
+    three timing runs per efficiency case."""
+    timed = sum(1 for case in job.cases if _has_efficiency(case))
+    return time_limits(job.limits, runs=3 + 3 * timed)
+
+
+def _has_efficiency(case: object) -> bool:
+    checks = case.get("checks") if isinstance(case, dict) else None
+    if not isinstance(checks, list):
+        return False
+    kinds = [check.get("kind") if isinstance(check, dict) else check for check in checks]
+    return "efficiency" in kinds
+
+
 _DEFAULT_SOFT, _DEFAULT_HARD = time_limits(api.Limits())
+
+
+def _poison(stopped: int) -> str:
+    return (
+        f"this job stopped its worker {stopped} times without finishing, so it is not run "
+        "again; it ends here as an error (an examiner can regrade the answer)"
+    )
 
 
 @shared_task(
@@ -38,7 +60,12 @@ _DEFAULT_SOFT, _DEFAULT_HARD = time_limits(api.Limits())
 def grade_submission(job_data: dict[str, Any]) -> dict[str, Any]:
     """Grade one job (a GradingJob dict); a job id that already finished is not run again."""
     job = api.GradingJob.from_dict(job_data)
-    stored = job_record_claim(job_id=job.job_id, kind=JobKind.GRADE)
+
+    def poisoned(stopped: int) -> dict[str, Any]:
+        result = api.GradingResult(job.job_id, api.Status.ERROR, 0.0, message=_poison(stopped))
+        return result.to_dict()
+
+    stored = job_record_claim(job_id=job.job_id, kind=JobKind.GRADE, poisoned=poisoned)
     if stored is not None:
         return stored
     try:
@@ -63,7 +90,13 @@ def grade_submission(job_data: dict[str, Any]) -> dict[str, Any]:
 )
 def run_snippet(run_id: str, source: str, limits: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run a try-it snippet once per run id and return the RunResult dict."""
-    stored = job_record_claim(job_id=run_id, kind=JobKind.RUN)
+    stored = job_record_claim(
+        job_id=run_id,
+        kind=JobKind.RUN,
+        poisoned=lambda stopped: api.RunResult(
+            api.Status.ERROR, None, message=_poison(stopped)
+        ).to_dict(),
+    )
     if stored is not None:
         return stored
     parsed = api.Limits(**limits) if limits else api.Limits()
@@ -82,7 +115,11 @@ def generate_variant(
     job_id: str, source: str, seed: int, limits: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Run generate(rng) once per job id: {"status": "ok", "value": dict} or an error status."""
-    stored = job_record_claim(job_id=job_id, kind=JobKind.GENERATE)
+    stored = job_record_claim(
+        job_id=job_id,
+        kind=JobKind.GENERATE,
+        poisoned=lambda stopped: {"status": api.Status.ERROR.value, "message": _poison(stopped)},
+    )
     if stored is not None:
         return stored
     parsed = api.Limits(**limits) if limits else api.Limits()

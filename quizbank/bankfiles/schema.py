@@ -33,6 +33,7 @@ CHECK_NAMES = (
     "is_leaf",
     "grad_accumulates",
     "purity",
+    "no_graph",
     "determinism",
     "gradcheck",
     "efficiency",

@@ -1,43 +1,39 @@
-"""Inside the sandboxed child: run one answer on every case and return one payload.
+"""Inside the sandboxed child: run one answer on the requested cases and return one payload.
 
-Import this module in the zygote before sandboxing: it and the modules it
-imports capture, at import time, every torch and builtins function the
-harness uses, so an answer that monkeypatches torch cannot change what the
-harness does. No verdict is made here; the supervisor judges the data.
+Import this module in the zygote before sandboxing: the functions the harness
+calls are captured at import (`runner.harness.pristine`), so an answer that
+monkeypatches torch cannot change what the harness does. No verdict is made
+here; the supervisor judges the data.
 """
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
-import torch
-
+from runner.harness import pristine
 from runner.harness.child_call import run_call_case
 from runner.harness.child_train import run_training_case
 from runner.harness.context import ChildContext
 from runner.harness.encode import Encoder, pack
-from runner.harness.guard import Guard
+from runner.harness.guard import Guard, leftover_state
 from runner.harness.spec import Case, parse_cases
 from runner.harness.spec_values import CaseError
 from runner.harness.tb import describe, register_source
 
-_compile = compile
-_exec = exec
-_ModuleType = types.ModuleType
-_Function = torch.autograd.Function
-_isinstance = isinstance
-_issubclass = issubclass
-_callable = callable
+ENTRY_FUNCTION = "function"
+ENTRY_AUTOGRAD = "autograd_function"
 
 
 def run_request(request: dict[str, Any]) -> bytes:
-    """Run `request["source"]`'s entry point on every case; the payload as bytes."""
+    """Run `request["source"]`'s entry point on the cases named by `request["run"]`.
+
+    Without `run`, every case runs. The payload holds one record per case run.
+    """
     role = request.get("role", "student")
     header: dict[str, Any] = {"version": 1, "role": role, "load_error": None}
-    header.update(harness_error=None, forbidden=[], cases=[])
+    header.update(harness_error=None, forbidden=[], cases=[], entry_kind=None)
     try:
-        cases = parse_cases(request["cases"])
+        cases = _selected(parse_cases(request["cases"]), request.get("run"))
         device = _device(request.get("device", "cpu"))
         forbidden = list(request.get("forbidden", [])) if role == "student" else []
         guard = Guard(forbidden)
@@ -51,37 +47,55 @@ def run_request(request: dict[str, Any]) -> bytes:
     return pack(header, encoder.blob)
 
 
+def _selected(cases: list[Case], run: object) -> list[Case]:
+    if run is None:
+        return cases
+    if not isinstance(run, list) or not all(type(index) is int for index in run):
+        raise ValueError("run must be a list of case indexes")
+    wanted = set(run)
+    return [case for case in cases if case.index in wanted]
+
+
 def _run(
     request: dict[str, Any], role: str, cases: list[Case], ctx: ChildContext, header: dict[str, Any]
 ) -> None:
-    entry = _load(str(request["source"]), str(request["entry_point"]), ctx, header)
-    if entry is None:
+    loaded = load_entry(str(request["source"]), str(request["entry_point"]), ctx, header)
+    if loaded is None:
         return
-    ctx.entry = entry
+    ctx.entry, header["entry_kind"] = loaded
     for case in cases:
         runner = run_training_case if case.kind == "training" else run_call_case
         header["cases"].append(runner(case, ctx))
 
 
-def _load(source: str, entry_point: str, ctx: ChildContext, header: dict[str, Any]) -> Any:
-    """Exec the source in a fresh module; the entry point, or None with load_error set."""
+def load_entry(
+    source: str, entry_point: str, ctx: ChildContext, header: dict[str, Any]
+) -> tuple[Any, str] | None:
+    """Exec the source in a fresh module: (callable, entry kind), or None with load_error set.
+
+    An `autograd.Function` subclass is called through its `apply`.
+    """
     register_source(ctx.filename, source)
-    module = _ModuleType("answer")
+    module = pristine.ModuleType("answer")
     try:
-        code = _compile(source, ctx.filename, "exec")
+        code = pristine.compile_(source, ctx.filename, "exec")
         with ctx.guard.watching():
-            _exec(code, module.__dict__)  # noqa: S102  # runs inside the sandboxed child only
+            pristine.exec_(code, module.__dict__)
     except (Exception, SystemExit) as error:  # noqa: BLE001  # any failure of the answer is data
         header["load_error"] = describe(error, ctx.filename)
         return None
+    problem = leftover_state()
+    if problem is not None:
+        header["load_error"] = {"type": "GlobalStateChanged", "message": problem, "traceback": ""}
+        return None
     entry: Any = module.__dict__.get(entry_point)
-    if _isinstance(entry, type) and _issubclass(entry, _Function):
-        return entry.apply
-    if not _callable(entry):
+    if pristine.isinstance_(entry, type) and pristine.issubclass_(entry, pristine.Function):
+        return entry.apply, ENTRY_AUTOGRAD
+    if not pristine.callable_(entry):
         message = f"the answer does not define a function named {entry_point}"
         header["load_error"] = {"type": "NameError", "message": message, "traceback": ""}
         return None
-    return entry
+    return entry, ENTRY_FUNCTION
 
 
 def _device(name: object) -> str:

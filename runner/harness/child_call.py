@@ -1,10 +1,16 @@
-"""Child side of a `kind: call` case: build inputs, call, gather check data."""
+"""Child side of a `kind: call` case: build inputs, call once, gather what the checks need.
+
+Every property a check judges (purity, graph recording, a kept graph,
+gradients) is read from the one call whose output is compared, so an answer
+cannot behave well only on the calls it guesses are checks.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from runner.harness.child_checks import CHECKS, fresh_inputs
+from runner.harness import pristine
+from runner.harness.child_checks import CHECKS, fresh_inputs, record_retained_graph
 from runner.harness.context import ChildContext, StudentError
 from runner.harness.spec import Case
 
@@ -13,11 +19,9 @@ def new_record(case: Case) -> dict[str, Any]:
     return {
         "name": case.name,
         "error": None,
-        "time_s": None,
-        "peak_bytes": None,
         "gradcheck": None,
-        "efficiency_error": None,
         "retain_graph": None,
+        "graph_recorded": None,
         "forbidden": [],
         "values": {},
     }
@@ -28,18 +32,32 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     record = ctx.record = new_record(case)
     hits_before = len(ctx.guard.hits)
     inputs = fresh_inputs(case, ctx.device)
+    if case.has("purity"):
+        _zero_input_grads(inputs)
     try:
-        output, elapsed = ctx.call(*inputs, case.seed)
+        called = ctx.call(*inputs, case.seed, probe_graph=case.has("no_graph"))
     except StudentError as error:
         record["error"] = error.info
     else:
-        record["time_s"] = elapsed
+        output = called.output
         record["values"]["output"] = ctx.encode(output)
         if case.has("purity"):
-            record["values"]["inputs_after"] = ctx.encode(list(inputs))
+            record["values"]["inputs_after"] = ctx.encode(list(inputs), with_grads=True)
+            record["values"]["rng_after"] = ctx.encode(pristine.get_rng_state())
+        if case.has("no_graph"):
+            record["graph_recorded"] = called.graph_recorded
+        if case.has("retain_graph"):
+            record_retained_graph(case, ctx, output, inputs)
         for check in case.checks:
             handler = CHECKS.get(check.kind)
             if handler is not None:
                 handler(case, check, ctx, output, inputs)
     record["forbidden"] = sorted(set(ctx.guard.hits[hits_before:]))
     return record
+
+
+def _zero_input_grads(inputs: Any) -> None:
+    # A call that runs backward on, or resets the gradients of, the caller's tensors shows here.
+    for tensor in pristine.tensors_in(inputs):
+        if pristine.requires_grad_of(tensor) and pristine.is_leaf_of(tensor):
+            pristine.set_grad(tensor, pristine.zeros_like(tensor))

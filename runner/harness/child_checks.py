@@ -2,50 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
-from runner.harness import values
+from runner.harness import pristine, values
 from runner.harness.context import ChildContext, StudentError, bad, error_text
-from runner.harness.memory import peak_bytes
 from runner.harness.spec import Case, Check
-
-TIMING_REPEATS = 3
-
-_Tensor = torch.Tensor
-_backward = torch.autograd.backward
-_grad = torch.autograd.grad
-_gradcheck = torch.autograd.gradcheck
-_ones_like = torch.ones_like
-_sum = torch.Tensor.sum
-_clone = torch.Tensor.clone
-_detach = torch.Tensor.detach
-_to = torch.Tensor.to
-_requires_grad_ = torch.Tensor.requires_grad_
-_is_floating_point = torch.Tensor.is_floating_point
-_float64 = torch.float64
-_isinstance = isinstance
 
 # The phrase in autograd's error when saved tensors of a graph were already freed.
 SECOND_BACKWARD = "backward through the graph a second time"
+# The seed offset of the random upstream gradient the gradcheck's vector-Jacobian product uses.
+UPSTREAM_SEED_OFFSET = 7919
 
 _GRADCHECK_DEFAULTS = (("eps", 1e-6), ("atol", 1e-5), ("rtol", 1e-3))
 
 Inputs = tuple[list[Any], dict[str, Any]]
-
-
-def tensors_in(value: Any) -> Iterator[torch.Tensor]:
-    """Tensors in a (nested) value, in a fixed order (lists, then dict insertion order)."""
-    if _isinstance(value, _Tensor):
-        yield value
-    elif _isinstance(value, list | tuple):
-        for item in value:
-            yield from tensors_in(item)
-    elif _isinstance(value, dict):
-        for item in value.values():
-            yield from tensors_in(item)
 
 
 def fresh_inputs(case: Case, device: str) -> Inputs:
@@ -54,14 +27,21 @@ def fresh_inputs(case: Case, device: str) -> Inputs:
 
 
 def input_grads(inputs: Inputs) -> list[torch.Tensor | None]:
-    return [
-        None if t.grad is None else _clone(t.grad) for t in tensors_in(inputs) if t.requires_grad
-    ]
+    grads = []
+    for tensor in pristine.tensors_in(inputs):
+        if pristine.requires_grad_of(tensor):
+            grad = pristine.grad_of(tensor)
+            grads.append(None if grad is None else pristine.clone(grad))
+    return grads
+
+
+def _roots(output: Any) -> list[torch.Tensor]:
+    return [t for t in pristine.tensors_in(output) if pristine.requires_grad_of(t)]
 
 
 def upstream_grads(ctx: ChildContext, roots: list[torch.Tensor], upstream: Any, seed: int) -> Any:
     if upstream in ("sum", "ones"):
-        return [_ones_like(t) for t in roots]
+        return [pristine.ones_like(t) for t in roots]
     gradient = values.build_values(upstream, seed, ctx.device)
     return [gradient] * len(roots)
 
@@ -72,11 +52,11 @@ def backward(ctx: ChildContext, output: Any, upstream: Any, seed: int) -> None:
     An output that requires no grad is left alone: a function may run backward
     itself, and the gradients it left on the inputs are what gets compared.
     """
-    roots = [t for t in tensors_in(output) if t.requires_grad]
+    roots = _roots(output)
     if not roots:
         return
     gradients = upstream_grads(ctx, roots, upstream, seed)
-    ctx.run(lambda: _backward(roots, gradients))
+    ctx.run(lambda: pristine.backward(roots, gradients))
 
 
 def check_gradients(
@@ -96,7 +76,7 @@ def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any)
     collected = []
     try:
         for _round in range(2):
-            output, _elapsed = ctx.call(*inputs, case.seed)
+            output = ctx.call(*inputs, case.seed).output
             backward(ctx, output, "sum", case.seed)
             collected.append(input_grads(inputs))
     except StudentError as error:
@@ -106,23 +86,18 @@ def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any)
     ctx.record["values"]["grads_twice"] = ctx.encode(collected[1])
 
 
-def check_retain_graph(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
-    """Call afresh, then backpropagate through the output: was its graph still there?
+def record_retained_graph(case: Case, ctx: ChildContext, output: Any, inputs: Inputs) -> None:
+    """Backpropagate through the compared call's output: was its graph still there?
 
-    Gradients go through autograd.grad, so a function's own writes to `.grad`
-    do not mix in; they are sent so the supervisor can compare a kept graph.
+    Gradients go through autograd.grad with retain_graph=True, so a kept graph
+    stays usable for the `gradients` check and the function's own writes to
+    `.grad` do not mix in; they are sent so the supervisor can compare them.
     """
-    inputs = fresh_inputs(case, ctx.device)
-    try:
-        output, _elapsed = ctx.call(*inputs, case.seed)
-    except StudentError as error:
-        _graph_fact(ctx, "error", f"calling again failed: {error_text(error)}")
-        return
-    roots = [t for t in tensors_in(output) if t.requires_grad]
+    roots = _roots(output)
     if not roots:
         _graph_fact(ctx, "no_graph")
         return
-    leaves = [t for t in tensors_in(inputs) if t.requires_grad]
+    leaves = [t for t in pristine.tensors_in(inputs) if pristine.requires_grad_of(t)]
     upstream = _case_upstream(case)
     try:
         grads = ctx.run(lambda: _through(ctx, roots, leaves, upstream, case.seed))
@@ -149,9 +124,10 @@ def _through(
 ) -> list[torch.Tensor | None]:
     gradients = upstream_grads(ctx, roots, upstream, seed)
     if not leaves:
-        _backward(roots, gradients)
+        pristine.backward(roots, gradients, retain_graph=True)
         return []
-    return list(_grad(roots, leaves, gradients, allow_unused=True))
+    found = pristine.autograd_grad(roots, leaves, gradients, retain_graph=True, allow_unused=True)
+    return list(found)
 
 
 def _graph_fact(ctx: ChildContext, outcome: str, message: str = "") -> None:
@@ -160,35 +136,29 @@ def _graph_fact(ctx: ChildContext, outcome: str, message: str = "") -> None:
 
 def check_determinism(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
     try:
-        output, _elapsed = ctx.call(*fresh_inputs(case, ctx.device), case.seed)
+        output = ctx.call(*fresh_inputs(case, ctx.device), case.seed).output
     except StudentError as error:
         ctx.record["values"]["rerun"] = bad(f"the second run failed: {error_text(error)}")
         return
     ctx.record["values"]["rerun"] = ctx.encode(output)
 
 
-def check_efficiency(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
-    try:
-        times = []
-        for _round in range(TIMING_REPEATS):
-            times.append(ctx.call(*fresh_inputs(case, ctx.device), case.seed, watch=False)[1])
-        args, kwargs = fresh_inputs(case, ctx.device)
-        peak = ctx.run(lambda: peak_bytes(lambda: ctx.entry(*args, **kwargs), ctx.device))
-    except StudentError as error:
-        ctx.record["efficiency_error"] = error_text(error)
-        return
-    ctx.record["time_s"] = min(times)
-    ctx.record["peak_bytes"] = int(peak)
-
-
 def check_gradcheck(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
+    """torch's gradcheck (its flag is only advisory), then a float64 vector-Jacobian product.
+
+    The product uses a random upstream gradient, so a backward that ignores
+    `grad_output` gives other gradients than the reference's; the supervisor
+    compares them, which is what the verdict rests on.
+    """
     args, kwargs = _float64_inputs(fresh_inputs(case, ctx.device))
-    leaves = [t for t in tensors_in([args, kwargs]) if t.requires_grad]
+    leaves = [t for t in pristine.tensors_in([args, kwargs]) if pristine.requires_grad_of(t)]
     function = _substituting(ctx, args, kwargs, leaves)
     eps, atol, rtol = (float(check.options.get(k, d)) for k, d in _GRADCHECK_DEFAULTS)
     try:
         ok = bool(
-            ctx.run(lambda: _gradcheck(function, tuple(leaves), eps=eps, atol=atol, rtol=rtol))
+            ctx.run(
+                lambda: pristine.gradcheck(function, tuple(leaves), eps=eps, atol=atol, rtol=rtol)
+            )
         )
         message = "" if ok else "gradcheck failed"
     except StudentError as error:
@@ -196,28 +166,41 @@ def check_gradcheck(case: Case, check: Check, ctx: ChildContext, *_: Any) -> Non
     ctx.record["gradcheck"] = {"ok": ok, "message": message}
     try:
         output = ctx.run(lambda: function(*leaves))
-        backward(ctx, output, "sum", case.seed)
+        roots = _roots(output)
+        upstream = _random_like(roots, case.seed + UPSTREAM_SEED_OFFSET)
+        if roots:
+            ctx.run(lambda: pristine.backward(roots, upstream))
         ctx.record["values"]["gradcheck_grads"] = ctx.encode(input_grads((args, kwargs)))
     except StudentError as error:
         ctx.record["values"]["gradcheck_grads"] = bad(f"backward failed: {error_text(error)}")
 
 
+def _random_like(tensors: list[torch.Tensor], seed: int) -> list[torch.Tensor]:
+    generator = pristine.Generator().manual_seed(seed)
+    shapes = [tuple(pristine.shape_of(t)) for t in tensors]
+    drawn = [pristine.randn(shape, generator=generator, dtype=pristine.float64) for shape in shapes]
+    return [pristine.to(upstream, t) for upstream, t in zip(drawn, tensors, strict=True)]
+
+
 def _float64_inputs(inputs: Inputs) -> Inputs:
-    floats = [t for t in tensors_in(inputs) if _is_floating_point(t)]
-    any_grad = any(t.requires_grad for t in floats)
+    floats = [t for t in pristine.tensors_in(inputs) if pristine.is_floating_point(t)]
+    any_grad = any(pristine.requires_grad_of(t) for t in floats)
     converted = {
-        id(t): _requires_grad_(_to(_detach(t), _float64), t.requires_grad or not any_grad)
+        id(t): pristine.requires_grad_(
+            pristine.to(pristine.detach(t), pristine.float64),
+            pristine.requires_grad_of(t) or not any_grad,
+        )
         for t in floats
     }
     return _replace(inputs[0], converted), _replace(inputs[1], converted)
 
 
 def _replace(value: Any, mapping: dict[int, Any]) -> Any:
-    if _isinstance(value, _Tensor):
+    if pristine.isinstance_(value, pristine.Tensor):
         return mapping.get(id(value), value)
-    if _isinstance(value, list):
+    if pristine.type_(value) is list:
         return [_replace(item, mapping) for item in value]
-    if _isinstance(value, dict):
+    if pristine.type_(value) is dict:
         return {key: _replace(item, mapping) for key, item in value.items()}
     return value
 
@@ -236,7 +219,5 @@ CHECKS: dict[str, Callable[..., None]] = {
     "gradients": check_gradients,
     "grad_accumulates": check_grad_accumulates,
     "determinism": check_determinism,
-    "efficiency": check_efficiency,
     "gradcheck": check_gradcheck,
-    "retain_graph": check_retain_graph,
 }

@@ -2,7 +2,9 @@
 
 The harness measures the loss itself, functionally, from the parameter
 tensors it created (not through the model's forward, which the answer could
-replace), before the first step and after every step.
+replace), before the first step and after every step. `initial_parameters`
+and `measure_loss` are also what the supervisor uses to recompute the losses
+from the parameters it receives.
 """
 
 from __future__ import annotations
@@ -11,84 +13,66 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-import torch.nn.functional as F  # noqa: N812  # the conventional name
 
-from runner.harness import values
+from runner.harness import pristine, values
 from runner.harness.child_call import new_record
 from runner.harness.context import ChildContext, StudentError, bad, error_text
 from runner.harness.spec import Case
 from runner.harness.spec_training import Training
 
-_Linear = torch.nn.Linear
-_ReLU = torch.nn.ReLU
-_Sequential = torch.nn.Sequential
-_SGD = torch.optim.SGD
-_Adam = torch.optim.Adam
-_linear = F.linear
-_relu = F.relu
-_mse = F.mse_loss
-_bce = F.binary_cross_entropy_with_logits
-_no_grad = torch.no_grad
-_item = torch.Tensor.item
-_detach = torch.Tensor.detach
-_clone = torch.Tensor.clone
-_Tensor = torch.Tensor
-_isinstance = isinstance
-_float = float
-_type = type
 
-
-def _build_model(spec: Training, device: str) -> torch.nn.Module:
+def build_model(spec: Training, device: str) -> torch.nn.Module:
+    """The case's model, initialised from the global RNG (seed it first)."""
     sizes = spec.sizes
     layers: list[torch.nn.Module] = []
     for index in range(len(sizes) - 1):
         if index:
-            layers.append(_ReLU())
-        layers.append(_Linear(sizes[index], sizes[index + 1]))
-    model = layers[0] if len(layers) == 1 else _Sequential(*layers)
+            layers.append(pristine.ReLU())
+        layers.append(pristine.Linear(sizes[index], sizes[index + 1]))
+    model = layers[0] if len(layers) == 1 else pristine.Sequential(*layers)
     return model.to(device)
 
 
-def _measure(
+def training_data(spec: Training, seed: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    x, y = values.build_values([spec.x, spec.y], seed, device)
+    return x, y
+
+
+def measure_loss(
     spec: Training, params: Sequence[torch.Tensor], x: torch.Tensor, y: torch.Tensor
 ) -> float:
-    with _no_grad():
+    """The case's loss for `params` (weight, bias, weight, bias...), computed functionally."""
+    with pristine.no_grad():
         hidden = x
         for index in range(0, len(params), 2):
             if index:
-                hidden = _relu(hidden)
-            hidden = _linear(hidden, params[index], params[index + 1])
-        loss = _mse(hidden, y) if spec.loss == "mse" else _bce(hidden, y)
-        return _float(_item(loss))
-
-
-def _as_loss(value: Any) -> float | None:
-    if _isinstance(value, _Tensor) and value.numel() == 1:
-        return _float(_item(_detach(value)))
-    if _type(value) in (int, float):
-        return _float(value)
-    return None
+                hidden = pristine.relu(hidden)
+            hidden = pristine.linear(hidden, params[index], params[index + 1])
+        if spec.loss == "mse":
+            loss = pristine.mse_loss(hidden, y)
+        else:
+            loss = pristine.bce_with_logits(hidden, y)
+        return pristine.float_(pristine.item(loss))
 
 
 def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
-    """Run a training case; losses and final parameters are returned as data."""
+    """Run a training case; returned values, losses and final parameters go back as data."""
     spec = case.training
     assert spec is not None  # noqa: S101  # parse_case sets it for training cases
     record = ctx.record = new_record(case)
     hits_before = len(ctx.guard.hits)
     values.seed_everything(case.seed, ctx.device)
-    model = _build_model(spec, ctx.device)
+    model = build_model(spec, ctx.device)
     params = list(model.parameters())
-    optimizer_class = _SGD if spec.optimizer == "sgd" else _Adam
+    optimizer_class = pristine.SGD if spec.optimizer == "sgd" else pristine.Adam
     optimizer = optimizer_class(params, lr=spec.lr)
-    x, y = values.build_values([spec.x, spec.y], case.seed, ctx.device)
-    measured = [_measure(spec, params, x, y)]
-    returned: list[float | None] = []
+    x, y = training_data(spec, case.seed, ctx.device)
+    measured = [measure_loss(spec, params, x, y)]
+    returned: list[Any] = []
     try:
         for step in range(spec.steps):
-            loss, _elapsed = ctx.call([model, optimizer, x, y], {}, case.seed + step)
-            returned.append(_as_loss(loss))
-            measured.append(_measure(spec, params, x, y))
+            returned.append(ctx.call([model, optimizer, x, y], {}, case.seed + step).output)
+            measured.append(measure_loss(spec, params, x, y))
     except StudentError as error:
         record["error"] = error.info
         record["values"]["step_error"] = bad(
@@ -96,6 +80,6 @@ def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
         )
     record["values"]["returned"] = ctx.encode(returned)
     record["values"]["losses"] = ctx.encode(measured)
-    record["values"]["params"] = ctx.encode([_clone(_detach(p)) for p in params])
+    record["values"]["params"] = ctx.encode([pristine.clone(pristine.detach(p)) for p in params])
     record["forbidden"] = sorted(set(ctx.guard.hits[hits_before:]))
     return record

@@ -2,8 +2,8 @@
 
 Works on tensors (TensorValue), Python scalars, strings, None and nested
 lists/tuples/dicts of them. The first difference found gives the message,
-e.g. `shape (4,) != expected (4, 3)` or
-`max abs error 0.31 > atol 1e-05 at index (1, 2)`.
+naming the value, e.g. `the output has shape (4,), expected (4, 3)` or
+`the gradient of x differs at index (1, 2) by 0.31, more than atol 1e-05 allows`.
 """
 
 from __future__ import annotations
@@ -26,80 +26,74 @@ def exact(tolerance: Tolerance) -> Tolerance:
 def describe_kind(value: Any) -> str:
     if isinstance(value, TensorValue):
         return "a tensor"
+    if isinstance(value, bool):
+        return "a bool"
     if isinstance(value, Rejected):
         return value.reason
     if value is None:
         return "None"
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
-def compare(got: Any, expected: Any, tolerance: Tolerance, label: str = "") -> Outcome:
-    """Compare `got` (the answer's value) with `expected` (the reference's)."""
-    prefix = f"{label}: " if label else ""
+def compare(got: Any, expected: Any, tolerance: Tolerance, label: str = "the value") -> Outcome:
+    """Compare `got` (the answer's value) with `expected` (the reference's); `label` names it."""
     if isinstance(got, Rejected):
-        return Outcome(False, f"{prefix}returned {got.reason}, expected {describe_kind(expected)}")
+        return Outcome(False, f"{label} is {got.reason}, expected {describe_kind(expected)}")
     if isinstance(expected, TensorValue):
         if not isinstance(got, TensorValue):
-            return Outcome(False, f"{prefix}expected a tensor, got {describe_kind(got)}")
-        outcome = compare_tensors(got, expected, tolerance)
-        return outcome if outcome.ok else replace(outcome, message=prefix + outcome.message)
+            return Outcome(False, f"{label} is {describe_kind(got)}, expected a tensor")
+        return compare_tensors(got, expected, tolerance, label)
     if isinstance(expected, list | tuple):
         return _sequence(got, expected, tolerance, label)
     if isinstance(expected, dict):
         return _mapping(got, expected, tolerance, label)
-    return _scalar(got, expected, tolerance, prefix)
+    return _scalar(got, expected, tolerance, label)
+
+
+def _mismatched_kind(got: Any, expected: Any, label: str) -> Outcome:
+    return Outcome(False, f"{label} is {describe_kind(got)}, expected {describe_kind(expected)}")
 
 
 def _sequence(
     got: Any, expected: list[Any] | tuple[Any, ...], tol: Tolerance, label: str
 ) -> Outcome:
-    prefix = f"{label}: " if label else ""
     if not isinstance(got, list | tuple):
-        return Outcome(
-            False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
-        )
+        return _mismatched_kind(got, expected, label)
     if tol.dtype == "strict" and type(got) is not type(expected):
-        return Outcome(
-            False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
-        )
+        return _mismatched_kind(got, expected, label)
     if len(got) != len(expected):
-        return Outcome(False, f"{prefix}length {len(got)} != expected {len(expected)}")
+        return Outcome(False, f"{label} has {len(got)} items, expected {len(expected)}")
     pairs = enumerate(zip(got, expected, strict=True))
-    outcomes = [compare(g, e, tol, f"{label}[{i}]") for i, (g, e) in pairs]
-    return worst(outcomes)
+    return worst([compare(g, e, tol, f"{label}[{i}]") for i, (g, e) in pairs])
 
 
 def _mapping(got: Any, expected: dict[str, Any], tol: Tolerance, label: str) -> Outcome:
-    prefix = f"{label}: " if label else ""
     if not isinstance(got, dict):
-        return Outcome(False, f"{prefix}expected a dict, got {describe_kind(got)}")
+        return _mismatched_kind(got, expected, label)
     if set(got) != set(expected):
-        return Outcome(False, f"{prefix}keys {sorted(got)} != expected {sorted(expected)}")
+        return Outcome(False, f"{label} has keys {sorted(got)}, expected {sorted(expected)}")
     return worst([compare(got[k], expected[k], tol, f"{label}[{k!r}]") for k in expected])
 
 
-def _scalar(got: Any, expected: Any, tol: Tolerance, prefix: str) -> Outcome:
+def _scalar(got: Any, expected: Any, tol: Tolerance, label: str) -> Outcome:
     numbers = (int, float)
     if type(expected) in numbers and type(got) in numbers:
         if type(got) is not type(expected) and tol.dtype == "strict":
-            return Outcome(
-                False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
-            )
-        return _number(float(got), float(expected), tol, prefix)
+            return _mismatched_kind(got, expected, label)
+        return _number(float(got), float(expected), tol, label)
     if type(got) is not type(expected):
-        return Outcome(
-            False, f"{prefix}expected {describe_kind(expected)}, got {describe_kind(got)}"
-        )
+        return _mismatched_kind(got, expected, label)
     if got != expected:
-        return Outcome(False, f"{prefix}{_short(got)} != expected {_short(expected)}")
+        return Outcome(False, f"{label} is {_short(got)}, expected {_short(expected)}")
     return Outcome(True)
 
 
-def _number(got: float, expected: float, tol: Tolerance, prefix: str) -> Outcome:
+def _number(got: float, expected: float, tol: Tolerance, label: str) -> Outcome:
     if got != got or expected != expected:  # NaN
         both = got != got and expected != expected
         ok = both and tol.equal_nan
-        return Outcome(ok, "" if ok else f"{prefix}{got!r} != expected {expected!r}")
+        return Outcome(ok, "" if ok else f"{label} is {got!r}, expected {expected!r}")
     if got == expected:
         return Outcome(True, max_abs=0.0, max_rel=0.0)
     error = abs(got - expected)
@@ -108,7 +102,7 @@ def _number(got: float, expected: float, tol: Tolerance, prefix: str) -> Outcome
         return Outcome(True, max_abs=error, max_rel=relative)
     return Outcome(
         False,
-        f"{prefix}abs error {error:.3g} > {tol.describe()}",
+        f"{label} is off by {error:.3g}, more than {tol.describe()} allows",
         max_abs=error,
         max_rel=relative,
         detail=f"got {got:.6g}, expected {expected:.6g}",

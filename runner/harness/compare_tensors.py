@@ -26,36 +26,41 @@ def _index(flat_index: int, shape: torch.Size) -> str:
     return str(tuple(reversed(position)))
 
 
-def compare_tensors(got: TensorValue, expected: TensorValue, tol: Tolerance) -> Outcome:
-    """Compare two decoded tensors; the message names the first difference."""
+def compare_tensors(
+    got: TensorValue, expected: TensorValue, tol: Tolerance, what: str = "the value"
+) -> Outcome:
+    """Compare two decoded tensors; the message names `what` and the first difference."""
     g, e = got.tensor, expected.tensor
     if g.shape != e.shape:
-        return Outcome(False, f"shape {tuple(g.shape)} != expected {tuple(e.shape)}")
+        return Outcome(False, f"{what} has shape {tuple(g.shape)}, expected {tuple(e.shape)}")
     if g.dtype != e.dtype and (tol.dtype == "strict" or _kind(g.dtype) != _kind(e.dtype)):
-        return Outcome(False, f"dtype {_name(g.dtype)} != expected {_name(e.dtype)}")
+        return Outcome(False, f"{what} has dtype {_name(g.dtype)}, expected {_name(e.dtype)}")
     if tol.check_device and got.device != expected.device:
-        return Outcome(False, f"device {got.device} != expected {expected.device}")
+        return Outcome(False, f"{what} is on {got.device}, expected {expected.device}")
     if g.numel() == 0:
         return Outcome(True, max_abs=0.0, max_rel=0.0)
     if _kind(e.dtype) != "float":
-        return _exact(g, e)
-    return _close(g.double(), e.double(), tol, e.shape)
+        return _exact(g, e, what)
+    return _close(g.double(), e.double(), tol, e.shape, what)
 
 
-def _exact(g: torch.Tensor, e: torch.Tensor) -> Outcome:
+def _exact(g: torch.Tensor, e: torch.Tensor, what: str) -> Outcome:
     differs = (g.long() != e.long()).reshape(-1)
     count = int(differs.sum())
     if not count:
         return Outcome(True, max_abs=0.0, max_rel=0.0)
     first = int(differs.nonzero()[0])
     got, want = g.reshape(-1)[first].item(), e.reshape(-1)[first].item()
-    message = f"{count} of {differs.numel()} values differ, first at index {_index(first, g.shape)}"
+    where = _index(first, g.shape)
+    message = f"{what}: {count} of {differs.numel()} values differ, first at index {where}"
     return Outcome(False, message, detail=f"got {got}, expected {want}")
 
 
-def _close(g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size) -> Outcome:
+def _close(
+    g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size, what: str
+) -> Outcome:
     g, e = g.reshape(-1), e.reshape(-1)
-    special = _special_mismatch(g, e, tol, shape)
+    special = _special_mismatch(g, e, tol, shape, what)
     if special is not None:
         return special
     finite = torch.isfinite(g) & torch.isfinite(e)
@@ -69,9 +74,10 @@ def _close(g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size) 
     if float(excess[worst_index]) <= 0:
         return Outcome(True, max_abs=max_abs, max_rel=max_rel)
     index = _index(worst_index, shape)
+    off = float(error[worst_index])
     return Outcome(
         False,
-        f"max abs error {float(error[worst_index]):.3g} > {tol.describe()} at index {index}",
+        f"{what} differs at index {index} by {off:.3g}, more than {tol.describe()} allows",
         max_abs=max_abs,
         max_rel=max_rel,
         detail=f"got {float(g[worst_index]):.6g}, expected {float(e[worst_index]):.6g}",
@@ -79,7 +85,7 @@ def _close(g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size) 
 
 
 def _special_mismatch(
-    g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size
+    g: torch.Tensor, e: torch.Tensor, tol: Tolerance, shape: torch.Size, what: str
 ) -> Outcome | None:
     """NaN and infinities must match position for position (NaN only if equal_nan)."""
     g_nan, e_nan = torch.isnan(g), torch.isnan(e)
@@ -91,4 +97,5 @@ def _special_mismatch(
         return None
     first = int(bad.nonzero()[0])
     got, want = float(g[first]), float(e[first])
-    return Outcome(False, f"got {got} at index {_index(first, shape)} where {want} was expected")
+    where = _index(first, shape)
+    return Outcome(False, f"{what} has {got} at index {where} where {want} was expected")

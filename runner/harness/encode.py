@@ -13,95 +13,92 @@ from typing import Any
 
 import torch
 
+from runner.harness import pristine
 from runner.harness.payload import DTYPE_NAMES, MAGIC, MAX_DEPTH, MAX_NODES
 
 MAX_BLOB_BYTES = 256 * 1024 * 1024
 MAX_STRING = 10_000
 
-_Tensor = torch.Tensor
-_disable_subclass = torch._C.DisableTorchFunctionSubclass
-_detach = torch.Tensor.detach
-_to = torch.Tensor.to
-_contiguous = torch.Tensor.contiguous
-_reshape = torch.Tensor.reshape
-_view = torch.Tensor.view
-_numpy = torch.Tensor.numpy
-_numel = torch.Tensor.numel
-_element_size = torch.Tensor.element_size
-_strided = torch.strided
-_uint8 = torch.uint8
+_PLAIN = (bool, int, float, type(None))
 _dumps = json.dumps
 _pack = struct.pack
-_type = type
-_isinstance = isinstance
-_len = len
-_str = str
-_PLAIN = (bool, int, float, type(None))
 
 
 class Encoder:
-    """Collects tensor bytes into one blob while turning values into JSON nodes."""
+    """Collects tensor bytes into one blob while turning values into JSON nodes.
+
+    With `with_grads`, each tensor node also carries its `.grad` (purity checks
+    read the caller's gradients after the call).
+    """
 
     def __init__(self, max_bytes: int = MAX_BLOB_BYTES) -> None:
         self.blob = bytearray()
         self.max_bytes = max_bytes
         self.nodes = 0
 
-    def encode(self, value: Any, depth: int = 0) -> dict[str, Any]:
+    def encode(self, value: Any, depth: int = 0, *, with_grads: bool = False) -> dict[str, Any]:
         self.nodes += 1
         if depth > MAX_DEPTH or self.nodes > MAX_NODES:
             return _bad("the value is nested too deeply or has too many parts")
-        kind = _type(value)
+        kind = pristine.type_(value)
         if kind in _PLAIN:
             return {"k": "py", "v": value}
-        if kind is _str:
+        if kind is pristine.str_:
             return _string(value)
         if kind is list or kind is tuple:
-            items = [self.encode(item, depth + 1) for item in value]
+            items = [self.encode(item, depth + 1, with_grads=with_grads) for item in value]
             return {"k": "list" if kind is list else "tuple", "items": items}
         if kind is dict:
-            return self._dict(value, depth)
-        if _isinstance(value, _Tensor):
-            return self._tensor(value)
-        return _bad(f"a {_qualname(kind)} object")
+            return self._dict(value, depth, with_grads)
+        if pristine.isinstance_(value, pristine.Tensor):
+            node = self._tensor(value)
+            if with_grads and node["k"] == "tensor":
+                grad = pristine.grad_of(value)
+                node["grad"] = None if grad is None else self._tensor(grad)
+            return node
+        return _bad(f"an object of type {_qualname(kind)}")
 
-    def _dict(self, value: dict[Any, Any], depth: int) -> dict[str, Any]:
-        if not all(_type(key) is _str for key in value):
+    def _dict(self, value: dict[Any, Any], depth: int, with_grads: bool) -> dict[str, Any]:
+        if not all(pristine.type_(key) is pristine.str_ for key in value):
             return _bad("a dict with keys that are not strings")
-        return {"k": "dict", "items": [[k, self.encode(v, depth + 1)] for k, v in value.items()]}
+        items = [[k, self.encode(v, depth + 1, with_grads=with_grads)] for k, v in value.items()]
+        return {"k": "dict", "items": items}
 
     def _tensor(self, value: torch.Tensor) -> dict[str, Any]:
-        with _disable_subclass():
-            if value.layout != _strided:
-                return _bad(f"a tensor with layout {value.layout} (only dense tensors are graded)")
-            if value.device.type == "meta":
+        with pristine.disable_subclass():
+            layout, device = pristine.layout_of(value), pristine.device_of(value)
+            if layout != pristine.strided:
+                return _bad(f"a tensor with layout {layout} (only dense tensors are graded)")
+            if device.type == "meta":
                 return _bad("a meta tensor (it has no values)")
-            dtype = _str(value.dtype).removeprefix("torch.")
+            dtype = pristine.str_(pristine.dtype_of(value)).removeprefix("torch.")
             if dtype not in DTYPE_NAMES:
                 return _bad(f"a tensor of dtype {dtype}, which is not supported")
-            nbytes = _numel(value) * _element_size(value)
-            if _len(self.blob) + nbytes > self.max_bytes:
+            nbytes = pristine.numel(value) * pristine.element_size(value)
+            if pristine.len_(self.blob) + nbytes > self.max_bytes:
                 return _bad(f"a tensor of {nbytes} bytes, over the result size limit")
             node = {
                 "k": "tensor",
                 "dtype": dtype,
-                "shape": list(value.shape),
-                "offset": _len(self.blob),
+                "shape": list(pristine.shape_of(value)),
+                "offset": pristine.len_(self.blob),
                 "nbytes": nbytes,
-                "device": _str(value.device),
-                "requires_grad": bool(value.requires_grad),
-                "is_leaf": bool(value.is_leaf),
-                "type": _qualname(_type(value)),
+                "device": pristine.str_(device),
+                "requires_grad": pristine.bool_(pristine.requires_grad_of(value)),
+                "is_leaf": pristine.bool_(pristine.is_leaf_of(value)),
+                "type": _qualname(pristine.type_(value)),
             }
             if nbytes:
-                flat = _reshape(_contiguous(_to(_detach(value), "cpu")), (-1,))
-                self.blob += _numpy(_view(flat, _uint8)).tobytes()
+                flat = pristine.reshape(
+                    pristine.contiguous(pristine.to(pristine.detach(value), "cpu")), (-1,)
+                )
+                self.blob += pristine.as_numpy(pristine.view(flat, pristine.uint8)).tobytes()
             return node
 
 
 def _string(value: str) -> dict[str, Any]:
-    if _len(value) > MAX_STRING:
-        return _bad(f"a string of {_len(value)} characters (limit {MAX_STRING})")
+    if pristine.len_(value) > MAX_STRING:
+        return _bad(f"a string of {pristine.len_(value)} characters (limit {MAX_STRING})")
     return {"k": "py", "v": value}
 
 
@@ -117,6 +114,6 @@ def _qualname(kind: type) -> str:
 
 def pack(header: dict[str, Any], blob: bytes | bytearray) -> bytes:
     """Frame a header and blob: MAGIC, uint32 LE header length, JSON header, blob."""
-    header = {**header, "blob_size": _len(blob)}
+    header = {**header, "blob_size": pristine.len_(blob)}
     encoded = _dumps(header, separators=(",", ":")).encode("utf-8")
-    return MAGIC + _pack("<I", _len(encoded)) + encoded + bytes(blob)
+    return MAGIC + _pack("<I", pristine.len_(encoded)) + encoded + bytes(blob)

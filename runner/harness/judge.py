@@ -1,15 +1,22 @@
-"""Per-case verdicts and the feedback a student sees for them."""
+"""Per-case verdicts and the feedback a student sees for them.
+
+A visible case's message names the output or argument, the kind of
+difference and what was expected. A hidden case's message says only which
+kind of check failed (`FAILURE_KINDS`), never a value, an index or an error
+text, since those could reveal the hidden inputs.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from runner.api import CaseResult, GradingJob
 from runner.harness.compare import compare
 from runner.harness.judge_checks import JUDGES, JudgeInput
 from runner.harness.judge_common import ReferenceFailure, reference_value, student_value
+from runner.harness.judge_efficiency import TimingEvidence
 from runner.harness.judge_training import judge_training
-from runner.harness.outcome import Outcome, Tolerance, worst
+from runner.harness.outcome import FAILURE_KINDS, Outcome, Tolerance, worst
 from runner.harness.results import CaseRecord
 from runner.harness.spec import Case
 from runner.harness.tb import format_error
@@ -17,8 +24,20 @@ from runner.harness.tb import format_error
 HIDDEN_MESSAGE = "hidden case failed"
 
 
+@dataclass(frozen=True)
+class CaseContext:
+    """What the judges know besides the two records: input names and efficiency figures."""
+
+    inputs: list[tuple[str, bool]] = field(default_factory=list)
+    timing: TimingEvidence | None = None
+
+
 def judge_case(
-    job: GradingJob, case: Case, student: CaseRecord, reference: CaseRecord
+    job: GradingJob,
+    case: Case,
+    student: CaseRecord,
+    reference: CaseRecord,
+    context: CaseContext | None = None,
 ) -> list[CaseResult]:
     """CaseResults for one case: one for a call case, one per stage for training."""
     tolerance = Tolerance.merged(job.compare, case.compare)
@@ -31,29 +50,44 @@ def judge_case(
             )
             for stage, outcome in stages
         ]
-    return [
-        _result(case, judge_call(job, case, student, reference, tolerance), case.name, case.weight)
-    ]
+    outcome = judge_call(job, case, student, reference, tolerance, context or CaseContext())
+    return [_result(case, outcome, case.name, case.weight)]
 
 
 def judge_call(
-    job: GradingJob, case: Case, student: CaseRecord, reference: CaseRecord, tolerance: Tolerance
+    job: GradingJob,
+    case: Case,
+    student: CaseRecord,
+    reference: CaseRecord,
+    tolerance: Tolerance,
+    context: CaseContext,
 ) -> Outcome:
     number = case.index + 1
     if reference.error is not None:
         error = reference.error
         raise ReferenceFailure(f"case {number}: it raised {error.type}: {error.message}")
     if student.error is not None:
-        return Outcome(False, format_error(student.error.as_dict()))
+        return Outcome(False, format_error(student.error.as_dict()), kind="error")
     parts: list[Outcome] = []
     if student.forbidden:
-        parts.append(Outcome(False, f"used {', '.join(student.forbidden)}, which is not allowed"))
+        names = ", ".join(student.forbidden)
+        parts.append(Outcome(False, f"used {names}, which is not allowed", kind="forbidden"))
     if case.compare_output:
         expected = reference_value(reference, "output", number)
-        parts.append(compare(student_value(student, "output"), expected, tolerance))
+        parts.append(compare(student_value(student, "output"), expected, tolerance, "the output"))
     for check in case.checks:
         judge = JUDGES[check.kind]
-        parts.append(judge(JudgeInput(case, check, student, reference, tolerance, job.efficiency)))
+        facts = JudgeInput(
+            case,
+            check,
+            student,
+            reference,
+            tolerance,
+            job.efficiency,
+            context.inputs,
+            context.timing,
+        )
+        parts.append(judge(facts))
     combined = worst(parts)
     failures = [part.message for part in parts if not part.ok]
     return replace(combined, message="; ".join(failures)) if failures else combined
@@ -61,7 +95,7 @@ def judge_call(
 
 def _result(case: Case, outcome: Outcome, name: str, weight: float) -> CaseResult:
     if case.hidden:
-        message = "" if outcome.ok else HIDDEN_MESSAGE
+        message = "" if outcome.ok else f"{HIDDEN_MESSAGE}: {FAILURE_KINDS[outcome.kind]}"
         return CaseResult(name=name, passed=outcome.ok, weight=weight, message=message, hidden=True)
     message = "" if outcome.ok else f"case {case.index + 1}: {outcome.message}"
     if outcome.detail and not outcome.ok:

@@ -1,14 +1,15 @@
-"""Supervisor-side verdicts for each check kind, decided from payload data only."""
+"""Supervisor-side verdicts for each check kind, decided from payload data and kernel figures.
+
+Every verdict compares the answer's data with the reference's (or with what
+the kernel measured); no flag the answer's process reports passes on its own.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-import torch
-
-from runner.harness import values
 from runner.harness.compare import compare, exact
 from runner.harness.judge_common import (
     ReferenceFailure,
@@ -16,13 +17,11 @@ from runner.harness.judge_common import (
     reference_value,
     student_value,
 )
+from runner.harness.judge_efficiency import TimingEvidence, judge_efficiency
 from runner.harness.outcome import Outcome, Tolerance
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
 from runner.harness.spec import Case, Check
-
-TIME_FLOOR_S = 1e-4  # timings below this are noise; ratios use at least this
-MEMORY_FLOOR_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -33,6 +32,8 @@ class JudgeInput:
     reference: CaseRecord
     tolerance: Tolerance
     efficiency: dict[str, float]
+    inputs: list[tuple[str, bool]] = field(default_factory=list)  # (label, requires_grad)
+    timing: TimingEvidence | None = None
 
     @property
     def number(self) -> int:
@@ -41,26 +42,41 @@ class JudgeInput:
     def ref(self, key: str) -> Any:
         return reference_value(self.reference, key, self.number)
 
+    @property
+    def grad_labels(self) -> list[str]:
+        return [label for label, requires_grad in self.inputs if requires_grad]
+
 
 def _labelled(outcome: Outcome, what: str) -> Outcome:
-    return outcome if outcome.ok else replace(outcome, message=f"{what} ({outcome.message})")
+    return outcome if outcome.ok else replace(outcome, message=f"{what}: {outcome.message}")
+
+
+def compare_gradients(
+    got: Any, expected: Any, tolerance: Tolerance, labels: list[str], what: str = "the gradient"
+) -> Outcome:
+    """Gradients of the inputs that require grad, each named after its input."""
+    if isinstance(got, Rejected):
+        return Outcome(False, f"gradients: {got.reason}")
+    if not (isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected)):
+        return compare(got, expected, tolerance, "the gradients")
+    parts = []
+    for index, (g, e) in enumerate(zip(got, expected, strict=True)):
+        name = labels[index] if index < len(labels) else f"input {index + 1}"
+        if g is None and e is not None:
+            return Outcome(False, f"{name} received no gradient (is it used, and not detached?)")
+        parts.append(compare(g, e, tolerance, f"{what} of {name}"))
+    return next((part for part in parts if not part.ok), Outcome(True))
 
 
 def gradients(j: JudgeInput) -> Outcome:
     got, expected = student_value(j.student, "grads"), j.ref("grads")
-    if isinstance(got, Rejected):
-        return Outcome(False, f"gradients: {got.reason}")
-    if isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected):
-        for index, (g, e) in enumerate(zip(got, expected, strict=True)):
-            if g is None and e is not None:
-                return Outcome(False, f"gradients: input {index + 1} received no gradient")
-    return compare(got, expected, j.tolerance, "gradients")
+    return compare_gradients(got, expected, j.tolerance, j.grad_labels).as_kind("gradients")
 
 
 def _flag(j: JudgeInput, name: str) -> Outcome:
     got = first_tensor(student_value(j.student, "output"))
     if got is None:
-        return Outcome(False, f"{name}: the output is not a tensor")
+        return Outcome(False, f"{name}: the output is not a tensor", kind="graph")
     expected = j.check.options.get("expected")
     if expected is None:
         reference = first_tensor(j.ref("output"))
@@ -68,81 +84,133 @@ def _flag(j: JudgeInput, name: str) -> Outcome:
     actual = getattr(got, name)
     if expected is None or actual == expected:
         return Outcome(True)
-    return Outcome(False, f"output.{name} is {actual}, expected {expected}")
+    return Outcome(False, f"the output's {name} is {actual}, expected {expected}", kind="graph")
 
 
 def grad_accumulates(j: JudgeInput) -> Outcome:
-    once = compare(student_value(j.student, "grads_once"), j.ref("grads_once"), j.tolerance)
+    labels = j.grad_labels
+    once = compare_gradients(
+        student_value(j.student, "grads_once"), j.ref("grads_once"), j.tolerance, labels
+    )
     if not once.ok:
-        return _labelled(once, "gradients after one backward call differ")
-    twice = compare(student_value(j.student, "grads_twice"), j.ref("grads_twice"), j.tolerance)
-    return _labelled(twice, "gradients do not accumulate over two backward calls")
+        return _labelled(once, "after one call and backward").as_kind("gradients")
+    twice = compare_gradients(
+        student_value(j.student, "grads_twice"), j.ref("grads_twice"), j.tolerance, labels
+    )
+    return _labelled(twice, "gradients do not add up over two calls").as_kind("gradients")
+
+
+def _tensors(value: Any) -> list[TensorValue]:
+    found: list[TensorValue] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, TensorValue):
+            found.append(item)
+        elif isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+    return found
 
 
 def purity(j: JudgeInput) -> Outcome:
-    pristine = values.build_values([j.case.args, j.case.kwargs], j.case.seed)
-    expected = _as_decoded(pristine)
-    after = compare(
-        student_value(j.student, "inputs_after"), expected, exact(j.tolerance), "inputs"
-    )
-    return _labelled(after, "an input was modified in place")
+    """Inputs, their requires_grad, their .grad and the global RNG end as the reference's do."""
+    after = student_value(j.student, "inputs_after")
+    if isinstance(after, Rejected):
+        return Outcome(False, f"the inputs after the call are {after.reason}", kind="side_effect")
+    got, expected = _tensors(after), _tensors(j.ref("inputs_after"))
+    if len(got) != len(expected):
+        return Outcome(False, "the inputs after the call could not be read", kind="side_effect")
+    strict = exact(j.tolerance)
+    for index, (g, e) in enumerate(zip(got, expected, strict=True)):
+        label = j.inputs[index][0] if index < len(j.inputs) else f"input {index + 1}"
+        outcome = _input_unchanged(g, e, label, strict)
+        if not outcome.ok:
+            return outcome.as_kind("side_effect")
+    rng = compare(student_value(j.student, "rng_after"), j.ref("rng_after"), strict, "rng")
+    if not rng.ok:
+        return Outcome(
+            False,
+            "the call reseeded or drew from the global random number generator, which the "
+            "caller shares; draw from a torch.Generator of your own",
+            kind="side_effect",
+        )
+    return Outcome(True)
 
 
-def _as_decoded(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        tensor = value.detach()
-        return TensorValue(tensor, value.requires_grad, True, "cpu", "torch.Tensor")
-    if isinstance(value, list):
-        return [_as_decoded(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _as_decoded(item) for key, item in value.items()}
-    return value
+def _input_unchanged(
+    got: TensorValue, expected: TensorValue, label: str, tol: Tolerance
+) -> Outcome:
+    values = compare(got, expected, tol, "its value")
+    if not values.ok:
+        return replace(values, message=f"the input {label} was changed in place: {values.message}")
+    if got.requires_grad != expected.requires_grad:
+        return Outcome(
+            False,
+            f"the call switched requires_grad of the input {label} from {expected.requires_grad}"
+            f" to {got.requires_grad}; leave the caller's tensors as they were",
+        )
+    if expected.grad_recorded and not _same_grad(got.grad, expected.grad, tol):
+        return Outcome(
+            False,
+            f"the call changed the gradient (.grad) of the input {label}: it must not run "
+            "backward into the caller's tensors or reset their .grad",
+        )
+    return Outcome(True)
+
+
+def _same_grad(got: TensorValue | None, expected: TensorValue | None, tol: Tolerance) -> bool:
+    if got is None or expected is None:
+        return got is expected
+    return compare(got, expected, tol).ok
+
+
+def no_graph(j: JudgeInput) -> Outcome:
+    if j.reference.graph_recorded is not False:
+        raise ReferenceFailure(f"case {j.number}: the reference recorded autograd history")
+    if j.student.graph_recorded is None:
+        return Outcome(False, "no_graph: the check produced no data", kind="graph")
+    if j.student.graph_recorded:
+        return Outcome(
+            False,
+            "the call recorded autograd history (a graph was built and then dropped); compute "
+            "under torch.no_grad() or torch.inference_mode() so no graph is built at all",
+            kind="graph",
+        )
+    return Outcome(True)
 
 
 def determinism(j: JudgeInput) -> Outcome:
     output = student_value(j.student, "output")
-    rerun = compare(student_value(j.student, "rerun"), output, exact(j.tolerance), "second run")
-    return _labelled(rerun, "two runs with the same seed differ")
+    rerun = compare(student_value(j.student, "rerun"), output, exact(j.tolerance), "the rerun")
+    return _labelled(rerun, "two runs with the same seed differ").as_kind("determinism")
 
 
 def gradcheck(j: JudgeInput) -> Outcome:
     if j.student.gradcheck is None:
-        return Outcome(False, "gradcheck did not run")
+        return Outcome(False, "gradcheck did not run", kind="gradients")
     ok, message = j.student.gradcheck
     if not ok:
-        return Outcome(False, f"gradcheck failed: {message or 'numerical and analytical differ'}")
-    # The child's verdict alone could be forged; the float64 analytical gradients are data.
+        text = message or "numerical and analytical gradients differ"
+        return Outcome(False, f"gradcheck failed: {text}", kind="gradients")
     options = j.check.options
     tolerance = Tolerance(rtol=options.get("rtol", 1e-3), atol=options.get("atol", 1e-5))
     got = student_value(j.student, "gradcheck_grads")
-    grads = compare(got, j.ref("gradcheck_grads"), tolerance, "float64 gradients")
-    return _labelled(grads, "gradients differ from the expected ones")
+    grads = compare_gradients(
+        got,
+        j.ref("gradcheck_grads"),
+        tolerance,
+        j.grad_labels,
+        "with a random upstream gradient (float64), the gradient",
+    )
+    return grads.as_kind("gradients")
 
 
 def efficiency(j: JudgeInput) -> Outcome:
-    if j.student.efficiency_error:
-        return Outcome(False, f"efficiency run failed: {j.student.efficiency_error}")
-    student, reference = j.student, j.reference
-    limits = [
-        ("time", student.time_s, reference.time_s, TIME_FLOOR_S, "max_time_ratio"),
-        (
-            "peak memory",
-            student.peak_bytes,
-            reference.peak_bytes,
-            MEMORY_FLOOR_BYTES,
-            "max_memory_ratio",
-        ),
-    ]
-    for what, got, expected, floor, key in limits:
-        limit = j.efficiency.get(key)
-        if limit is None:
-            continue
-        if got is None or expected is None:
-            return Outcome(False, f"efficiency: no {what} measurement")
-        ratio = max(float(got), floor) / max(float(expected), floor)
-        if ratio > limit:
-            return Outcome(False, f"{what} {ratio:.1f}× the reference's (limit {limit:g}×)")
-    return Outcome(True)
+    if j.timing is None:
+        return Outcome(False, "efficiency: the timed run did not happen", kind="efficiency")
+    return judge_efficiency(j.timing, j.efficiency, j.tolerance, j.number)
 
 
 GRAPH_MESSAGES = {
@@ -167,16 +235,16 @@ def retain_graph(j: JudgeInput) -> Outcome:
         raise ReferenceFailure(f"case {j.number}: retain_graph expects {wanted}, got {found}")
     mine = j.student.retain_graph
     if mine is None:
-        return Outcome(False, "retain_graph: the check produced no data")
+        return Outcome(False, "retain_graph: the check produced no data", kind="graph")
     if mine.outcome == "error":
-        return Outcome(False, f"backward through the output failed: {mine.message}")
+        return Outcome(False, f"backward through the output failed: {mine.message}", kind="graph")
     if mine.outcome != wanted:
-        return Outcome(False, GRAPH_MESSAGES[(expected, mine.outcome)])
+        return Outcome(False, GRAPH_MESSAGES[(expected, mine.outcome)], kind="graph")
     if not expected:
         return Outcome(True)
     got = student_value(j.student, "retained_grads")
-    grads = compare(got, j.ref("retained_grads"), j.tolerance, "gradients")
-    return _labelled(grads, "backward through the kept graph gave other gradients")
+    grads = compare_gradients(got, j.ref("retained_grads"), j.tolerance, j.grad_labels)
+    return _labelled(grads, "backward through the kept graph").as_kind("gradients")
 
 
 JUDGES: dict[str, Callable[[JudgeInput], Outcome]] = {
@@ -185,6 +253,7 @@ JUDGES: dict[str, Callable[[JudgeInput], Outcome]] = {
     "is_leaf": lambda j: _flag(j, "is_leaf"),
     "grad_accumulates": grad_accumulates,
     "purity": purity,
+    "no_graph": no_graph,
     "determinism": determinism,
     "gradcheck": gradcheck,
     "efficiency": efficiency,

@@ -1,11 +1,13 @@
-"""Helpers shared by the supervisor's judges."""
+"""Helpers shared by the supervisor's judges: reference data, and names for what differs."""
 
 from __future__ import annotations
 
+import ast
 from typing import Any, TypeVar
 
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
+from runner.harness.spec import Case
 
 T = TypeVar("T")
 
@@ -16,17 +18,15 @@ class ReferenceFailure(Exception):
 
 def _first_of(value: Any, kind: type[T]) -> T | None:
     """The first `kind` found depth-first in a nest of lists, tuples and dicts."""
-    if isinstance(value, kind):
-        return value
-    items: list[Any] = []
-    if isinstance(value, list | tuple):
-        items = list(value)
-    elif isinstance(value, dict):
-        items = list(value.values())
-    for item in items:
-        found = _first_of(item, kind)
-        if found is not None:
-            return found
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, kind):
+            return item
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
     return None
 
 
@@ -51,3 +51,43 @@ def student_value(student: CaseRecord, key: str) -> Any:
 
 def first_tensor(value: Any) -> TensorValue | None:
     return _first_of(value, TensorValue)
+
+
+def parameter_names(source: str, entry_point: str) -> list[str]:
+    """The entry point's positional parameter names in `source` (a Function's forward, less
+    ctx), or [] when they cannot be read."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry_point:
+            return [arg.arg for arg in node.args.args]
+        if isinstance(node, ast.ClassDef) and node.name == entry_point:
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "forward":
+                    return [arg.arg for arg in item.args.args[1:]]
+    return []
+
+
+def argument_labels(case: Case, names: list[str]) -> list[tuple[str, bool]]:
+    """(label, requires_grad) for every tensor of the case's inputs, in the order the child
+    collects them: `x`, `weights[1]`, `argument 3`."""
+    found: list[tuple[str, bool]] = []
+    for index, spec in enumerate(case.args):
+        base = names[index] if index < len(names) else f"argument {index + 1}"
+        _collect(spec, base, found)
+    for key, spec in case.kwargs.items():
+        _collect(spec, key, found)
+    return found
+
+
+def _collect(spec: Any, label: str, found: list[tuple[str, bool]]) -> None:
+    if isinstance(spec, list):
+        for index, item in enumerate(spec):
+            _collect(item, f"{label}[{index}]", found)
+    elif isinstance(spec, dict) and ("tensor" in spec or "random" in spec):
+        found.append((label, bool(spec.get("requires_grad", False))))
+    elif isinstance(spec, dict):
+        for key, item in spec.items():
+            _collect(item, f"{label}[{key!r}]", found)

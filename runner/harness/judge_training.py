@@ -1,17 +1,28 @@
-"""Supervisor-side verdicts for the stages of a training case."""
+"""Supervisor-side verdicts for the stages of a training case.
+
+`loss_decreases` is recomputed here: the initial parameters are rebuilt from
+the case's seed and the final ones are those the child sent back, so the
+verdict rests on parameters, not on losses the answer's process reported.
+"""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+import torch
+
+from runner.harness.child_train import build_model, measure_loss, training_data
 from runner.harness.compare import compare
 from runner.harness.judge_common import ReferenceFailure, reference_value, student_value
 from runner.harness.outcome import Outcome, Tolerance
-from runner.harness.payload import Rejected
+from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
 from runner.harness.spec import Case
-from runner.harness.spec_training import Stage
+from runner.harness.spec_training import Stage, Training
+
+# How closely a step's returned loss must match the loss the harness measured before that step.
+RETURNED_LOSS = Tolerance(rtol=1e-4, atol=1e-6)
 
 
 def judge_training(
@@ -30,39 +41,116 @@ def judge_training(
         if stage.check == "runs":
             outcome = _runs(student, spec.steps)
         elif stage.check == "loss_decreases":
-            outcome = _decreases(student_value(student, "losses"), stage.tolerance)
+            outcome = _decreases(case, spec, student_value(student, "params"), stage.tolerance)
         else:
-            got = [student_value(student, "losses"), student_value(student, "params")]
-            outcome = compare(got, [reference_losses, reference_params], tolerance, "training")
-            if not outcome.ok:
-                outcome = Outcome(
-                    False, f"losses or parameters differ from the expected ones ({outcome.message})"
-                )
-        outcomes.append((stage, outcome))
+            outcome = _matches(student, reference_losses, reference_params, tolerance)
+        outcomes.append((stage, outcome.as_kind("training")))
     return outcomes
+
+
+def _matches(student: CaseRecord, losses: Any, params: Any, tolerance: Tolerance) -> Outcome:
+    got = student_value(student, "losses")
+    if isinstance(got, list) and isinstance(losses, list) and len(got) == len(losses):
+        for step, (mine, theirs) in enumerate(zip(got, losses, strict=True)):
+            when = "before the first step" if step == 0 else f"after step {step}"
+            outcome = compare(mine, theirs, tolerance, f"the loss {when}")
+            if not outcome.ok:
+                return outcome
+    else:
+        return compare(got, losses, tolerance, "the losses")
+    got_params = student_value(student, "params")
+    if not (isinstance(got_params, list) and isinstance(params, list)):
+        return compare(got_params, params, tolerance, "the parameters")
+    for index, (mine, theirs) in enumerate(zip(got_params, params, strict=False)):
+        outcome = compare(mine, theirs, tolerance, _parameter_name(index))
+        if not outcome.ok:
+            return outcome
+    return Outcome(True)
+
+
+def _parameter_name(index: int) -> str:
+    return f"the {'weight' if index % 2 == 0 else 'bias'} of layer {index // 2 + 1} after training"
 
 
 def _runs(student: CaseRecord, steps: int) -> Outcome:
     step_error = student.values.get("step_error")
     if isinstance(step_error, Rejected):
         return Outcome(False, step_error.reason)
-    returned = student_value(student, "returned")
+    returned, measured = student_value(student, "returned"), student_value(student, "losses")
     if not isinstance(returned, list) or len(returned) != steps:
         return Outcome(False, f"expected {steps} training steps to run")
-    for index, loss in enumerate(returned):
-        if not isinstance(loss, float) or not math.isfinite(loss):
-            return Outcome(False, f"step {index + 1} did not return a finite scalar loss")
+    if not isinstance(measured, list) or len(measured) != steps + 1:
+        return Outcome(False, "the losses could not be measured")
+    for step, value in enumerate(returned):
+        outcome = _returned_loss(step + 1, value, measured[step])
+        if not outcome.ok:
+            return outcome
     return Outcome(True)
 
 
-def _decreases(losses: Any, tolerance: float) -> Outcome:
-    valid = isinstance(losses, list) and len(losses) >= 2
-    if not valid or not all(isinstance(x, float) and math.isfinite(x) for x in losses):
-        return Outcome(False, "the loss could not be measured after training")
-    initial, final = losses[0], losses[-1]
+def _returned_loss(step: int, value: Any, before: Any) -> Outcome:
+    """A step returns its loss before the update: a number or a 0-D tensor without a graph."""
+    if isinstance(value, TensorValue):
+        if value.tensor.numel() != 1:
+            return Outcome(False, f"step {step} returned a tensor of shape "
+                           f"{tuple(value.tensor.shape)}, not a single loss value")  # fmt: skip
+        if value.requires_grad:
+            return Outcome(
+                False,
+                f"step {step} returned a loss that still holds its graph "
+                "(return loss.detach() or loss.item())",
+            )
+        number = float(value.tensor.reshape(-1)[0].double())
+    elif type(value) in (int, float):
+        number = float(value)
+    else:
+        return Outcome(False, f"step {step} returned {_kind(value)}, not the loss")
+    if not math.isfinite(number):
+        return Outcome(False, f"step {step} returned a loss of {number} (it diverged)")
+    if not isinstance(before, float) or not compare(number, before, RETURNED_LOSS).ok:
+        return Outcome(
+            False,
+            f"step {step} returned {number:.6g}, but the loss before that step's update was "
+            f"{before if not isinstance(before, float) else format(before, '.6g')}; return the "
+            "loss computed before optimizer.step()",
+        )
+    return Outcome(True)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, Rejected):
+        return value.reason
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
+def _decreases(case: Case, spec: Training, params: Any, tolerance: float) -> Outcome:
+    tensors = [p.tensor for p in params] if isinstance(params, list) else []
+    if not tensors or not all(isinstance(p, TensorValue) for p in params):
+        return Outcome(False, "the model's parameters could not be read after training")
+    initial, final = _initial_and_final_loss(case, spec, tensors)
+    if final is None:
+        return Outcome(False, "the parameters after training do not fit the model")
+    if not math.isfinite(final):
+        return Outcome(False, f"the loss diverged: {initial:.4g} before training, {final} after")
     target = initial - tolerance * abs(initial)
     if final < target:
         return Outcome(True)
     return Outcome(
         False, f"the loss went from {initial:.4g} to {final:.4g}; it must fall below {target:.4g}"
     )
+
+
+def _initial_and_final_loss(
+    case: Case, spec: Training, final: list[torch.Tensor]
+) -> tuple[float, float | None]:
+    x, y = training_data(spec, case.seed, "cpu")
+    with torch.random.fork_rng(devices=[]):
+        torch.default_generator.manual_seed(case.seed)  # as seed_everything does in the child
+        initial = [p.detach() for p in build_model(spec, "cpu").parameters()]
+    shapes_fit = len(final) == len(initial) and all(
+        a.shape == b.shape for a, b in zip(final, initial, strict=True)
+    )
+    before = measure_loss(spec, initial, x, y)
+    if not shapes_fit:
+        return before, None
+    return before, measure_loss(spec, [p.float() for p in final], x, y)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -33,6 +33,20 @@ class Tolerance:
         return f"atol {self.atol:g}"
 
 
+# What kind of check failed, as a hidden case's feedback may say it (never the values).
+FAILURE_KINDS = {
+    "error": "the code raised an error",
+    "output": "the output differs from the expected one",
+    "gradients": "the gradients differ from the expected ones",
+    "side_effect": "the call changed its inputs or the caller's state",
+    "graph": "the autograd graph is not what the question asks for",
+    "determinism": "two runs with the same seed differ",
+    "efficiency": "the code is slower or uses more memory than allowed",
+    "training": "training does not behave as expected",
+    "forbidden": "the code uses an operation this question forbids",
+}
+
+
 @dataclass(frozen=True)
 class Outcome:
     ok: bool
@@ -40,6 +54,10 @@ class Outcome:
     max_abs: float | None = None
     max_rel: float | None = None
     detail: str = ""  # a brief look at the values, shown for visible cases only
+    kind: str = "output"  # a key of FAILURE_KINDS, for failures
+
+    def as_kind(self, kind: str) -> Outcome:
+        return self if self.ok else replace(self, kind=kind)
 
 
 def worst(outcomes: list[Outcome]) -> Outcome:
@@ -53,4 +71,5 @@ def worst(outcomes: list[Outcome]) -> Outcome:
         max_abs=max(abs_errors) if abs_errors else None,
         max_rel=max(rel_errors) if rel_errors else None,
         detail=failed.detail if failed else "",
+        kind=failed.kind if failed else "output",
     )

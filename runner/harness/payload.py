@@ -8,10 +8,11 @@ checked against the blob. Any inconsistency raises PayloadError.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -47,6 +48,8 @@ class TensorValue:
     is_leaf: bool
     device: str
     type_name: str
+    grad: TensorValue | None = None  # the tensor's .grad, where the child was asked for it
+    grad_recorded: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,11 +83,16 @@ def split_payload(data: bytes) -> Decoded:
 
 
 class NodeDecoder:
-    """Turns header nodes back into Python values, tensors and Rejected markers."""
+    """Turns header nodes back into Python values, tensors and Rejected markers.
+
+    Each byte of the blob backs at most one tensor, so the decoded total can
+    never exceed the frame that was received.
+    """
 
     def __init__(self, blob: bytes) -> None:
         self.blob = blob
         self.nodes = 0
+        self.claimed: list[tuple[int, int]] = []  # sorted, non-overlapping byte ranges
 
     def decode(self, node: object, depth: int = 0) -> Any:
         self.nodes += 1
@@ -101,7 +109,7 @@ class NodeDecoder:
         if kind == "dict":
             return self._dict(node, depth)
         if kind == "tensor":
-            return self._tensor(node)
+            return self._tensor_with_grad(node)
         if kind == "bad" and isinstance(node.get("reason"), str):
             return Rejected(node["reason"][:500])
         raise PayloadError(f"unknown value node kind {kind!r}")
@@ -113,6 +121,26 @@ class NodeDecoder:
                 raise PayloadError("a dict item is not a [key, value] pair")
             result[pair[0]] = self.decode(pair[1], depth + 1)
         return result
+
+    def _tensor_with_grad(self, node: dict[str, Any]) -> TensorValue:
+        value = self._tensor(node)
+        if "grad" not in node:
+            return value
+        grad = node["grad"]
+        if grad is not None and not (isinstance(grad, dict) and grad.get("k") == "tensor"):
+            raise PayloadError("a tensor's grad is neither null nor a tensor node")
+        self.nodes += 1
+        return replace(value, grad=None if grad is None else self._tensor(grad), grad_recorded=True)
+
+    def _claim(self, offset: int, nbytes: int) -> None:
+        if not nbytes:
+            return
+        index = bisect.bisect(self.claimed, (offset, offset + nbytes))
+        before = self.claimed[index - 1] if index else None
+        after = self.claimed[index] if index < len(self.claimed) else None
+        if (before and before[1] > offset) or (after and after[0] < offset + nbytes):
+            raise PayloadError("two tensors claim the same bytes of the blob")
+        self.claimed.insert(index, (offset, offset + nbytes))
 
     def _tensor(self, node: dict[str, Any]) -> TensorValue:
         dtype = DTYPE_NAMES.get(node.get("dtype"))  # type: ignore[arg-type]  # checked below
@@ -129,6 +157,7 @@ class NodeDecoder:
             raise PayloadError(f"tensor of shape {tuple(shape)} cannot hold {nbytes} bytes")
         if offset + nbytes > len(self.blob):
             raise PayloadError("tensor bytes lie outside the blob")
+        self._claim(offset, nbytes)
         flags = [node.get(key) for key in ("requires_grad", "is_leaf")]
         texts = [node.get(key) for key in ("device", "type")]
         if not all(isinstance(f, bool) for f in flags) or not all(

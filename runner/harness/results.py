@@ -8,9 +8,10 @@ from typing import Any
 from runner.harness.payload import NodeDecoder, PayloadError, split_payload
 
 VALUE_KEYS = {
-    "output", "inputs_after", "grads", "grads_once", "grads_twice", "rerun",
+    "output", "inputs_after", "rng_after", "grads", "grads_once", "grads_twice", "rerun",
     "gradcheck_grads", "returned", "losses", "params", "step_error", "retained_grads",
 }  # fmt: skip
+ENTRY_KINDS = ("function", "autograd_function")
 GRAPH_OUTCOMES = ("kept", "freed", "no_graph", "error")
 
 
@@ -36,13 +37,11 @@ class GraphFact:
 class CaseRecord:
     name: str
     error: ErrorInfo | None
-    time_s: float | None
-    peak_bytes: int | None
     gradcheck: tuple[bool, str] | None
-    efficiency_error: str | None
     forbidden: list[str]
     values: dict[str, Any] = field(default_factory=dict)
     retain_graph: GraphFact | None = None
+    graph_recorded: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,18 @@ class ChildResult:
     harness_error: str | None
     forbidden: list[str]
     cases: list[CaseRecord]
+    entry_kind: str | None = None
+
+
+@dataclass(frozen=True)
+class TimedRun:
+    """What a timing child sent back: the timed calls' outputs, or why there are none."""
+
+    load_error: ErrorInfo | None
+    harness_error: str | None
+    error: ErrorInfo | None
+    outputs: list[Any]
+    device_peak_bytes: int | None
 
 
 def decode_result(data: bytes) -> ChildResult:
@@ -60,11 +71,31 @@ def decode_result(data: bytes) -> ChildResult:
     cases = header.get("cases")
     if not isinstance(cases, list):
         raise PayloadError("header has no case list")
+    entry_kind = header.get("entry_kind")
+    if entry_kind is not None and entry_kind not in ENTRY_KINDS:
+        raise PayloadError("the entry kind is malformed")
     return ChildResult(
         load_error=_error(header.get("load_error")),
         harness_error=_optional_str(header.get("harness_error"), "harness_error"),
         forbidden=_names(header.get("forbidden")),
         cases=[_case(item, decoder) for item in cases],
+        entry_kind=entry_kind,
+    )
+
+
+def decode_timed(data: bytes) -> TimedRun:
+    """Decode a timing child's payload; raises PayloadError on any inconsistency."""
+    decoded = split_payload(data)
+    header, decoder = decoded.header, NodeDecoder(decoded.blob)
+    outputs = header.get("outputs")
+    if not isinstance(outputs, list):
+        raise PayloadError("header has no output list")
+    return TimedRun(
+        load_error=_error(header.get("load_error")),
+        harness_error=_optional_str(header.get("harness_error"), "harness_error"),
+        error=_error(header.get("error")),
+        outputs=[decoder.decode(node) for node in outputs],
+        device_peak_bytes=_optional_int(header.get("device_peak_bytes")),
     )
 
 
@@ -74,16 +105,17 @@ def _case(raw: object, decoder: NodeDecoder) -> CaseRecord:
     values = raw.get("values")
     if not isinstance(values, dict) or set(values) - VALUE_KEYS:
         raise PayloadError("a case record has malformed values")
+    graph_recorded = raw.get("graph_recorded")
+    if graph_recorded is not None and not isinstance(graph_recorded, bool):
+        raise PayloadError("graph_recorded is not a bool")
     return CaseRecord(
         name=raw["name"],
         error=_error(raw.get("error")),
-        time_s=_optional_number(raw.get("time_s"), "time_s"),
-        peak_bytes=_optional_int(raw.get("peak_bytes")),
         gradcheck=_gradcheck(raw.get("gradcheck")),
-        efficiency_error=_optional_str(raw.get("efficiency_error"), "efficiency_error"),
         forbidden=_names(raw.get("forbidden")),
         values={key: decoder.decode(node) for key, node in values.items()},
         retain_graph=_graph_fact(raw.get("retain_graph")),
+        graph_recorded=graph_recorded,
     )
 
 
@@ -127,17 +159,9 @@ def _optional_str(raw: object, what: str) -> str | None:
     raise PayloadError(f"{what} is not a string")
 
 
-def _optional_number(raw: object, what: str) -> float | None:
-    if raw is None:
-        return None
-    if isinstance(raw, int | float) and not isinstance(raw, bool) and raw >= 0:
-        return float(raw)
-    raise PayloadError(f"{what} is not a non-negative number")
-
-
 def _optional_int(raw: object) -> int | None:
     if raw is None:
         return None
     if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
         return raw
-    raise PayloadError("peak_bytes is not a non-negative integer")
+    raise PayloadError("a byte count is not a non-negative integer")

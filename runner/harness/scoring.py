@@ -1,16 +1,24 @@
-"""In the trusted supervisor: decode both payloads and decide every verdict.
+"""In the trusted supervisor: decode every payload and decide every verdict.
 
-The child's exit code and stdout play no part: only the payload data, the
-job's cases and the reference's data do.
+The student's answer runs twice at most: once on the visible cases (its
+output and messages go back to the student) and once on the hidden cases
+(nothing of that run goes back but pass or fail and the kind of failure).
+The child's exit code and stdout play no part: only payload data, the job's
+cases, the reference's data and the kernel's figures do. Nothing the
+answer's process sends can make a result `internal`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from runner.api import CaseResult, GradingJob, Status
-from runner.harness.judge import judge_case
-from runner.harness.judge_common import ReferenceFailure
+from runner.harness.child import ENTRY_AUTOGRAD
+from runner.harness.judge import HIDDEN_MESSAGE, CaseContext, judge_case
+from runner.harness.judge_common import ReferenceFailure, argument_labels, parameter_names
+from runner.harness.judge_efficiency import TimingEvidence
 from runner.harness.payload import PayloadError
-from runner.harness.results import ChildResult, decode_result
+from runner.harness.results import CaseRecord, ChildResult, decode_result
 from runner.harness.spec import Case, parse_cases
 from runner.harness.spec_values import CaseError
 from runner.harness.static import find_forbidden
@@ -19,29 +27,57 @@ from runner.harness.tb import format_error
 Scored = tuple[float, list[CaseResult], Status, str]
 
 
-def score_job(job: GradingJob, reference_payload: bytes, student_payload: bytes) -> Scored:
-    """Score the student's payload against the reference's: (score, cases, status, message)."""
+@dataclass(frozen=True)
+class Payloads:
+    """What the runs of one grading sent back (payloads of runs that ended normally)."""
+
+    reference: bytes
+    visible: bytes | None = None  # the answer on the visible cases
+    hidden: bytes | None = None  # the answer on the hidden cases
+    timing: dict[int, TimingEvidence] = field(default_factory=dict)  # by case index
+
+
+def visible_and_hidden(cases: list[Case]) -> tuple[list[int], list[int]]:
+    """Case indexes of the visible and of the hidden cases."""
+    return (
+        [case.index for case in cases if not case.hidden],
+        [case.index for case in cases if case.hidden],
+    )
+
+
+def score_job(job: GradingJob, payloads: Payloads) -> Scored:
+    """Score the student's payloads against the reference's: (score, cases, status, message)."""
     try:
         cases = parse_cases(job.cases)
     except CaseError as error:
         return 0.0, [], Status.INTERNAL, f"invalid case: {error}"
     try:
-        reference = _decoded(reference_payload, cases)
+        reference = _decoded(payloads.reference, cases)
     except PayloadError as error:
         return 0.0, [], Status.INTERNAL, f"the reference's result is invalid: {error}"
     problem = _reference_problem(reference)
     if problem:
         return 0.0, [], Status.INTERNAL, problem
+    visible, hidden = visible_and_hidden(cases)
     try:
-        student = _decoded(student_payload, cases)
+        runs = [
+            _student_run(payloads.visible, [cases[i] for i in visible]),
+            _student_run(payloads.hidden, [cases[i] for i in hidden]),
+        ]
     except PayloadError as error:
-        return 0.0, [], Status.ERROR, f"invalid result: {error}"
-    if student.harness_error:
-        return 0.0, [], Status.INTERNAL, student.harness_error
-    if student.load_error:
-        message = format_error(student.load_error.as_dict())
-        return 0.0, _all_failed(cases, "the answer did not load"), Status.ERROR, message
-    return _judged(job, cases, reference, student)
+        return 0.0, [], Status.ERROR, f"the answer's result could not be read: {error}"
+    refusal = _unusable(runs, reference, job.entry_point)
+    if refusal is not None:
+        return 0.0, _all_failed(cases, refusal[1]), Status.ERROR, refusal[0]
+    return _judged(job, cases, reference, runs, payloads.timing)
+
+
+def _student_run(payload: bytes | None, cases: list[Case]) -> ChildResult | None:
+    if not cases:
+        return None
+    if payload is None:
+        raise PayloadError("no result came back")
+    return _decoded(payload, cases)
 
 
 def _decoded(payload: bytes, cases: list[Case]) -> ChildResult:
@@ -65,16 +101,58 @@ def _reference_problem(reference: ChildResult) -> str:
     return ""
 
 
+def _unusable(
+    runs: list[ChildResult | None], reference: ChildResult, entry_point: str
+) -> tuple[str, str] | None:
+    """(message, case message) when the answer cannot be graded at all, else None.
+
+    Only the visible run's texts are shown; the hidden run's stay generic.
+    """
+    visible, hidden = runs
+    for run, shown in ((visible, True), (hidden, False)):
+        if run is None:
+            continue
+        if run.harness_error:
+            return "the answer's result could not be read", "the answer did not run"
+        if run.load_error:
+            text = format_error(run.load_error.as_dict()) if shown else "the answer did not load"
+            return text, "the answer did not load"
+        if reference.entry_kind == ENTRY_AUTOGRAD and run.entry_kind != ENTRY_AUTOGRAD:
+            text = (
+                f"{entry_point} must be a subclass of torch.autograd.Function "
+                f"(it is used as {entry_point}.apply)"
+            )
+            return text, text
+    return None
+
+
+def _records(cases: list[Case], runs: list[ChildResult | None]) -> dict[int, CaseRecord]:
+    visible, hidden = visible_and_hidden(cases)
+    records: dict[int, CaseRecord] = {}
+    for run, indexes in zip(runs, (visible, hidden), strict=True):
+        if run is not None:
+            records.update(zip(indexes, run.cases, strict=True))
+    return records
+
+
 def _judged(
-    job: GradingJob, cases: list[Case], reference: ChildResult, student: ChildResult
+    job: GradingJob,
+    cases: list[Case],
+    reference: ChildResult,
+    runs: list[ChildResult | None],
+    timing: dict[int, TimingEvidence],
 ) -> Scored:
+    names = parameter_names(job.reference_source, job.entry_point)
+    records = _records(cases, runs)
     results: list[CaseResult] = []
     try:
-        for case, mine, theirs in zip(cases, student.cases, reference.cases, strict=True):
-            results.extend(judge_case(job, case, mine, theirs))
+        for case, theirs in zip(cases, reference.cases, strict=True):
+            context = CaseContext(argument_labels(case, names), timing.get(case.index))
+            results.extend(judge_case(job, case, records[case.index], theirs, context))
     except ReferenceFailure as error:
         return 0.0, [], Status.INTERNAL, f"the reference solution failed: {error}"
-    hits = set(student.forbidden).union(*(record.forbidden for record in student.cases))
+    hits = {name for run in runs if run for name in run.forbidden}
+    hits |= {name for record in records.values() for name in record.forbidden}
     forbidden = set(find_forbidden(job.source, job.forbidden)) | {
         name
         for name in job.forbidden
@@ -84,8 +162,9 @@ def _judged(
     earned = sum(result.weight for result in results if result.passed)
     score = earned / total if total > 0 else 0.0
     if forbidden:
-        names = ", ".join(sorted(forbidden))
-        return 0.0, results, Status.FORBIDDEN, f"forbidden: {names} (not allowed in this question)"
+        names_used = ", ".join(sorted(forbidden))
+        message = f"forbidden: {names_used} (not allowed in this question)"
+        return 0.0, results, Status.FORBIDDEN, message
     passed = sum(result.passed for result in results)
     return score, results, Status.OK, f"{passed} of {len(results)} checks passed"
 
@@ -96,7 +175,7 @@ def _all_failed(cases: list[Case], message: str) -> list[CaseResult]:
             name=case.name,
             passed=False,
             weight=case.weight,
-            message="hidden case failed" if case.hidden else f"case {case.index + 1}: {message}",
+            message=HIDDEN_MESSAGE if case.hidden else f"case {case.index + 1}: {message}",
             hidden=case.hidden,
         )
         for case in cases

@@ -14,6 +14,7 @@ CHECK_KINDS = (
     "is_leaf",
     "grad_accumulates",
     "purity",
+    "no_graph",
     "determinism",
     "gradcheck",
     "efficiency",

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 HEADER = "import os, sys, time, torch\n"
+# Appended when a hostile answer runs as a try-it snippet, so its function is called.
+CALL = "\nf(torch.linspace(-1, 1, 12).reshape(3, 4))\n"
 
 
 def probe(attack: str) -> str:
@@ -33,10 +35,20 @@ def body(code: str) -> str:
 class Hostile:
     name: str
     source: str
-    statuses: tuple[str, ...]  # acceptable statuses
+    statuses: tuple[str, ...]  # acceptable statuses when graded (besides a static refusal)
     score: float = 0.0  # the score the outcome must have
-    message: str = ""  # text the message or a case message must contain
+    message: str = ""  # text the run's output or message must contain
     limits: dict[str, Any] | None = None
+    ran: tuple[str, ...] = ()  # acceptable statuses run as a snippet, where not as graded
+
+    @property
+    def run_statuses(self) -> tuple[str, ...]:
+        """Run as a snippet, a probe that was blocked raises; a wrong answer just runs."""
+        if self.ran:
+            return self.ran
+        if self.message.startswith("blocked"):
+            return ("error",)
+        return tuple({*self.statuses, "error"} if "ok" in self.statuses else self.statuses)
 
 
 SPIN = "while True:\n    pass"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import GradingJob, GradingResult, Limits, Status, grade
+from runner.api import GradingJob, GradingResult, Limits, RunResult, Status, execute, grade
 from runner.supervisor import Supervisor
 from tests.runner.conftest import CASES, CORRECT, REFERENCE
-from tests.runner.hostile import HOSTILE, Hostile, body, probe
+from tests.runner.hostile import CALL, HOSTILE, Hostile, body, probe
 
 FAST = {"time_s": 2.0, "memory_mb": 512, "output_kb": 64}
 
@@ -55,15 +55,31 @@ def _sandbox_processes(supervisor: Supervisor) -> list[int]:
     return found
 
 
+def run_source(source: str, **limits: float) -> RunResult:
+    """Run `source` as a try-it snippet: no static check stands between it and the sandbox."""
+    return execute(source, Limits(**{**FAST, **limits}))  # type: ignore[arg-type]  # Limits fields
+
+
+def _run_texts(result: RunResult) -> str:
+    return " ".join([result.message, result.stdout, result.stderr])
+
+
 @pytest.mark.parametrize("case", HOSTILE, ids=[h.name for h in HOSTILE])
-def test_hostile_answer_gets_a_safe_verdict_and_the_next_job_grades(
+def test_hostile_code_is_contained_by_the_sandbox(supervisor: Supervisor, case: Hostile) -> None:
+    result = run_source(case.source + CALL, **(case.limits or {}))
+    assert result.status in case.run_statuses, (result.status, _run_texts(result)[-500:])
+    if case.message:
+        assert case.message in _run_texts(result), _run_texts(result)[-500:]
+    assert_next_job_grades_correctly()
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=[h.name for h in HOSTILE])
+def test_a_hostile_graded_answer_is_refused_or_gets_a_safe_verdict(
     supervisor: Supervisor, case: Hostile
 ) -> None:
     result = grade_source(case.source, **(case.limits or {}))
-    assert result.status in case.statuses, (result.status, _texts(result), result.stderr[-500:])
+    assert result.status in (*case.statuses, Status.FORBIDDEN), (result.status, _texts(result))
     assert result.score == case.score, _texts(result)
-    if case.message:
-        assert case.message in _texts(result), (_texts(result), result.stderr[-500:])
     assert_next_job_grades_correctly()
 
 
@@ -73,9 +89,8 @@ def test_a_thread_spinning_after_return_does_not_hold_the_job(supervisor: Superv
         "def spin():\n    while True:\n        pass\n"
         "def f(x):\n    threading.Thread(target=spin).start()\n    return torch.tanh(x) * 2\n"
     )
-    result = grade_source(source, time_s=10)
-    assert result.status == Status.OK
-    assert result.score == 1.0
+    result = run_source(source + CALL, time_s=10)
+    assert result.status == Status.OK, _run_texts(result)
     assert _sandbox_processes(supervisor) == []
     assert_next_job_grades_correctly()
 
@@ -90,13 +105,13 @@ def test_an_orphan_from_setsid_and_a_double_fork_is_gone_after_the_job(
         "        if os.fork() == 0:\n            time.sleep(600)\n        os._exit(0)\n"
         "    return torch.tanh(x) * 2\n"
     )
-    result = grade_source(source)
-    assert result.score == 1.0
+    result = run_source(source + CALL)
+    assert result.status == Status.OK, _run_texts(result)
     assert _sandbox_processes(supervisor) == []
     assert_next_job_grades_correctly()
 
 
-def test_raising_in_del_does_not_change_a_correct_answers_verdict(supervisor: Supervisor) -> None:
+def test_a_del_method_is_refused_in_a_graded_answer(supervisor: Supervisor) -> None:
     source = (
         "import torch\n"
         "class Grumpy:\n    def __del__(self):\n        raise RuntimeError('from __del__')\n"
@@ -104,8 +119,9 @@ def test_raising_in_del_does_not_change_a_correct_answers_verdict(supervisor: Su
         "def f(x):\n    keep.append(Grumpy())\n    Grumpy()\n    return torch.tanh(x) * 2\n"
     )
     result = grade_source(source)
-    assert result.status == Status.OK
-    assert result.score == 1.0
+    assert result.status == Status.FORBIDDEN
+    assert "a __del__ method (line 3)" in result.message
+    assert run_source(source + CALL).status == Status.OK
 
 
 def test_files_left_in_scratch_and_shm_are_gone_for_the_next_job(supervisor: Supervisor) -> None:
@@ -113,17 +129,17 @@ def test_files_left_in_scratch_and_shm_are_gone_for_the_next_job(supervisor: Sup
         "open('/tmp/leak', 'w').write('x')\nopen('/dev/shm/leak', 'w').write('x')\n"
         "open('leak-cwd', 'w').write('x')"
     )
-    grade_source(plant)
+    run_source(plant + CALL)
     look = probe("assert any(os.path.exists(p) for p in ('/tmp/leak', '/dev/shm/leak'))")
-    result = grade_source(look)
-    assert result.score == 0.0
-    assert "blocked: AssertionError" in _texts(result)
+    result = run_source(look + CALL)
+    assert result.status == Status.ERROR
+    assert "blocked: AssertionError" in _run_texts(result)
     assert not Path("/tmp/leak-cwd").exists()
 
 
 def test_killing_the_supervisor_by_its_host_pid_fails(supervisor: Supervisor) -> None:
-    result = grade_source(probe(f"os.kill({os.getpid()}, 9)"))
-    assert "blocked: ProcessLookupError" in _texts(result)
+    result = run_source(probe(f"os.kill({os.getpid()}, 9)") + CALL)
+    assert "blocked: ProcessLookupError" in _run_texts(result)
     assert_next_job_grades_correctly()
 
 
@@ -132,11 +148,12 @@ def test_reading_the_settings_module_and_the_bank_fails(supervisor: Supervisor) 
 
     base = Path(settings.BASE_DIR)
     for path in (base / "config" / "settings.py", base / "fixtures" / "banks", base / ".env"):
-        result = grade_source(
+        result = run_source(
             probe(
                 f"os.listdir({str(path)!r}) if {str(path)!r}.endswith('banks')"
                 f" else open({str(path)!r}).read()"
             )
+            + CALL
         )
-        assert result.score == 0.0
-        assert "blocked: FileNotFoundError" in _texts(result), _texts(result)
+        assert result.status == Status.ERROR
+        assert "blocked: FileNotFoundError" in _run_texts(result), _run_texts(result)

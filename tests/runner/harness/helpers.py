@@ -6,7 +6,11 @@ from typing import Any
 
 from runner.api import CaseResult, CompareSettings, GradingJob, Status
 from runner.harness.child import run_request
-from runner.harness.scoring import score_job
+from runner.harness.judge_efficiency import TimingEvidence
+from runner.harness.scoring import Payloads, score_job, visible_and_hidden
+from runner.harness.spec import parse_cases
+from runner.harness.spec_values import CaseError
+from runner.jobs import harness_request
 
 
 def make_job(
@@ -27,17 +31,23 @@ def make_job(
     )
 
 
-def payload(job: GradingJob, role: str) -> bytes:
-    source = job.source if role == "student" else job.reference_source
-    request = {
-        "source": source,
-        "entry_point": job.entry_point,
-        "cases": job.cases,
-        "forbidden": job.forbidden,
-        "device": "cpu",
-        "role": role,
-    }
-    return run_request(request)
+def payload(job: GradingJob, role: str, run: list[int] | None = None) -> bytes:
+    return run_request(harness_request(job, role=role, device="cpu", run=run))
+
+
+def payloads(job: GradingJob, timing: dict[int, TimingEvidence] | None = None) -> Payloads:
+    """The reference's run and the answer's visible and hidden runs, as the supervisor makes
+    them (in this process)."""
+    try:
+        visible, hidden = visible_and_hidden(parse_cases(job.cases))
+    except CaseError:  # score_job reports it
+        return Payloads(payload(job, "reference"), payload(job, "student"))
+    return Payloads(
+        reference=payload(job, "reference"),
+        visible=payload(job, "student", visible) if visible else None,
+        hidden=payload(job, "student", hidden) if hidden else None,
+        timing=timing or {},
+    )
 
 
 def grade(
@@ -45,7 +55,7 @@ def grade(
 ) -> tuple[float, list[CaseResult], Status, str]:
     """Score `source` against `reference` on `cases`, both run in this process."""
     job = make_job(source, reference, cases, **options)
-    return score_job(job, payload(job, "reference"), payload(job, "student"))
+    return score_job(job, payloads(job))
 
 
 def only_message(results: list[CaseResult]) -> str:

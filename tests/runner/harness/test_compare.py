@@ -22,22 +22,26 @@ STRICT = Tolerance(rtol=0.0, atol=1e-5)
 def test_it_reports_a_shape_difference_like_the_issue_says() -> None:
     outcome = compare(tv([1.0, 2, 3, 4]), tv([[0.0] * 3] * 4), STRICT)
     assert not outcome.ok
-    assert outcome.message == "shape (4,) != expected (4, 3)"
+    assert outcome.message == "the value has shape (4,), expected (4, 3)"
 
 
 def test_it_reports_the_worst_value_with_its_index() -> None:
     expected = [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     got = [[0.0, 0.0, 0.0], [0.0, 0.0, 1.31]]
     outcome = compare(tv(got), tv(expected), STRICT)
-    assert outcome.message == "max abs error 0.31 > atol 1e-05 at index (1, 2)"
+    assert (
+        outcome.message == "the value differs at index (1, 2) by 0.31, more than atol 1e-05 allows"
+    )
     assert outcome.max_abs == pytest.approx(0.31, rel=1e-5)
     assert outcome.detail == "got 1.31, expected 1"
 
 
 def test_it_names_rtol_in_the_message_when_it_is_used() -> None:
     outcome = compare(tv([1.0, 2.0]), tv([1.0, 2.5]), Tolerance(rtol=1e-3, atol=1e-8))
-    assert outcome.message.startswith("max abs error 0.5 > atol 1e-08 + rtol 0.001")
-    assert outcome.message.endswith("at index (1,)")
+    assert outcome.message.startswith(
+        "the value differs at index (1,) by 0.5, more than atol 1e-08 + rtol 0.001"
+    )
+    assert outcome.message.endswith("allows")
 
 
 def test_values_within_tolerance_pass_and_report_their_errors() -> None:
@@ -51,21 +55,21 @@ def test_values_within_tolerance_pass_and_report_their_errors() -> None:
 
 def test_strict_dtype_rejects_another_width() -> None:
     outcome = compare(tv([1.0], torch.float64), tv([1.0]), STRICT)
-    assert outcome.message == "dtype float64 != expected float32"
+    assert outcome.message == "the value has dtype float64, expected float32"
 
 
 def test_promotable_dtype_accepts_another_width_but_not_another_kind() -> None:
     promotable = Tolerance(dtype="promotable")
     assert compare(tv([1.0], torch.float64), tv([1.0]), promotable).ok
     outcome = compare(tv([1], torch.int64), tv([1.0]), promotable)
-    assert outcome.message == "dtype int64 != expected float32"
+    assert outcome.message == "the value has dtype int64, expected float32"
 
 
 def test_device_is_checked_only_when_asked() -> None:
     got, expected = tv([1.0], device="cpu"), tv([1.0], device="cuda:0")
     assert compare(got, expected, STRICT).ok
     outcome = compare(got, expected, Tolerance(check_device=True))
-    assert outcome.message == "device cpu != expected cuda:0"
+    assert outcome.message == "the value is on cpu, expected cuda:0"
 
 
 def test_nan_fails_unless_equal_nan_and_then_must_be_in_the_same_place() -> None:
@@ -73,19 +77,19 @@ def test_nan_fails_unless_equal_nan_and_then_must_be_in_the_same_place() -> None
     assert not compare(tv([nan, 1.0]), tv([nan, 1.0]), STRICT).ok
     assert compare(tv([nan, 1.0]), tv([nan, 1.0]), Tolerance(equal_nan=True)).ok
     outcome = compare(tv([1.0, nan]), tv([1.0, 2.0]), Tolerance(equal_nan=True))
-    assert outcome.message == "got nan at index (1,) where 2.0 was expected"
+    assert outcome.message == "the value has nan at index (1,) where 2.0 was expected"
 
 
 def test_infinities_must_match_in_sign_and_place() -> None:
     inf = math.inf
     assert compare(tv([inf, -inf]), tv([inf, -inf]), STRICT).ok
     outcome = compare(tv([inf, 1.0]), tv([-inf, 1.0]), STRICT)
-    assert outcome.message == "got inf at index (0,) where -inf was expected"
+    assert outcome.message == "the value has inf at index (0,) where -inf was expected"
 
 
 def test_integer_tensors_are_compared_exactly() -> None:
     outcome = compare(tv([[1, 2], [3, 5]], torch.int64), tv([[1, 2], [3, 4]], torch.int64), STRICT)
-    assert outcome.message == "1 of 4 values differ, first at index (1, 1)"
+    assert outcome.message == "the value: 1 of 4 values differ, first at index (1, 1)"
     assert outcome.detail == "got 5, expected 4"
 
 
@@ -93,28 +97,30 @@ def test_nested_structures_name_the_part_that_differs() -> None:
     got = {"mean": tv([1.0]), "parts": (tv([1.0]), tv([2.0, 3.0]))}
     expected = {"mean": tv([1.0]), "parts": (tv([1.0]), tv([2.0]))}
     outcome = compare(got, expected, STRICT)
-    assert outcome.message == "['parts'][1]: shape (2,) != expected (1,)"
+    assert outcome.message == "the value['parts'][1] has shape (2,), expected (1,)"
 
 
 def test_containers_differ_in_length_keys_and_type() -> None:
-    assert compare([1, 2], [1, 2, 3], STRICT).message == "length 2 != expected 3"
-    assert compare({"a": 1}, {"b": 1}, STRICT).message == "keys ['a'] != expected ['b']"
-    assert compare([1], (1,), STRICT).message == "expected a tuple, got a list"
+    assert compare([1, 2], [1, 2, 3], STRICT).message == "the value has 2 items, expected 3"
+    assert compare({"a": 1}, {"b": 1}, STRICT).message == "the value has keys ['a'], expected ['b']"
+    assert compare([1], (1,), STRICT).message == "the value is a list, expected a tuple"
     assert compare([1], (1,), Tolerance(dtype="promotable")).ok
 
 
 def test_scalars_use_the_tolerance_and_kind() -> None:
     assert compare(0.1 + 0.2, 0.3, STRICT).ok
-    assert compare(0.5, 0.3, STRICT).message == "abs error 0.2 > atol 1e-05"
-    assert compare(3, 3.0, STRICT).message == "expected a float, got a int"
-    assert compare("mean", "sum", STRICT).message == "'mean' != expected 'sum'"
+    assert (
+        compare(0.5, 0.3, STRICT).message == "the value is off by 0.2, more than atol 1e-05 allows"
+    )
+    assert compare(3, 3.0, STRICT).message == "the value is an int, expected a float"
+    assert compare("mean", "sum", STRICT).message == "the value is 'mean', expected 'sum'"
 
 
 def test_a_tensor_where_a_tensor_is_expected_is_required() -> None:
-    assert compare([1.0], tv([1.0]), STRICT).message == "expected a tensor, got a list"
-    assert compare(None, tv([1.0]), STRICT).message == "expected a tensor, got None"
+    assert compare([1.0], tv([1.0]), STRICT).message == "the value is a list, expected a tensor"
+    assert compare(None, tv([1.0]), STRICT).message == "the value is None, expected a tensor"
 
 
 def test_a_rejected_output_says_why() -> None:
     outcome = compare(Rejected("a __main__.Always object"), tv([1.0]), STRICT)
-    assert outcome.message == "returned a __main__.Always object, expected a tensor"
+    assert outcome.message == "the value is a __main__.Always object, expected a tensor"

@@ -13,7 +13,7 @@ from runner.api import Status
 from runner.harness.encode import Encoder, pack
 from runner.harness.payload import MAGIC, NodeDecoder, PayloadError, Rejected, TensorValue
 from runner.harness.results import decode_result
-from runner.harness.scoring import score_job
+from runner.harness.scoring import Payloads, score_job
 from tests.runner.harness.helpers import make_job, payload
 
 SOURCE = "import torch\ndef f(x):\n    return x * 2\n"
@@ -124,33 +124,54 @@ def test_deeply_nested_values_are_refused() -> None:
 def test_a_malformed_student_payload_is_the_students_error() -> None:
     job = make_job(SOURCE, SOURCE, CASES)
     forged = frame({"cases": [{"name": "case 1", "values": {"output": {"k": "ok"}}}]})
-    score, cases, status, message = score_job(job, payload(job, "reference"), forged)
+    score, cases, status, message = score_job(job, Payloads(payload(job, "reference"), forged))
     assert (score, cases, status) == (0.0, [], Status.ERROR)
-    assert message.startswith("invalid result:")
+    assert message.startswith("the answer's result could not be read:")
 
 
 def test_a_forged_all_passed_payload_does_not_pass() -> None:
     job = make_job(SOURCE, SOURCE, CASES)
     forged = frame({"cases": [{"name": "case 1", "values": {"output": {"k": "py", "v": True}}}]})
-    score, cases, status, _message = score_job(job, payload(job, "reference"), forged)
+    score, cases, status, _message = score_job(job, Payloads(payload(job, "reference"), forged))
     assert score == 0.0
     assert status == Status.OK
-    assert cases[0].message == "case 1: expected a tensor, got a bool"
+    assert cases[0].message == "case 1: the output is a bool, expected a tensor"
 
 
 def test_a_wrong_number_of_case_records_is_invalid() -> None:
     job = make_job(SOURCE, SOURCE, CASES)
-    score, _cases, status, message = score_job(job, payload(job, "reference"), frame({"cases": []}))
+    empty = frame({"cases": []})
+    score, _cases, status, message = score_job(job, Payloads(payload(job, "reference"), empty))
     assert (score, status) == (0.0, Status.ERROR)
     assert "0 case records for 1 cases" in message
 
 
 def test_a_broken_reference_payload_is_an_internal_error() -> None:
     job = make_job(SOURCE, SOURCE, CASES)
-    _score, _cases, status, message = score_job(job, b"garbage", payload(job, "student"))
+    _score, _cases, status, message = score_job(job, Payloads(b"garbage", payload(job, "student")))
     assert status == Status.INTERNAL
     assert "reference" in message
 
 
 def test_rejected_nodes_keep_their_reason() -> None:
-    assert roundtrip(object()) == Rejected("a object object")
+    assert roundtrip(object()) == Rejected("an object of type object")
+
+
+def test_tensors_that_share_bytes_are_refused_so_decoding_stays_within_the_frame() -> None:
+    # A 4 MB blob named by many nodes would decode to thousands of copies of it.
+    node = {"k": "tensor", "dtype": "float32", "shape": [1 << 20], "offset": 0, "nbytes": 4 << 20}
+    node.update(device="cpu", requires_grad=False, is_leaf=True, type="torch.Tensor")
+    decoder = NodeDecoder(bytes(4 << 20))
+    decoder.decode(node)
+    with pytest.raises(PayloadError, match="claim the same bytes"):
+        decoder.decode({**node, "offset": 4, "nbytes": 4, "shape": [1]})
+
+
+def test_tensor_ranges_may_touch_but_not_overlap() -> None:
+    base = {"k": "tensor", "dtype": "uint8", "device": "cpu", "requires_grad": False}
+    base.update(is_leaf=True, type="torch.Tensor")
+    decoder = NodeDecoder(bytes(8))
+    for offset in (4, 0, 6):
+        decoder.decode({**base, "shape": [2], "offset": offset, "nbytes": 2})
+    with pytest.raises(PayloadError, match="claim the same bytes"):
+        decoder.decode({**base, "shape": [2], "offset": 5, "nbytes": 2})

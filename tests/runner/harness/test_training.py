@@ -65,7 +65,7 @@ def test_forgetting_zero_grad_runs_but_does_not_match_the_reference() -> None:
     passed = {r.name.split(": ")[1]: r.passed for r in results}
     assert passed["runs"] is True
     assert passed["matches_reference"] is False
-    assert "losses or parameters differ" in results[2].message
+    assert results[2].message.startswith("case 1: the loss after step 2 is off by")
 
 
 def test_a_step_that_never_updates_fails_loss_decreases() -> None:
@@ -78,7 +78,10 @@ def test_a_step_that_never_updates_fails_loss_decreases() -> None:
 def test_returning_something_other_than_a_loss_fails_runs_only() -> None:
     returns_model = GOOD.replace("return loss.detach()", "return model")
     _score, results, _status, _message = run(returns_model)
-    assert results[0].message == "case 1: step 1 did not return a finite scalar loss"
+    assert results[0].message == (
+        "case 1: step 1 returned an object of type torch.nn.modules.container.Sequential, "
+        "not the loss"
+    )
     assert results[1].passed
 
 
@@ -95,5 +98,23 @@ def test_faking_the_returned_loss_does_not_fake_a_falling_loss() -> None:
         "def train_step(model, optimizer, x, y):\n    return 1.0 / (1 + next(_c))\n"
     )
     _score, results, _status, _message = run(fake)
-    assert results[0].passed
+    assert not results[0].passed
+    assert "return the loss computed before optimizer.step()" in results[0].message
     assert not results[1].passed
+
+
+def test_a_loss_that_still_holds_its_graph_fails_runs() -> None:
+    holding = GOOD.replace("return loss.detach()", "return loss")
+    _score, results, _status, _message = run(holding)
+    assert results[0].message == (
+        "case 1: step 1 returned a loss that still holds its graph "
+        "(return loss.detach() or loss.item())"
+    )
+    assert results[1].passed
+
+
+def test_the_loss_after_the_update_is_not_the_steps_loss() -> None:
+    after = GOOD.replace("return loss.detach()", "return F.mse_loss(model(x), y).item()")
+    _score, results, _status, _message = run(after)
+    assert not results[0].passed
+    assert "but the loss before that step's update was" in results[0].message

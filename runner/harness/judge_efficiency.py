@@ -1,0 +1,115 @@
+"""The efficiency verdict: kernel-measured CPU time and peak memory against the reference's.
+
+Three runs of the same case's timed calls, each in its own sandboxed child:
+the answer's, the reference's and a baseline (the reference loaded and the
+inputs built, but no call made). CPU time and peak resident memory come from
+the kernel's accounting of each child; the baseline's figures are subtracted
+so the ratio compares the calls alone. The timed outputs are compared too, so
+a fast path that returns wrong values fails instead of winning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runner.harness.compare import compare
+from runner.harness.judge_common import ReferenceFailure
+from runner.harness.outcome import Outcome, Tolerance
+from runner.harness.results import TimedRun
+from runner.harness.tb import format_error
+
+CPU_FLOOR_S = 0.002  # CPU time below this is accounting noise; ratios use at least this
+MEMORY_FLOOR_KB = 1024
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One timing child: the kernel's figures and its decoded payload (None if it failed)."""
+
+    cpu_s: float
+    max_rss_kb: int
+    run: TimedRun | None
+    failure: str = ""  # why there is no payload (time limit, memory limit, crash)
+
+
+@dataclass(frozen=True)
+class TimingEvidence:
+    student: Measured
+    reference: Measured
+    baseline: Measured
+
+
+def _reference_problem(measured: Measured, what: str, number: int) -> None:
+    run = measured.run
+    problem = measured.failure
+    if run is not None:
+        error = run.load_error or run.error
+        problem = run.harness_error or (f"{error.type}: {error.message}" if error else "")
+    if run is None or problem:
+        raise ReferenceFailure(f"case {number}: the {what} timing run failed: {problem}")
+
+
+def _student_problem(measured: Measured) -> str:
+    run = measured.run
+    if run is None:
+        return f"the timed run did not finish: {measured.failure}"
+    if run.harness_error:
+        return "the timed run's result could not be read"
+    error = run.load_error or run.error
+    return f"a timed call failed: {format_error(error.as_dict())}" if error else ""
+
+
+def _ratio(got: float, reference: float, baseline: float, floor: float) -> float:
+    return max(got - baseline, floor) / max(reference - baseline, floor)
+
+
+def judge_efficiency(
+    timing: TimingEvidence, limits: dict[str, float], tolerance: Tolerance, number: int
+) -> Outcome:
+    """Outputs of every timed call match the reference's; time and memory ratios within limits."""
+    _reference_problem(timing.reference, "reference's", number)
+    _reference_problem(timing.baseline, "baseline", number)
+    problem = _student_problem(timing.student)
+    if problem:
+        return Outcome(False, problem, kind="efficiency")
+    student, reference = timing.student.run, timing.reference.run
+    assert student is not None  # noqa: S101  # checked just above
+    assert reference is not None  # noqa: S101  # checked just above
+    if len(student.outputs) != len(reference.outputs):
+        return Outcome(False, "not every timed call returned a value", kind="efficiency")
+    for index, (got, expected) in enumerate(zip(student.outputs, reference.outputs, strict=True)):
+        outcome = compare(got, expected, tolerance, f"the output of timed call {index + 1}")
+        if not outcome.ok:
+            return outcome.as_kind("output")
+    return _within_limits(timing, limits)
+
+
+def _within_limits(timing: TimingEvidence, limits: dict[str, float]) -> Outcome:
+    s, r, b = timing.student, timing.reference, timing.baseline
+    figures = [("CPU time", "max_time_ratio", _ratio(s.cpu_s, r.cpu_s, b.cpu_s, CPU_FLOOR_S))]
+    memory = _memory_ratio(timing)
+    if memory is not None:
+        figures.append(("peak memory", "max_memory_ratio", memory))
+    for what, key, ratio in figures:
+        limit = limits.get(key)
+        if limit is not None and ratio > limit:
+            return Outcome(
+                False,
+                f"{what} {ratio:.1f}× the reference's (limit {limit:g}×)",
+                kind="efficiency",
+            )
+    return Outcome(True)
+
+
+def _memory_ratio(timing: TimingEvidence) -> float | None:
+    s, r = timing.student.run, timing.reference.run
+    if s is not None and r is not None and s.device_peak_bytes is not None:
+        # CUDA memory is the allocator's count in the child (see runner/README.md).
+        reference_bytes = r.device_peak_bytes or 0
+        return max(s.device_peak_bytes, 1 << 20) / max(reference_bytes, 1 << 20)
+    return _ratio(
+        timing.student.max_rss_kb,
+        timing.reference.max_rss_kb,
+        timing.baseline.max_rss_kb,
+        MEMORY_FLOOR_KB,
+    )
