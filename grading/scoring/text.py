@@ -6,6 +6,31 @@ from typing import Any
 from grading.scoring.verdict import Verdict, clamp
 
 _SPACES = re.compile(r"\s+")
+_FENCE = re.compile(r"^```[\w+-]*[ \t]*\n(?P<body>.*?)\n?[ \t]*```$", re.DOTALL)
+_BACKTICKS = re.compile(r"^(?P<ticks>`+)(?P<body>.*)(?P=ticks)$", re.DOTALL)
+_CONTEXT = re.compile(r"^(?:with\s+|@)\s*(?P<body>.*?)\s*:?$", re.DOTALL | re.IGNORECASE)
+_EMPTY_CALL = re.compile(r"\(\s*\)$")
+_DOTTED_NAME = re.compile(r"^\.?\s*(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)$")
+
+
+def bare_name(text: str) -> str:
+    """The name a code-style answer refers to: `with torch.inference_mode():` → `inference_mode`.
+
+    Drops surrounding whitespace, backticks and code fences, a `with ...:` or
+    decorator wrapper, empty call parentheses and any leading object or module
+    qualifier. Text that is not a (dotted) name, e.g. `a(1 - a)`, keeps its form.
+    """
+    text = text.strip()
+    for wrapper in (_FENCE, _BACKTICKS):
+        match = wrapper.match(text)
+        if match:
+            text = match.group("body").strip()
+    context = _CONTEXT.match(text)
+    if context:
+        text = context.group("body")
+    text = _EMPTY_CALL.sub("", text).strip()
+    dotted = _DOTTED_NAME.match(text)
+    return dotted.group(1) if dotted else text
 
 
 def normalise(text: str, *, whitespace: str, case_sensitive: bool) -> str:
@@ -17,19 +42,28 @@ def normalise(text: str, *, whitespace: str, case_sensitive: bool) -> str:
     return text if case_sensitive else text.casefold()
 
 
-def _matches(given: str, accepted: dict[str, Any], *, whitespace: str, case: bool) -> bool:
+def _forms(text: str, *, whitespace: str, case: bool) -> set[str]:
+    """The text as typed and as a bare name, each under the question's rules."""
+    return {
+        normalise(text, whitespace=whitespace, case_sensitive=case),
+        normalise(bare_name(text), whitespace=whitespace, case_sensitive=case),
+    }
+
+
+def _matches(given: set[str], accepted: dict[str, Any], *, whitespace: str, case: bool) -> bool:
     if "regex" in accepted:
         flags = 0 if case else re.IGNORECASE
-        return re.fullmatch(str(accepted["regex"]), given, flags) is not None
-    wanted = normalise(str(accepted.get("text", "")), whitespace=whitespace, case_sensitive=case)
-    return given == wanted
+        pattern = str(accepted["regex"])
+        return any(re.fullmatch(pattern, form, flags) is not None for form in given)
+    wanted = _forms(str(accepted.get("text", "")), whitespace=whitespace, case=case)
+    return not given.isdisjoint(wanted)
 
 
 def score_text(content: dict[str, Any], answer: dict[str, Any]) -> Verdict:
     """The fraction of the first accepted answer that matches, else zero."""
     whitespace = str(content.get("whitespace", "normalize"))
     case = bool(content.get("case_sensitive", False))
-    given = normalise(str(answer["text"]), whitespace=whitespace, case_sensitive=case)
+    given = _forms(str(answer["text"]), whitespace=whitespace, case=case)
     for accepted in content.get("answers", []):
         if _matches(given, accepted, whitespace=whitespace, case=case):
             text = str(accepted.get("feedback", ""))
