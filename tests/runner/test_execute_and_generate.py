@@ -95,3 +95,23 @@ def test_runner_run_exits_non_zero_for_a_failing_file(
     script.write_text("raise SystemExit(4)\n")
     with pytest.raises(SystemExit):
         call_command("runner_run", str(script))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [b"[]", b"null", b'{"exit_code": "0"}', b"[" * 100_000 + b"]" * 100_000, b"\xff"],
+    ids=["list", "null", "string code", "deep nesting", "not utf-8"],
+)
+def test_a_forged_snippet_reply_is_an_error_not_a_crash(
+    supervisor: Supervisor, reply: bytes
+) -> None:
+    # The snippet writes its own frame on the result channel and leaves before the runner does.
+    source = (
+        "import os, struct\n"
+        f"data = {reply!r}\n"
+        "os.write(4, b'VBF1' + struct.pack('>Q', len(data)) + data)\n"
+        "os._exit(0)\n"
+    )
+    result = execute(source)
+    assert result.status == Status.ERROR
+    assert result.message == "the run's reply was not understood"

@@ -6,8 +6,9 @@ import pytest
 
 from runner.api import GradingJob, Limits
 from runner.models import JobRecord, JobState
+from runner.records import MAX_DELIVERIES
 from runner.supervisor import Supervisor
-from runner.tasks import grade_submission, run_snippet, time_limits
+from runner.tasks import grade_submission, grading_time_limits, run_snippet, time_limits
 from tests.runner.conftest import CASES, CORRECT, REFERENCE
 
 
@@ -56,3 +57,34 @@ def test_a_snippet_run_is_stored_once_per_run_id(supervisor: Supervisor) -> None
 def test_task_time_limits_sit_above_the_sandbox_wall_clock() -> None:
     soft, hard = time_limits(Limits(time_s=5))
     assert 2 * 5 < soft < hard
+
+
+@pytest.mark.django_db
+def test_a_job_delivered_past_the_limit_ends_as_an_error_and_is_never_run(
+    supervisor: Supervisor,
+) -> None:
+    # Each earlier delivery stopped its worker before the job finished (a poison pill).
+    job = _job()
+    JobRecord.objects.create(job_id=job.job_id, kind="grade", deliveries=MAX_DELIVERIES)
+    result = grade_submission(job.to_dict())
+    assert (result["status"], result["score"]) == ("error", 0.0)
+    assert f"stopped its worker {MAX_DELIVERIES} times" in result["message"]
+    record = JobRecord.objects.get(job_id=job.job_id)
+    assert (record.state, record.status) == (JobState.FINISHED, "error")
+    assert grade_submission(job.to_dict()) == result
+
+
+@pytest.mark.django_db
+def test_a_job_within_the_delivery_limit_still_runs(supervisor: Supervisor) -> None:
+    job = _job()
+    JobRecord.objects.create(job_id=job.job_id, kind="grade", deliveries=MAX_DELIVERIES - 1)
+    assert grade_submission(job.to_dict())["score"] == 1.0
+
+
+def test_grading_time_limits_count_every_run_of_a_job() -> None:
+    plain = _job()
+    timed = GradingJob.from_dict(
+        plain.to_dict() | {"cases": [{**CASES[0], "checks": ["gradients", "efficiency"]}]}
+    )
+    assert grading_time_limits(plain) == time_limits(plain.limits, runs=3)
+    assert grading_time_limits(timed) == time_limits(plain.limits, runs=6)
