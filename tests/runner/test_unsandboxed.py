@@ -26,7 +26,7 @@ def test_a_process_that_is_not_root_is_told_why_it_cannot_sandbox() -> None:
 
 
 def test_root_with_namespaces_can_sandbox() -> None:
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and os.environ.get("CI") != "true":
         pytest.skip("the sandbox needs root")
     assert sandbox_unavailable_reason() is None
 
