@@ -51,6 +51,24 @@ def _build(cls: type[_T], data: Any, **nested: Any) -> _T:
         raise ValueError(f"{cls.__name__}: {error}") from error
 
 
+# What kind of check failed, as a hidden case's feedback may say it (never a value or an input).
+FAILURE_KINDS = {
+    "error": "the code raised an error",
+    "output": "the output differs from the expected one",
+    "gradients": "the gradients differ from the expected ones",
+    "side_effect": "the call changed its inputs or the caller's state",
+    "graph": "the autograd graph is not what the question asks for",
+    "determinism": "two runs with the same seed differ",
+    "efficiency": "the code is slower or uses more memory than allowed",
+    "training": "training does not behave as expected",
+    "forbidden": "the code uses an operation this question forbids",
+}
+HIDDEN_CASE_FAILED = "hidden case failed"
+HIDDEN_CASE_MESSAGES = frozenset(
+    {HIDDEN_CASE_FAILED, *(f"{HIDDEN_CASE_FAILED}: {phrase}" for phrase in FAILURE_KINDS.values())}
+)
+
+
 class Status(enum.StrEnum):
     OK = "ok"
     ERROR = "error"

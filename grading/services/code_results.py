@@ -7,6 +7,7 @@ from django.db import transaction
 
 from grading.models import Attempt, Response, ResponseStatus
 from grading.services.attempt_totals import attempt_refresh_total
+from runner import api as runner_api
 
 _OUTPUT_CAP = 4000
 _WAITING = (ResponseStatus.QUEUED, ResponseStatus.RUNNING)
@@ -14,8 +15,12 @@ _WAITING = (ResponseStatus.QUEUED, ResponseStatus.RUNNING)
 
 def _case_feedback(case: dict[str, Any]) -> dict[str, Any]:
     if case.get("hidden"):
-        # A student learns only that a hidden case failed, never its inputs or values.
-        return {"name": "hidden case", "hidden": True, "passed": bool(case.get("passed"))}
+        # Only the runner's fixed phrases (which kind of check failed) pass, never values;
+        # the case's name could describe its inputs, so it is replaced too.
+        message = case.get("message", "")
+        shown = message if message in runner_api.HIDDEN_CASE_MESSAGES else ""
+        passed = bool(case.get("passed"))
+        return {"name": "hidden case", "hidden": True, "passed": passed, "message": shown}
     keys = ("name", "passed", "weight", "message", "max_abs_error", "max_rel_error")
     return {key: case.get(key) for key in keys}
 

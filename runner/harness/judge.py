@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from runner.api import CaseResult, GradingJob
+from runner.api import HIDDEN_CASE_FAILED, CaseResult, GradingJob
 from runner.harness.compare import compare
 from runner.harness.judge_checks import JUDGES, JudgeInput
 from runner.harness.judge_common import ReferenceFailure, reference_value, student_value
@@ -21,7 +21,7 @@ from runner.harness.results import CaseRecord
 from runner.harness.spec import Case
 from runner.harness.tb import format_error
 
-HIDDEN_MESSAGE = "hidden case failed"
+HIDDEN_MESSAGE = HIDDEN_CASE_FAILED
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from runner.api import FAILURE_KINDS
+
+__all__ = ["FAILURE_KINDS", "Outcome", "Tolerance", "worst"]
+
 
 @dataclass(frozen=True)
 class Tolerance:
@@ -31,20 +35,6 @@ class Tolerance:
         if self.rtol:
             return f"atol {self.atol:g} + rtol {self.rtol:g} × |expected|"
         return f"atol {self.atol:g}"
-
-
-# What kind of check failed, as a hidden case's feedback may say it (never the values).
-FAILURE_KINDS = {
-    "error": "the code raised an error",
-    "output": "the output differs from the expected one",
-    "gradients": "the gradients differ from the expected ones",
-    "side_effect": "the call changed its inputs or the caller's state",
-    "graph": "the autograd graph is not what the question asks for",
-    "determinism": "two runs with the same seed differ",
-    "efficiency": "the code is slower or uses more memory than allowed",
-    "training": "training does not behave as expected",
-    "forbidden": "the code uses an operation this question forbids",
-}
 
 
 @dataclass(frozen=True)

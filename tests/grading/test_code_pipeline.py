@@ -83,10 +83,23 @@ def test_a_result_is_applied_once_and_masks_hidden_cases(submitted: Any) -> None
     response.refresh_from_db()
     attempt.refresh_from_db()
     assert (response.status, response.score) == (ResponseStatus.GRADED, 0.5)
-    assert response.feedback["cases"][1] == {"name": "hidden case", "hidden": True, "passed": False}
+    hidden = {"name": "hidden case", "hidden": True, "passed": False, "message": ""}
+    assert response.feedback["cases"][1] == hidden
     assert "expected tensor" not in str(response.feedback)
     assert attempt.status == AttemptStatus.GRADED
     assert str(attempt.score) == "2.500"  # 1 (choice) + 0.5 x 3 (code)
+
+
+def test_a_hidden_case_keeps_only_the_runners_phrase_for_the_kind_of_failure(
+    submitted: Any,
+) -> None:
+    _attempt, response, _ = submitted
+    payload = _result(response.job_id)
+    phrase = "hidden case failed: the gradients differ from the expected ones"
+    payload["cases"][1]["message"] = phrase
+    code_result_apply(payload=payload, now=timezone.now())
+    response.refresh_from_db()
+    assert response.feedback["cases"][1]["message"] == phrase
 
 
 def test_an_unknown_job_id_changes_nothing(submitted: Any) -> None:
