@@ -244,6 +244,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/c/reference.py:1 reference.py: must define f at the top level",
     ),
     (
+        "code: a correct alternative defines the entry point",
+        code_question(CODE + CASE, **{"correct_y.py": "def g(x):\n    return x\n"}),
+        "t/c/correct_y.py:1 correct_y.py: must define f at the top level",
+    ),
+    (
         "code: python parses",
         code_question(CODE + CASE, **{"wrong_x.py": "def f(x)\n    return x\n"}),
         "t/c/wrong_x.py:1 wrong_x.py: is not valid Python",
@@ -429,6 +434,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "reference.py only in code questions",
         {"t/q/question.yaml": TF, "t/q/reference.py": REFERENCE},
         "t/q/question.yaml:1 files: only code questions have reference.py",
+    ),
+    (
+        "correct_*.py only in code questions",
+        {"t/q/question.yaml": TF, "t/q/correct_y.py": REFERENCE},
+        "t/q/question.yaml:1 files: only code questions have reference.py, correct_*.py and",
     ),
 ]
 
