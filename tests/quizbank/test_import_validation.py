@@ -329,6 +329,20 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/c/question.yaml:9 cases[0].checks[0].kind: unknown check 'speed'",
     ),
     (
+        "code: upstream gradient is sum, ones or a tensor value",
+        code_question(CODE + CASE + "    checks:\n      - {kind: gradients, upstream: 2}\n"),
+        "t/c/question.yaml:9 cases[0].checks[0].upstream: must be sum, ones or a {tensor: ...} or {random: ...} value",
+    ),
+    (
+        "code: an upstream tensor value is checked like an argument",
+        code_question(
+            CODE
+            + CASE
+            + "    checks:\n      - {kind: gradients, upstream: {random: [2], dtype: float8}}\n"
+        ),
+        "t/c/question.yaml:9 cases[0].checks[0].upstream.dtype: must be one of",
+    ),
+    (
         "code: efficiency check needs ratios",
         code_question(CODE + CASE + "    checks: [efficiency]\n"),
         "t/c/question.yaml:8 cases[0].checks[0]: the efficiency check needs the question's efficiency ratios",
@@ -461,7 +475,12 @@ def test_it_reports_the_broken_rule_with_file_line_and_field(
 def test_it_accepts_each_rule_when_kept(small_bank: Callable[[dict[str, str]], Path]) -> None:
     files = {
         "t/q.yaml": TF,
-        **code_question(CODE + CASE + "efficiency:\n  max_time_ratio: 3\n"),
+        **code_question(
+            CODE
+            + CASE
+            + "    checks:\n      - {kind: gradients, upstream: {random: [1]}}\n"
+            + "efficiency:\n  max_time_ratio: 3\n"
+        ),
         "t/v.yaml": VIVA + "  - criterion: C\n" + LEVELS,
     }
     report = bank_import(path=small_bank(files))
