@@ -1,7 +1,7 @@
 """Code questions read straight from a bank folder (docs/bank-format.md, "code").
 
 The runner must not import quizbank, so `runner_check` reads question.yaml,
-reference.py and wrong_*.py itself. Errors name the file, the line and the
+reference.py, correct_*.py and wrong_*.py itself. Errors name the file, the line and the
 field, e.g. `bank/t/q/question.yaml:14 cases[1].args[0].dtype: unknown dtype`.
 """
 
@@ -33,6 +33,7 @@ class CodeQuestion:
     folder: Path
     entry_point: str
     reference_source: str
+    correct_sources: dict[str, str]
     wrong_sources: dict[str, str]
     cases: list[dict[str, Any]]
     compare: CompareSettings
@@ -104,7 +105,7 @@ def _question(path: Path, data: dict[str, Any]) -> CodeQuestion:
     reference = folder / "reference.py"
     if not reference.is_file():
         raise CaseError(("type",), f"a code question needs {reference.name} next to it")
-    wrong = {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("wrong_*.py"))}
+    wrong = _sources(folder, "wrong_*.py")
     if not wrong:
         raise CaseError(("type",), "a code question needs at least one wrong_*.py")
     cases = data.get("cases")
@@ -115,6 +116,7 @@ def _question(path: Path, data: dict[str, Any]) -> CodeQuestion:
         folder=folder,
         entry_point=entry_point,
         reference_source=reference.read_text(encoding="utf-8"),
+        correct_sources=_sources(folder, "correct_*.py"),
         wrong_sources=wrong,
         cases=list(cases),  # type: ignore[arg-type]  # parse_cases checked it is a list
         compare=CompareSettings(**compare),
@@ -123,6 +125,10 @@ def _question(path: Path, data: dict[str, Any]) -> CodeQuestion:
         forbidden=_forbidden(data.get("forbidden", [])),
         efficiency=_efficiency(data.get("efficiency", {})),
     )
+
+
+def _sources(folder: Path, pattern: str) -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob(pattern))}
 
 
 def _device(raw: object) -> Device:

@@ -9,7 +9,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from quizbank.bankfiles import schema, validate_question
-from quizbank.bankfiles.codefiles import check_python, file_kind
+from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
 from quizbank.bankfiles.source import field_name
 from quizbank.models import Question
 
@@ -133,14 +133,15 @@ class CodeFileFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]  # gen
         for row in rows:
             name = str(row.get("name", ""))
             if file_kind(name) is None:
-                raise ValidationError(f"{name}: use reference.py, wrong_<name>.py or generate.py.")
+                raise ValidationError(
+                    f"{name}: use reference.py, correct_<name>.py, wrong_<name>.py or generate.py."
+                )
             problem = check_python(name, str(row.get("source", "")), defines=None)
             if problem is not None:
                 raise ValidationError(f"{name}:{problem[0]} {problem[1]}")
-        if _question_type(self) == "code" and (
-            schema.REFERENCE_FILE not in names or not any(n.startswith("wrong_") for n in names)
-        ):
-            raise ValidationError("A code question needs reference.py and at least one wrong_*.py.")
+        problems = "; ".join(missing_files(_question_type(self), names))
+        if problems:
+            raise ValidationError(f"{problems[0].upper()}{problems[1:]}.")
 
 
 class RubricLevelFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]  # generic only in the stubs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from quizbank.bankfiles import schema
-from quizbank.bankfiles.checker import Checker, is_number
+from quizbank.bankfiles.checker import Checker
 from quizbank.bankfiles.source import FieldPath
 
 
@@ -118,9 +118,7 @@ def _check_check(check: Checker, item: object, path: FieldPath, *, has_efficienc
         allowed = {"gradients": ("upstream",), "requires_grad": ("expected",)}
         allowed["is_leaf"] = allowed["retain_graph"] = ("expected",)
         check.keys(item, path, ("kind", *allowed.get(str(name), ())))
-        upstream = item.get("upstream", "sum")
-        if not (upstream in ("sum", "ones") or is_number(upstream)):
-            check.error((*path, "upstream"), "must be sum, ones or a number")
+        _check_upstream(check, item.get("upstream", "sum"), (*path, "upstream"))
         check.boolean(item, "expected", path)
         path = (*path, "kind")
     else:
@@ -131,6 +129,16 @@ def _check_check(check: Checker, item: object, path: FieldPath, *, has_efficienc
         check.error(path, "the efficiency check needs the question's efficiency ratios")
     elif name == "retain_graph" and not (isinstance(item, dict) and "expected" in item):
         check.error(path, "retain_graph needs expected: true or false")
+
+
+def _check_upstream(check: Checker, upstream: object, path: FieldPath) -> None:
+    """The gradient fed to backward: sum, ones, or a tensor value of the output's shape."""
+    if upstream in ("sum", "ones"):
+        return
+    if not isinstance(upstream, dict) or not ({"tensor", "random"} & set(upstream)):
+        check.error(path, "must be sum, ones or a {tensor: ...} or {random: ...} value")
+        return
+    check_value(check, upstream, path)
 
 
 def check_value(check: Checker, value: object, path: FieldPath) -> None:

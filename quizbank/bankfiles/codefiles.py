@@ -1,10 +1,13 @@
-"""Checks of the Python files kept beside a question: reference, wrong solutions, generator."""
+"""Checks of the Python files kept beside a question: reference, correct alternatives, wrong
+solutions, generator."""
 
 from __future__ import annotations
 
 import ast
 
 from quizbank.bankfiles import schema
+
+_SOLUTION_KINDS = ("reference", "correct", "wrong")
 
 
 def file_kind(name: str) -> str | None:
@@ -15,6 +18,8 @@ def file_kind(name: str) -> str | None:
         return "generator"
     if schema.WRONG_FILE_RE.match(name):
         return "wrong"
+    if schema.CORRECT_FILE_RE.match(name):
+        return "correct"
     return None
 
 
@@ -47,6 +52,6 @@ def missing_files(qtype: str, names: list[str]) -> list[str]:
             problems.append("a code question needs reference.py")
         if not any(file_kind(name) == "wrong" for name in names):
             problems.append("a code question needs at least one wrong_<name>.py")
-    elif any(file_kind(name) in ("reference", "wrong") for name in names):
-        problems.append("only code questions have reference.py and wrong_*.py files")
+    elif any(file_kind(name) in _SOLUTION_KINDS for name in names):
+        problems.append("only code questions have reference.py, correct_*.py and wrong_*.py files")
     return problems

@@ -154,14 +154,22 @@ def _read_code_files(folder: Path, data: object, errors: list[str]) -> dict[str,
         if kind is None or not path.is_file():
             errors.append(
                 f"{path}:1 (file): a question folder holds question.yaml, reference.py, "
-                "wrong_<name>.py and generate.py only"
+                "correct_<name>.py, wrong_<name>.py and generate.py only"
             )
             continue
         source = path.read_text(encoding="utf-8")
-        wanted = {"reference": entry_point, "generator": "generate"}.get(kind)
-        defines = wanted if isinstance(wanted, str) else None
-        problem = check_python(path.name, source, defines=defines)
+        problem = check_python(path.name, source, defines=_must_define(kind, entry_point))
         if problem is not None:
             errors.append(f"{path}:{problem[0]} {path.name}: {problem[1]}")
         files[path.name] = source
     return files
+
+
+def _must_define(kind: str, entry_point: object) -> str | None:
+    """What a file must define: a reference or correct alternative the entry point, a generator
+    `generate`; a wrong solution nothing (leaving it out may be its mistake)."""
+    if kind == "generator":
+        return "generate"
+    if kind in ("reference", "correct") and isinstance(entry_point, str):
+        return entry_point
+    return None

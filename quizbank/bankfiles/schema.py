@@ -7,6 +7,7 @@ QUALIFIED_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9
 # A numeric answer of a parameterised question may be "{{name}}", filled by generate.py.
 PARAM_RE = re.compile(r"^\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}$")
 WRONG_FILE_RE = re.compile(r"^wrong_[A-Za-z0-9_]+\.py$")
+CORRECT_FILE_RE = re.compile(r"^correct_[A-Za-z0-9_]+\.py$")
 
 QUESTION_TYPES = (
     "single_choice",

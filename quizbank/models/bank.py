@@ -228,10 +228,12 @@ class CodeCase(models.Model):
 
 
 class CodeFile(models.Model):
-    """Source files of a code question: the reference, known-wrong solutions, a generator."""
+    """Source files of a code question: the reference, correct alternatives, known-wrong
+    solutions, a generator."""
 
     class Kind(models.TextChoices):
         REFERENCE = "reference", "Reference solution"
+        CORRECT = "correct", "Correct alternative"
         WRONG = "wrong", "Known-wrong solution"
         GENERATOR = "generator", "Parameter generator"
 

@@ -205,3 +205,60 @@ def test_the_admin_refuses_a_criterion_with_two_levels(
     assert response.status_code == 200
     assert "A criterion needs 3 or 4 levels." in response.text
     assert criterion.levels.count() == 3
+
+
+def code_question_data(client: Client, files: dict[str, str]) -> dict[str, Any]:
+    data = new_question_data(
+        client,
+        type="code",
+        prompt="Write `f(x)` that doubles `x`.",
+        settings='{"entry_point": "f"}',
+    )
+    data.update(
+        {
+            "code_cases-TOTAL_FORMS": "1",
+            "code_cases-0-position": "0",
+            "code_cases-0-name": "one value",
+            "code_cases-0-weight": "1",
+            "code_cases-0-spec": '{"args": [{"tensor": [1.0]}]}',
+            "code_files-TOTAL_FORMS": str(len(files)),
+        }
+    )
+    for index, (name, kind) in enumerate(files.items()):
+        data[f"code_files-{index}-kind"] = kind
+        data[f"code_files-{index}-name"] = name
+        data[f"code_files-{index}-source"] = "def f(x):\n    return 2 * x\n"
+    return data
+
+
+def test_the_admin_keeps_a_correct_alternative_beside_the_reference(admin_client: Client) -> None:
+    files = {"reference.py": "reference", "correct_sum.py": "correct", "wrong_a.py": "wrong"}
+    response = admin_client.post(
+        reverse("admin:quizbank_question_add"), code_question_data(admin_client, files)
+    )
+    assert response.status_code == 302, response.context and response.context["errors"]
+    version = Question.objects.get(slug="batch-rank").current_version
+    assert version is not None
+    assert sorted(version.content["files"]) == ["correct_sum.py", "reference.py", "wrong_a.py"]
+
+
+def test_the_admin_names_every_allowed_file_when_one_is_not(admin_client: Client) -> None:
+    files = {"reference.py": "reference", "solution.py": "correct", "wrong_a.py": "wrong"}
+    response = admin_client.post(
+        reverse("admin:quizbank_question_add"), code_question_data(admin_client, files)
+    )
+    assert response.status_code == 200
+    assert "solution.py: use reference.py, correct_&lt;name&gt;.py, wrong_&lt;name&gt;.py" in (
+        response.text
+    )
+    assert not Question.objects.exists()
+
+
+def test_the_admin_refuses_a_code_question_without_a_wrong_solution(admin_client: Client) -> None:
+    files = {"reference.py": "reference", "correct_sum.py": "correct"}
+    response = admin_client.post(
+        reverse("admin:quizbank_question_add"), code_question_data(admin_client, files)
+    )
+    assert response.status_code == 200
+    assert "A code question needs at least one wrong_&lt;name&gt;.py." in response.text
+    assert not Question.objects.exists()

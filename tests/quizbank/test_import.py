@@ -40,6 +40,7 @@ def test_it_stores_rows_and_files_of_a_code_question(every_type_bank: Path) -> N
     question = Question.objects.get(slug="leaf-grad-sum")
     kinds = dict(question.code_files.values_list("name", "kind"))
     assert kinds == {
+        "correct_by_hand.py": "correct",
         "generate.py": "generator",
         "reference.py": "reference",
         "wrong_forgets_factor_two.py": "wrong",

@@ -244,6 +244,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/c/reference.py:1 reference.py: must define f at the top level",
     ),
     (
+        "code: a correct alternative defines the entry point",
+        code_question(CODE + CASE, **{"correct_y.py": "def g(x):\n    return x\n"}),
+        "t/c/correct_y.py:1 correct_y.py: must define f at the top level",
+    ),
+    (
         "code: python parses",
         code_question(CODE + CASE, **{"wrong_x.py": "def f(x)\n    return x\n"}),
         "t/c/wrong_x.py:1 wrong_x.py: is not valid Python",
@@ -322,6 +327,20 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "code: check mapping kind known",
         code_question(CODE + CASE + "    checks:\n      - {kind: speed}\n"),
         "t/c/question.yaml:9 cases[0].checks[0].kind: unknown check 'speed'",
+    ),
+    (
+        "code: upstream gradient is sum, ones or a tensor value",
+        code_question(CODE + CASE + "    checks:\n      - {kind: gradients, upstream: 2}\n"),
+        "t/c/question.yaml:9 cases[0].checks[0].upstream: must be sum, ones or a {tensor: ...} or {random: ...} value",
+    ),
+    (
+        "code: an upstream tensor value is checked like an argument",
+        code_question(
+            CODE
+            + CASE
+            + "    checks:\n      - {kind: gradients, upstream: {random: [2], dtype: float8}}\n"
+        ),
+        "t/c/question.yaml:9 cases[0].checks[0].upstream.dtype: must be one of",
     ),
     (
         "code: efficiency check needs ratios",
@@ -430,6 +449,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         {"t/q/question.yaml": TF, "t/q/reference.py": REFERENCE},
         "t/q/question.yaml:1 files: only code questions have reference.py",
     ),
+    (
+        "correct_*.py only in code questions",
+        {"t/q/question.yaml": TF, "t/q/correct_y.py": REFERENCE},
+        "t/q/question.yaml:1 files: only code questions have reference.py, correct_*.py and",
+    ),
 ]
 
 
@@ -451,7 +475,12 @@ def test_it_reports_the_broken_rule_with_file_line_and_field(
 def test_it_accepts_each_rule_when_kept(small_bank: Callable[[dict[str, str]], Path]) -> None:
     files = {
         "t/q.yaml": TF,
-        **code_question(CODE + CASE + "efficiency:\n  max_time_ratio: 3\n"),
+        **code_question(
+            CODE
+            + CASE
+            + "    checks:\n      - {kind: gradients, upstream: {random: [1]}}\n"
+            + "efficiency:\n  max_time_ratio: 3\n"
+        ),
         "t/v.yaml": VIVA + "  - criterion: C\n" + LEVELS,
     }
     report = bank_import(path=small_bank(files))

@@ -56,6 +56,7 @@ def test_export_keeps_code_folders_and_the_generator(tmp_path: Path) -> None:
     quiet("bank_export", "every-type", str(tmp_path / "out"))
     folder = tmp_path / "out" / "autograd" / "leaf-grad-sum"
     assert sorted(path.name for path in folder.iterdir()) == [
+        "correct_by_hand.py",
         "generate.py",
         "question.yaml",
         "reference.py",

@@ -1,7 +1,10 @@
 """`manage.py runner_check [BANK_PATH]`: every code question's solutions grade as labelled.
 
-The reference must score 1.0 and every wrong_*.py below 1.0. Prints one line
-per question; exits 1 with the list of failures otherwise. Needs no database.
+The reference and every correct_*.py must score 1.0 with status ok; every
+wrong_*.py must score below 1.0, be graded (never end `internal`) and fail
+at least one visible case, so a student making that mistake is told what it
+is. Prints one line per question; exits 1 with the list of failures
+otherwise. Needs no database.
 """
 
 from __future__ import annotations
@@ -19,17 +22,47 @@ DEFAULT_BANK = "fixtures/banks/pytorch-fundamentals"
 
 def check_question(question: CodeQuestion) -> tuple[list[str], list[str]]:
     """(score notes, failures) for one question, graded through runner.api.grade."""
-    notes, failures = [], []
-    reference = api.grade(question.job(question.reference_source, f"check-{question.slug}-ref"))
-    notes.append(f"reference {reference.score:.2f}")
-    if reference.status != api.Status.OK or reference.score < 1.0:
-        failures.append(f"reference.py scored {reference.score:.2f} ({_why(reference)})")
+    reference = _grade(question, "reference.py", question.reference_source)
+    notes, failures = [_note("reference", reference)], _correct_failures("reference.py", reference)
+    for name, source in question.correct_sources.items():
+        result = _grade(question, name, source)
+        notes.append(_note(name, result))
+        failures.extend(_correct_failures(name, result))
     for name, source in question.wrong_sources.items():
-        result = api.grade(question.job(source, f"check-{question.slug}-{name}"))
-        notes.append(f"{name} {result.score:.2f}")
-        if result.score >= 1.0:
-            failures.append(f"{name} scored 1.00 (a known-wrong solution must score below 1)")
+        result = _grade(question, name, source)
+        notes.append(_note(name, result))
+        failure = wrong_failure(result)
+        if failure:
+            failures.append(f"{name} {failure}")
     return notes, failures
+
+
+def _correct_failures(name: str, result: api.GradingResult) -> list[str]:
+    if result.status == api.Status.OK and result.score >= 1.0:
+        return []
+    return [f"{name} scored {result.score:.2f} ({_why(result)})"]
+
+
+def wrong_failure(result: api.GradingResult) -> str:
+    """Why a known-wrong solution's result fails the bank, or "" when the bank caught it."""
+    if result.status == api.Status.INTERNAL:
+        return f"ended internal ({result.message}): a known-wrong solution must be graded"
+    if result.score >= 1.0:
+        return "scored 1.00 (a known-wrong solution must score below 1)"
+    failed = [case for case in result.cases if not case.passed]
+    if result.status == api.Status.OK and failed and all(case.hidden for case in failed):
+        names = ", ".join(case.name for case in failed)
+        return f"is caught only by hidden cases ({names}); a visible case must catch it too"
+    return ""
+
+
+def _grade(question: CodeQuestion, name: str, source: str) -> api.GradingResult:
+    return api.grade(question.job(source, f"check-{question.slug}-{name}"))
+
+
+def _note(label: str, result: api.GradingResult) -> str:
+    status = "" if result.status == api.Status.OK else f" ({result.status})"
+    return f"{label} {result.score:.2f}{status}"
 
 
 def _why(result: api.GradingResult) -> str:
@@ -39,7 +72,10 @@ def _why(result: api.GradingResult) -> str:
 
 
 class Command(BaseCommand):
-    help = "Check that every code question's reference scores 1.0 and each wrong_*.py below 1.0."
+    help = (
+        "Check that every code question's reference and correct_*.py score 1.0 and each "
+        "wrong_*.py below 1.0, caught by a visible case."
+    )
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:

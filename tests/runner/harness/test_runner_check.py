@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from runner import api
 from runner.bankfiles import BankFileError, load_code_question
+from runner.management.commands.runner_check import wrong_failure
 
 QUESTION = """type: code
 title: Double
@@ -27,7 +29,12 @@ REFERENCE = "def double(x):\n    return x * 2\n"
 WRONG = "# Adds instead of multiplying.\ndef double(x):\n    return x + 2\n"
 
 
-def make_bank(root: Path, question: str = QUESTION, wrong: str = WRONG) -> Path:
+CORRECT = "# Adds x to itself.\ndef double(x):\n    return x + x\n"
+
+
+def make_bank(
+    root: Path, question: str = QUESTION, wrong: str = WRONG, correct: str | None = None
+) -> Path:
     bank = root / "bank"
     folder = bank / "basics" / "double"
     folder.mkdir(parents=True)
@@ -37,6 +44,8 @@ def make_bank(root: Path, question: str = QUESTION, wrong: str = WRONG) -> Path:
     (folder / "question.yaml").write_text(question)
     (folder / "reference.py").write_text(REFERENCE)
     (folder / "wrong_add.py").write_text(wrong)
+    if correct is not None:
+        (folder / "correct_sum.py").write_text(correct)
     (bank / "basics" / "other.yaml").write_text("type: true_false\n")
     return bank
 
@@ -77,3 +86,53 @@ def test_a_question_without_wrong_solutions_is_refused(tmp_path: Path) -> None:
     (bank / "basics" / "double" / "wrong_add.py").unlink()
     with pytest.raises(BankFileError, match="at least one wrong_"):
         load_code_question(bank / "basics" / "double" / "question.yaml")
+
+
+def test_a_correct_alternative_is_graded_beside_the_reference(tmp_path: Path) -> None:
+    out, _err, code = run_check(make_bank(tmp_path, correct=CORRECT))
+    assert code == 0
+    assert "ok   basics/double: reference 1.00, correct_sum.py 1.00, wrong_add.py 0.00" in out
+
+
+def test_a_correct_alternative_below_full_marks_fails_the_check(tmp_path: Path) -> None:
+    halves = "def double(x):\n    return x * 2 if x.dim() == 1 else x / 2\n"
+    out, err, code = run_check(make_bank(tmp_path, correct=halves))
+    assert code == 1
+    assert "FAIL basics/double: reference 1.00, correct_sum.py 0.50" in out
+    assert "basics/double: correct_sum.py scored 0.50 (ok: 1 of 2 checks passed" in err
+
+
+def test_a_correct_alternative_that_does_not_run_fails_the_check(tmp_path: Path) -> None:
+    broken = "def double(x):\n    return x.twice()\n"
+    _out, err, code = run_check(make_bank(tmp_path, correct=broken))
+    assert code == 1
+    assert "basics/double: correct_sum.py scored 0.00" in err
+    assert "'Tensor' object has no attribute 'twice'" in err
+
+
+def test_a_wrong_solution_caught_only_by_a_hidden_case_fails_the_check(tmp_path: Path) -> None:
+    hidden = QUESTION.replace("  - name: random\n", "  - name: random\n    hidden: true\n")
+    right_on_vectors = "def double(x):\n    return x * 2 if x.dim() == 1 else x * 3\n"
+    out, err, code = run_check(make_bank(tmp_path, question=hidden, wrong=right_on_vectors))
+    assert code == 1
+    assert "FAIL basics/double: reference 1.00, wrong_add.py 0.50" in out
+    assert "wrong_add.py is caught only by hidden cases (random)" in err
+
+
+def test_a_wrong_solution_that_ends_internal_is_a_failure_of_the_bank(tmp_path: Path) -> None:
+    bank = make_bank(tmp_path)
+    vectors_only = "def double(x):\n    assert x.dim() == 1, 'vectors only'\n    return x * 2\n"
+    (bank / "basics" / "double" / "reference.py").write_text(vectors_only)
+    out, err, code = run_check(bank)
+    assert code == 1
+    assert "FAIL basics/double: reference 0.00 (internal), wrong_add.py 0.00 (internal)" in out
+    assert "basics/double: wrong_add.py ended internal (the reference solution failed" in err
+
+
+def test_a_wrong_solution_refused_or_failing_a_visible_case_passes() -> None:
+    visible = api.CaseResult(name="one", passed=False, weight=1.0, message="shape differs")
+    hidden = api.CaseResult(name="two", passed=False, weight=1.0, hidden=True)
+    graded = api.GradingResult(job_id="j", status=api.Status.OK, score=0.0, cases=[visible, hidden])
+    forbidden = api.GradingResult(job_id="j", status=api.Status.FORBIDDEN, score=0.0)
+    assert wrong_failure(graded) == ""
+    assert wrong_failure(forbidden) == ""
