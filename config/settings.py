@@ -150,6 +150,8 @@ RUNNER_ALLOW_UNSANDBOXED: bool = env.bool("RUNNER_ALLOW_UNSANDBOXED", default=Fa
 # A child sees only an allow-listed root: the Python install, the virtualenv and the
 # loaded libraries, read-only. Paths listed here are added read-only (never the checkout).
 RUNNER_EXTRA_READONLY_PATHS: list[str] = env.list("RUNNER_EXTRA_READONLY_PATHS", default=[])
+# CPUs each worker slot (its zygote and every child) may use; 0 means no quota.
+RUNNER_CPU_QUOTA: float = env.float("RUNNER_CPU_QUOTA", default=1.0)
 
 LOGGING: dict[str, Any] = {
     "version": 1,

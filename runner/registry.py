@@ -16,13 +16,14 @@ _state: dict[str, Supervisor | int | None] = {"supervisor": None, "pid": None}
 
 
 def default_config() -> SupervisorConfig:
-    """Children never see the project or its data folder; settings may add read-only paths."""
+    """Children never see the project or its data folder; settings add paths and the CPU quota."""
     base = Path(settings.BASE_DIR).resolve()
     var = Path(getattr(settings, "VAR_DIR", base / "var")).resolve()
     return SupervisorConfig(
         excluded_paths=(str(base), str(var)),
         extra_readonly_paths=tuple(settings.RUNNER_EXTRA_READONLY_PATHS),
         allow_unsandboxed=bool(settings.RUNNER_ALLOW_UNSANDBOXED),
+        cpu_quota=float(settings.RUNNER_CPU_QUOTA),
     )
 
 

@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class SupervisorConfig:
-    """Deployment facts: what children must never see, what else they may read, their scratch.
+    """Deployment facts: what children must never see, what else they may read, their limits.
 
     The project checkout this module lives in is always excluded, whatever is listed.
     """
@@ -47,6 +47,7 @@ class SupervisorConfig:
     allow_unsandboxed: bool = False
     standby: int = 2
     scratch_mb: int = 64
+    cpu_quota: float = 1.0
 
 
 def _slots_folder() -> Path:
@@ -113,6 +114,7 @@ class Supervisor:
             cgroups=self.cgroups,
             standby=self.config.standby,
             root=_root_config(self.config, self.slot) if self.sandboxed else None,
+            cpu_quota=self.config.cpu_quota,
         )
         error = zygote.hello.get("root_error")
         if error is None:
@@ -125,12 +127,15 @@ class Supervisor:
         """What confines this slot's children, and notes on every defence the host lacks."""
         notes = [] if self.sandboxed else [f"no sandbox: {self.unsandboxed_reason}"]
         if self.sandboxed and not self.cgroups.available:
-            notes.append("no cgroups: no memory or pids limit beyond rlimits")
+            notes.append("no cgroups: no memory, pids or CPU limit beyond rlimits")
+        elif self.sandboxed and not self.cgroups.cpu.available:
+            notes.append(f"no CPU quota ({self.cgroups.cpu.note})")
         hello = self.zygote.hello if self.zygote is not None else {}
         return {
             "sandboxed": self.sandboxed,
             "slot": self.slot,
             "cgroup_version": self.cgroups.version,
+            "cpu_quota": self.cgroups.cpu.note,
             "root_binds": hello.get("root_binds", {}),
             "notes": notes,
         }
