@@ -63,7 +63,6 @@ class Zygote:
         cgroups: CgroupPool,
         standby: int,
         root: dict[str, Any] | None = None,
-        cpu_quota: float = 0.0,
     ) -> None:
         self._base_spec = base_spec
         self._cgroups = cgroups
@@ -85,7 +84,6 @@ class Zygote:
             start_new_session=True,
         )
         theirs.close()
-        cgroups.cpu.limit(cpu_quota, self._process.pid)
         self._sock.settimeout(_START_TIMEOUT_S)
         self.hello: dict[str, Any] = self._receive_json()
         self._sock.settimeout(None)

@@ -91,6 +91,7 @@ class Supervisor:
         self.sandboxed = self.unsandboxed_reason is None
         self.slot, self._slot_fd = _claim_slot()
         self.cgroups = CgroupPool(self.slot) if self.sandboxed else CgroupPool.disabled()
+        self.cgroups.cpu.limit(config.cpu_quota)
         spec: dict[str, Any] = {
             "sandboxed": self.sandboxed,
             "uid": slot_uid(self.slot),
@@ -114,7 +115,6 @@ class Supervisor:
             cgroups=self.cgroups,
             standby=self.config.standby,
             root=_root_config(self.config, self.slot) if self.sandboxed else None,
-            cpu_quota=self.config.cpu_quota,
         )
         error = zygote.hello.get("root_error")
         if error is None:

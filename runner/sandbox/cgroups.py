@@ -2,8 +2,8 @@
 
 The supervisor owns a small pool of leaf groups per slot; a standby child joins
 a leaf before it confines itself, so everything it starts is counted. The CPU
-quota sits on the slot's own group, which the zygote joins once: every child
-inherits it at fork, so it costs nothing per job.
+quota sits on the slot's group above the leaves, so the slot's children share
+it; the zygote stays outside, and its forking never waits for a job's quota.
 """
 
 from __future__ import annotations
@@ -66,7 +66,10 @@ def _v1_bases(slot: int, controllers: tuple[str, ...] = _V1_CONTROLLERS) -> dict
         mount = os.path.join(_ROOT, controller)
         if controller not in own or not os.path.isdir(mount):
             return None
-        bases[controller] = os.path.join(mount + own[controller], f"vivabank-slot{slot}")
+        # realpath: "cpu" and "cpuacct" are often links to one "cpu,cpuacct" mount.
+        bases[controller] = os.path.join(
+            os.path.realpath(mount) + own[controller], f"vivabank-slot{slot}"
+        )
     return bases
 
 
@@ -98,10 +101,11 @@ class CgroupPool:
         try:
             v1 = _v1_bases(slot)
             if v1 is not None:
-                for directory in v1.values():
+                cpu = _v1_optional_bases(slot, _V1_CPU_CONTROLLERS)
+                for directory in {**v1, **cpu}.values():
                     os.makedirs(directory, exist_ok=True)
-                self.version, self._bases = 1, v1
-                self.cpu = SlotCpu(_v1_optional_bases(slot, _V1_CPU_CONTROLLERS))
+                self.version, self._bases = 1, {**v1, **cpu}
+                self.cpu = SlotCpu(cpu)
             else:
                 v2 = _v2_base(slot)
                 if v2 is not None:
@@ -164,7 +168,6 @@ class CgroupPool:
         return 0
 
     def close(self) -> None:
-        self.cpu.close()
         for leaf in self._leaves:
             for directory in leaf.dirs.values():
                 try:
@@ -179,10 +182,10 @@ class CgroupPool:
 
 
 class SlotCpu:
-    """The slot's CPU quota and usage: v1 `cpu`/`cpuacct` groups, or the v2 slot group itself."""
+    """The slot's CPU quota and usage: v1 `cpu`/`cpuacct` slot groups, or the v2 slot group."""
 
     def __init__(self, bases: dict[str, str]) -> None:
-        self._dirs = sorted({os.path.realpath(d) for d in bases.values()})
+        self._dirs = sorted(set(bases.values()))
         self._v2 = "" in bases
         self.available = False
         self.note = "no cgroup cpu controller"
@@ -193,42 +196,29 @@ class SlotCpu:
                 return directory
         return None
 
-    def limit(self, cpus: float, zygote_pid: int) -> None:
-        """Cap the slot (the zygote and every child) at `cpus` CPUs; 0 means no cap."""
+    def limit(self, cpus: float) -> None:
+        """Cap the slot's children together at `cpus` CPUs; 0 means no cap."""
         quota = round(cpus * CPU_PERIOD_US) if cpus > 0 else -1
-        if not self._dirs:
-            return
-        try:
-            for directory in self._dirs:
-                os.makedirs(directory, exist_ok=True)
-            self._write_quota(quota)
-            self._adopt(zygote_pid)
-        except OSError as error:
-            self.available, self.note = False, f"cpu quota not set: {error}"
-
-    def _write_quota(self, quota: int) -> None:
         name = "cpu.max" if self._v2 else "cpu.cfs_quota_us"
         directory = self._file(name)
         if directory is None:
-            self.note = f"no {name} for this slot: the cpu controller is not enabled here"
+            if self._dirs:
+                self.note = f"no {name} for this slot: the cpu controller is not enabled here"
             return
-        if self._v2:
-            _write(directory, name, f"{'max' if quota < 0 else quota} {CPU_PERIOD_US}")
-        else:
-            _write(directory, "cpu.cfs_period_us", str(CPU_PERIOD_US))
-            _write(directory, name, str(quota))
+        try:
+            if self._v2:
+                _write(directory, name, f"{'max' if quota < 0 else quota} {CPU_PERIOD_US}")
+            else:
+                _write(directory, "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                _write(directory, name, str(quota))
+        except OSError as error:
+            self.note = f"cpu quota not set: {error}"
+            return
         self.available = True
-        self.note = f"{quota / CPU_PERIOD_US:g} CPU per slot" if quota > 0 else "no cpu quota"
-
-    def _adopt(self, pid: int) -> None:
-        # v2 keeps processes in leaves only, so the zygote gets one beside the job leaves.
-        targets = [os.path.join(self._dirs[0], "zygote")] if self._v2 else self._dirs
-        for directory in targets:
-            os.makedirs(directory, exist_ok=True)
-            _write(directory, "cgroup.procs", str(pid))
+        self.note = f"{cpus:g} CPU per slot" if quota > 0 else "no cpu quota"
 
     def usage_s(self) -> float | None:
-        """CPU seconds the slot has used so far, where the host accounts for it."""
+        """CPU seconds the slot's children have used so far, where the host accounts for it."""
         if self._v2:
             for line in _read(self._dirs[0], "cpu.stat").splitlines():
                 key, _, value = line.partition(" ")
@@ -237,11 +227,3 @@ class SlotCpu:
             return None
         directory = self._file("cpuacct.usage")
         return int(_read(directory, "cpuacct.usage")) / 1e9 if directory else None
-
-    def close(self) -> None:
-        leaves = [os.path.join(self._dirs[0], "zygote")] if self._v2 else self._dirs
-        for directory in leaves:
-            try:
-                os.rmdir(directory)
-            except OSError:
-                continue
