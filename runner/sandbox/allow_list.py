@@ -91,6 +91,9 @@ def _outermost(paths: Iterable[str]) -> list[str]:
 
 
 def _allowed(path: str, excluded: list[str], venv: str) -> bool:
+    # Nothing may cover a child's own scratch or /proc (a listed "/tmp" or "/" would).
+    if any(is_under(own, path) for own in (*SCRATCH, "/proc")):
+        return False
     return is_under(path, venv) or not any(is_under(path, hidden) for hidden in excluded)
 
 

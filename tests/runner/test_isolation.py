@@ -17,6 +17,7 @@ import pytest
 from django.conf import settings
 
 from runner.api import Limits, RunResult, Status, execute
+from runner.sandbox.allow_list import RootConfig, allow_list
 from runner.supervisor import Supervisor
 
 DEVICES = {"null", "zero", "full", "random", "urandom"}
@@ -148,6 +149,14 @@ def test_lazily_imported_torch_modules_load_in_a_job(supervisor: Supervisor) -> 
     lines = run(LAZY_TORCH).stdout.splitlines()
     assert lines[0] == f"False {sys.prefix}", "schema_check_mode must not come from the zygote"
     assert lines[1:] == ["tensor([1., 1.])", "-0.9189385175704956", "[4.0, 0.0, 0.0]"]
+
+
+def test_extra_paths_never_cover_the_childs_scratch_or_proc() -> None:
+    extra = ("/", "/tmp", "/dev", "/dev/shm", "/proc", "/etc")
+    config = RootConfig(mountpoint="/nonexistent", excluded=(), extra_readonly=extra)
+    binds = {entry.target for entry in allow_list(config, cuda=False) if entry.kind == "bind"}
+    assert binds.isdisjoint(extra[:-1])
+    assert "/etc" in binds  # an ordinary extra path is bound
 
 
 @pytest.fixture(params=["/tmp", "/opt"])
