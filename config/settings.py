@@ -147,6 +147,11 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Code answers run only inside the sandbox; a host without namespaces refuses
 # to grade unless a developer explicitly allows unconfined runs.
 RUNNER_ALLOW_UNSANDBOXED: bool = env.bool("RUNNER_ALLOW_UNSANDBOXED", default=False)
+# A child sees only an allow-listed root: the Python install, the virtualenv and the
+# loaded libraries, read-only. Paths listed here are added read-only (never the checkout).
+RUNNER_EXTRA_READONLY_PATHS: list[str] = env.list("RUNNER_EXTRA_READONLY_PATHS", default=[])
+# CPUs each worker slot (its zygote and every child) may use; 0 means no quota.
+RUNNER_CPU_QUOTA: float = env.float("RUNNER_CPU_QUOTA", default=1.0)
 
 LOGGING: dict[str, Any] = {
     "version": 1,

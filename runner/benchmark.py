@@ -135,6 +135,7 @@ def run_benchmark(settings: BenchSettings) -> dict[str, Any]:
     cold = [_cold_once(job, reference) for _ in range(settings.cold_jobs)]
     throughput = measure_throughput(settings.workers, settings.seconds)
     warm_p50, cold_p50 = statistics.median(warm), statistics.median(cold)
+    probe = get_supervisor().probe()
     return {
         "warm_p50_ms": round(warm_p50, 2),
         "warm_p95_ms": round(_percentile(warm, 0.95), 2),
@@ -145,5 +146,7 @@ def run_benchmark(settings: BenchSettings) -> dict[str, Any]:
         "warm_jobs": len(warm),
         "cold_jobs": len(cold),
         "cpu_count": multiprocessing.cpu_count(),
+        "cpu_quota": probe["cpu_quota"],
+        "sandbox_notes": probe["notes"],
         **throughput,
     }

@@ -56,7 +56,14 @@ class Standby:
 class Zygote:
     """Starts `runner.zygote` with an empty environment and asks it for standby children."""
 
-    def __init__(self, *, base_spec: dict[str, Any], cgroups: CgroupPool, standby: int) -> None:
+    def __init__(
+        self,
+        *,
+        base_spec: dict[str, Any],
+        cgroups: CgroupPool,
+        standby: int,
+        root: dict[str, Any] | None = None,
+    ) -> None:
         self._base_spec = base_spec
         self._cgroups = cgroups
         self._standby_count = standby
@@ -66,8 +73,9 @@ class Zygote:
         self._pending: collections.deque[tuple[str, Cgroup | None]] = collections.deque()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
+        command = [sys.executable, "-E", "-s", "-m", "runner.zygote", str(theirs.fileno())]
         self._process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [sys.executable, "-E", "-s", "-m", "runner.zygote", str(theirs.fileno())],
+            command + ([json.dumps(root)] if root is not None else []),
             env={},
             cwd=str(Path(__file__).resolve().parent.parent),
             pass_fds=(theirs.fileno(),),

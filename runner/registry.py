@@ -11,20 +11,19 @@ from django.conf import settings
 
 from runner.supervisor import Supervisor, SupervisorConfig
 
-_STANDARD_HIDDEN = ("/run", "/var/run", "/home", "/root", "/srv", "/mnt", "/media", "/opt")
 _lock = threading.Lock()
 _state: dict[str, Supervisor | int | None] = {"supervisor": None, "pid": None}
 
 
 def default_config() -> SupervisorConfig:
-    """Hide the project, its data folder and the usual homes of secrets and sockets."""
+    """Children never see the project or its data folder; settings add paths and the CPU quota."""
     base = Path(settings.BASE_DIR).resolve()
     var = Path(getattr(settings, "VAR_DIR", base / "var")).resolve()
-    extra = tuple(getattr(settings, "RUNNER_HIDDEN_PATHS", ()))
-    hidden = tuple(dict.fromkeys((str(base), str(var), *_STANDARD_HIDDEN, *extra)))
     return SupervisorConfig(
-        hidden_paths=tuple(p for p in hidden if os.path.isdir(p) and not os.path.islink(p)),
+        excluded_paths=(str(base), str(var)),
+        extra_readonly_paths=tuple(settings.RUNNER_EXTRA_READONLY_PATHS),
         allow_unsandboxed=bool(settings.RUNNER_ALLOW_UNSANDBOXED),
+        cpu_quota=float(settings.RUNNER_CPU_QUOTA),
     )
 
 

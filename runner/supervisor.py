@@ -6,8 +6,10 @@ code itself; it only reads capped bytes from pipes and classifies them.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
+import logging
 import os
 import select
 import signal
@@ -30,22 +32,33 @@ RESULT_CAP = 32 << 20
 PIDS_MAX = 64
 _READY_TIMEOUT_S = 30.0
 _MAX_SLOTS = 256
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class SupervisorConfig:
-    """Deployment facts: which paths to hide, and whether unconfined runs are allowed."""
+    """Deployment facts: what children must never see, what else they may read, their limits.
 
-    hidden_paths: tuple[str, ...]
+    The project checkout this module lives in is always excluded, whatever is listed.
+    """
+
+    excluded_paths: tuple[str, ...] = ()
+    extra_readonly_paths: tuple[str, ...] = ()
     allow_unsandboxed: bool = False
     standby: int = 2
     scratch_mb: int = 64
+    cpu_quota: float = 1.0
+
+
+def _slots_folder() -> Path:
+    folder = Path(tempfile.gettempdir()) / f"vivabank-runner-slots-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
 
 
 def _claim_slot() -> tuple[int, int]:
     # An flock per slot number gives every live supervisor on the host its own uid.
-    folder = Path(tempfile.gettempdir()) / f"vivabank-runner-slots-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    folder = _slots_folder()
     for slot in range(_MAX_SLOTS):
         fd = os.open(folder / f"slot-{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
@@ -57,11 +70,16 @@ def _claim_slot() -> tuple[int, int]:
     raise RuntimeError("no free runner slot")
 
 
-def _reexposed(hidden: tuple[str, ...]) -> list[str]:
-    import sys
-
-    # The interpreter and the virtualenv may sit under a hidden folder; the child still needs them.
-    return sorted({p for p in (sys.base_prefix, sys.prefix) if p not in hidden})
+def _root_config(config: SupervisorConfig, slot: int) -> dict[str, Any]:
+    """What the zygote needs to build the children's root (`sandbox.allow_list.RootConfig`)."""
+    mountpoint = _slots_folder() / f"root-{slot}"
+    mountpoint.mkdir(mode=0o700, exist_ok=True)
+    project = str(Path(__file__).resolve().parent.parent)
+    return {
+        "mountpoint": str(mountpoint),
+        "excluded": [project, *config.excluded_paths],
+        "extra_readonly": list(config.extra_readonly_paths),
+    }
 
 
 class Supervisor:
@@ -73,20 +91,54 @@ class Supervisor:
         self.sandboxed = self.unsandboxed_reason is None
         self.slot, self._slot_fd = _claim_slot()
         self.cgroups = CgroupPool(self.slot) if self.sandboxed else CgroupPool.disabled()
+        self.cgroups.cpu.limit(config.cpu_quota)
         spec: dict[str, Any] = {
             "sandboxed": self.sandboxed,
             "uid": slot_uid(self.slot),
-            "hidden": list(config.hidden_paths),
-            "reexposed": _reexposed(config.hidden_paths),
             "scratch_mb": config.scratch_mb,
             "cuda_device": "",
         }
+        self.cuda_devices = 0
         self.zygote: Zygote | None = None
         if self.sandboxed or config.allow_unsandboxed:
-            self.zygote = Zygote(base_spec=spec, cgroups=self.cgroups, standby=config.standby)
+            self.zygote = self._start_zygote(spec)
+        if self.zygote is not None:
             self.cuda_devices = int(self.zygote.hello.get("cuda_devices", 0))
             spec["cuda_device"] = str(self.slot % self.cuda_devices) if self.cuda_devices else ""
             self.zygote.replenish("cpu")
+        for note in self.probe()["notes"]:
+            logger.warning("runner slot %d: %s", self.slot, note)
+
+    def _start_zygote(self, spec: dict[str, Any]) -> Zygote | None:
+        zygote = Zygote(
+            base_spec=spec,
+            cgroups=self.cgroups,
+            standby=self.config.standby,
+            root=_root_config(self.config, self.slot) if self.sandboxed else None,
+        )
+        error = zygote.hello.get("root_error")
+        if error is None:
+            return zygote
+        zygote.close()
+        self.sandboxed, self.unsandboxed_reason = False, f"the children's root failed: {error}"
+        return None
+
+    def probe(self) -> dict[str, Any]:
+        """What confines this slot's children, and notes on every defence the host lacks."""
+        notes = [] if self.sandboxed else [f"no sandbox: {self.unsandboxed_reason}"]
+        if self.sandboxed and not self.cgroups.available:
+            notes.append("no cgroups: no memory, pids or CPU limit beyond rlimits")
+        elif self.sandboxed and not self.cgroups.cpu.available:
+            notes.append(f"no CPU quota ({self.cgroups.cpu.note})")
+        hello = self.zygote.hello if self.zygote is not None else {}
+        return {
+            "sandboxed": self.sandboxed,
+            "slot": self.slot,
+            "cgroup_version": self.cgroups.version,
+            "cpu_quota": self.cgroups.cpu.note,
+            "root_binds": hello.get("root_binds", {}),
+            "notes": notes,
+        }
 
     def refusal(self) -> str | None:
         """Why this supervisor will not run code, or None when it will."""
@@ -143,6 +195,8 @@ class Supervisor:
         if self.zygote is not None:
             self.zygote.close()
         self.cgroups.close()
+        with contextlib.suppress(OSError):
+            (_slots_folder() / f"root-{self.slot}").rmdir()
         os.close(self._slot_fd)
 
 

@@ -1,9 +1,10 @@
 """The warm zygote: imports torch once, then forks sandboxed standby children on request.
 
 Started by the supervisor with an empty environment and only its control socket
-(an AF_UNIX pair whose number is the one argument). It never receives a
-reference solution or reference outputs: a forked child can read all of its memory.
-Run as `python -E -s -m runner.zygote FD`.
+(an AF_UNIX pair whose number is the first argument; the second, when the
+sandbox is on, is the JSON of the children's root: `sandbox.allow_list.RootConfig`).
+It never receives a reference solution or reference outputs: a forked child can
+read all of its memory. Run as `python -E -s -m runner.zygote FD [ROOT]`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from runner.sandbox import SandboxSpec
+    from runner.sandbox.rootfs import BuiltRoot
 
 _MAX_MESSAGE = 1 << 20
 
@@ -120,11 +122,30 @@ def _warm_up() -> dict[str, Any]:
     }
 
 
+def _build_roots(raw: str, *, cuda: bool) -> tuple[dict[str, BuiltRoot], dict[str, Any]]:
+    """The children's roots, and what the hello says about them (their binds, or the error)."""
+    from runner.sandbox.allow_list import RootConfig
+    from runner.sandbox.rootfs import build_roots
+
+    fields = json.loads(raw)
+    config = RootConfig(
+        mountpoint=fields["mountpoint"],
+        excluded=tuple(fields["excluded"]),
+        extra_readonly=tuple(fields["extra_readonly"]),
+    )
+    try:
+        roots = build_roots(config, cuda=cuda)
+    except OSError as error:
+        return {}, {"root_error": str(error)}
+    return roots, {"root_binds": {kind: list(root.binds) for kind, root in roots.items()}}
+
+
 class _Zygote:
     """Forks standby children on request and reports each one's exit once it is reaped."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, roots: dict[str, BuiltRoot]) -> None:
         self.sock = sock
+        self.roots = roots
         self.status_fds: dict[int, int] = {}
         self.wake_r, wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
@@ -136,7 +157,7 @@ class _Zygote:
         from runner.standby import StandbyPipes, fork_standby
 
         pipes = StandbyPipes.create()
-        pid = fork_standby(_spec_from(message["spec"]), pipes)
+        pid = fork_standby(_spec_from(message["spec"], self.roots), pipes)
         self.status_fds[pid] = pipes.status[1]
         sent = pipes.parent_ends()
         try:
@@ -181,15 +202,16 @@ class _Zygote:
                 return
 
 
-def _spec_from(raw: dict[str, Any]) -> SandboxSpec:
+def _spec_from(raw: dict[str, Any], roots: dict[str, BuiltRoot]) -> SandboxSpec:
     from runner.sandbox import MountPlan, SandboxSpec
 
+    root = roots.get(str(raw["device"]))
     return SandboxSpec(
         sandboxed=bool(raw["sandboxed"]),
         uid=int(raw["uid"]),
         mounts=MountPlan(
-            hidden=tuple(raw["hidden"]),
-            reexposed=tuple(raw["reexposed"]),
+            root=root.path if root else "/nonexistent",
+            in_scratch=root.in_scratch if root else (),
             scratch_mb=int(raw["scratch_mb"]),
         ),
         cgroup_dirs=tuple(raw["cgroup_dirs"]),
@@ -203,13 +225,17 @@ def main() -> None:
 
     _prepare_environment()
     hello = _warm_up()
+    roots: dict[str, BuiltRoot] = {}
+    if len(sys.argv) > 2:
+        roots, described = _build_roots(sys.argv[2], cuda=bool(hello["cuda_available"]))
+        hello.update(described)
     hello.update(settle_for_forking())  # last, so nothing after it dirties the settled heap
     sock = socket.socket(fileno=int(sys.argv[1]))
     try:
         sock.send(json.dumps({"op": "hello", **hello}).encode())
     except ConnectionError:
         sys.exit(0)  # the supervisor died while torch was importing: nobody to serve
-    _Zygote(sock).serve()
+    _Zygote(sock, roots).serve()
     sys.exit(0)
 
 

@@ -1,8 +1,9 @@
 """Confining one child: the steps run in order inside the sandboxed PID 1.
 
 Root-only steps come first (mounts, limits), then the uid drop, no-new-privs and
-seccomp. Everything the child will need must already be imported: after
-`apply_mounts` the project and the virtualenv's writable parts are gone.
+seccomp. After `apply_mounts` the child sees only the allow-listed root the
+zygote built (`rootfs.py`): the interpreter, the virtualenv and the libraries,
+read-only. What the child imports lazily must live there; the project does not.
 """
 
 from __future__ import annotations

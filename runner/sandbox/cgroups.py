@@ -1,7 +1,9 @@
-"""Memory and pids limits through cgroups (v1 hybrid or v2), where the host lets us write them.
+"""Memory, pids and CPU limits through cgroups (v1 hybrid or v2), where the host lets us write them.
 
-The supervisor owns a small pool of leaf groups per slot; a child's outer process
-joins a leaf before it forks the sandboxed PID 1, so everything inside is counted.
+The supervisor owns a small pool of leaf groups per slot; a standby child joins
+a leaf before it confines itself, so everything it starts is counted. The CPU
+quota sits on the slot's group above the leaves, so the slot's children share
+it; the zygote stays outside, and its forking never waits for a job's quota.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from dataclasses import dataclass, field
 
 _ROOT = "/sys/fs/cgroup"
 _V1_CONTROLLERS = ("memory", "pids")
+_V1_CPU_CONTROLLERS = ("cpu", "cpuacct")  # one mount ("cpu,cpuacct") on most hosts, two here
+CPU_PERIOD_US = 100_000
 
 
 @dataclass(frozen=True)
@@ -55,15 +59,23 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
-def _v1_bases(slot: int) -> dict[str, str] | None:
+def _v1_bases(slot: int, controllers: tuple[str, ...] = _V1_CONTROLLERS) -> dict[str, str] | None:
     own = _own_paths()
     bases: dict[str, str] = {}
-    for controller in _V1_CONTROLLERS:
+    for controller in controllers:
         mount = os.path.join(_ROOT, controller)
         if controller not in own or not os.path.isdir(mount):
             return None
-        bases[controller] = os.path.join(mount + own[controller], f"vivabank-slot{slot}")
+        # realpath: "cpu" and "cpuacct" are often links to one "cpu,cpuacct" mount.
+        bases[controller] = os.path.join(
+            os.path.realpath(mount) + own[controller], f"vivabank-slot{slot}"
+        )
     return bases
+
+
+def _v1_optional_bases(slot: int, controllers: tuple[str, ...]) -> dict[str, str]:
+    found = (_v1_bases(slot, (controller,)) for controller in controllers)
+    return {key: path for bases in found if bases for key, path in bases.items()}
 
 
 def _v2_base(slot: int) -> str | None:
@@ -83,18 +95,22 @@ class CgroupPool:
         self._busy: set[int] = set()
         self.version = 0
         self._bases: dict[str, str] = {}
+        self.cpu = SlotCpu({})
         if slot < 0:
             return
         try:
             v1 = _v1_bases(slot)
             if v1 is not None:
-                for directory in v1.values():
+                cpu = _v1_optional_bases(slot, _V1_CPU_CONTROLLERS)
+                for directory in {**v1, **cpu}.values():
                     os.makedirs(directory, exist_ok=True)
-                self.version, self._bases = 1, v1
+                self.version, self._bases = 1, {**v1, **cpu}
+                self.cpu = SlotCpu(cpu)
             else:
                 v2 = _v2_base(slot)
                 if v2 is not None:
                     self.version, self._bases = 2, {"": v2}
+                    self.cpu = SlotCpu({"": v2})
         except OSError:
             self.version, self._bases = 0, {}
 
@@ -163,3 +179,51 @@ class CgroupPool:
                 os.rmdir(base)
             except OSError:
                 continue
+
+
+class SlotCpu:
+    """The slot's CPU quota and usage: v1 `cpu`/`cpuacct` slot groups, or the v2 slot group."""
+
+    def __init__(self, bases: dict[str, str]) -> None:
+        self._dirs = sorted(set(bases.values()))
+        self._v2 = "" in bases
+        self.available = False
+        self.note = "no cgroup cpu controller"
+
+    def _file(self, name: str) -> str | None:
+        for directory in self._dirs:
+            if os.path.exists(os.path.join(directory, name)):
+                return directory
+        return None
+
+    def limit(self, cpus: float) -> None:
+        """Cap the slot's children together at `cpus` CPUs; 0 means no cap."""
+        quota = round(cpus * CPU_PERIOD_US) if cpus > 0 else -1
+        name = "cpu.max" if self._v2 else "cpu.cfs_quota_us"
+        directory = self._file(name)
+        if directory is None:
+            if self._dirs:
+                self.note = f"no {name} for this slot: the cpu controller is not enabled here"
+            return
+        try:
+            if self._v2:
+                _write(directory, name, f"{'max' if quota < 0 else quota} {CPU_PERIOD_US}")
+            else:
+                _write(directory, "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                _write(directory, name, str(quota))
+        except OSError as error:
+            self.note = f"cpu quota not set: {error}"
+            return
+        self.available = True
+        self.note = f"{cpus:g} CPU per slot" if quota > 0 else "no cpu quota"
+
+    def usage_s(self) -> float | None:
+        """CPU seconds the slot's children have used so far, where the host accounts for it."""
+        if self._v2:
+            for line in _read(self._dirs[0], "cpu.stat").splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1e6
+            return None
+        directory = self._file("cpuacct.usage")
+        return int(_read(directory, "cpuacct.usage")) / 1e9 if directory else None

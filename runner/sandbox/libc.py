@@ -22,6 +22,7 @@ MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -74,6 +75,22 @@ _libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 def madvise(start: int, length: int, advice: int) -> bool:
     """madvise(2) on a range; False (errno left in ctypes) where the kernel refuses."""
     return bool(_libc.madvise(start, length, advice) == 0)
+
+
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+
+
+def umount2(target: str, flags: int) -> None:
+    _check(_libc.umount2(target.encode(), flags), f"umount {target}")
+
+
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+
+
+def pivot_root(new_root: str, put_old: str) -> None:
+    number = _SYS_PIVOT_ROOT[os.uname().machine]
+    result = _libc.syscall(ctypes.c_long(number), new_root.encode(), put_old.encode())
+    _check(int(result), "pivot_root")
 
 
 def prctl(option: int, arg: int = 0) -> None:

@@ -134,7 +134,7 @@ HOSTILE: list[Hostile] = [
         "reads /etc/shadow",
         probe("open('/etc/shadow').read()"),
         ("ok",),
-        message="blocked: PermissionError",
+        message="blocked: FileNotFoundError",  # not in the child's root at all
     ),
     Hostile(
         "writes outside scratch",

@@ -38,7 +38,7 @@ def no_namespaces(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("no_namespaces")
 def test_it_refuses_to_run_when_the_sandbox_is_unavailable() -> None:
-    sup = Supervisor(SupervisorConfig(hidden_paths=(), allow_unsandboxed=False))
+    sup = Supervisor(SupervisorConfig(allow_unsandboxed=False))
     try:
         outcome = sup.run({"kind": "exec", "source": "print(1)"}, Limits(), device="cpu")
         assert sup.zygote is None
@@ -50,7 +50,7 @@ def test_it_refuses_to_run_when_the_sandbox_is_unavailable() -> None:
 
 @pytest.mark.usefixtures("no_namespaces")
 def test_the_development_setting_runs_with_rlimits_only() -> None:
-    sup = Supervisor(SupervisorConfig(hidden_paths=(), allow_unsandboxed=True))
+    sup = Supervisor(SupervisorConfig(allow_unsandboxed=True))
     try:
         source = "import os\nprint(os.getuid())"
         outcome = sup.run({"kind": "exec", "source": source}, Limits(time_s=20), device="cpu")
