@@ -28,12 +28,12 @@ class Collected:
     elapsed_s: float = 0.0
 
     @property
-    def exit_record(self) -> tuple[int, float, float, int] | None:
-        """(wait status, user CPU s, system CPU s, peak RSS KiB), as the kernel reported them."""
+    def exit_record(self) -> tuple[int, float, float] | None:
+        """(wait status, user CPU s, system CPU s), as the kernel reported them."""
         if len(self.status) < EXIT_RECORD.size:
             return None
-        status, user, system, max_rss = EXIT_RECORD.unpack_from(self.status)
-        return int(status), float(user), float(system), int(max_rss)
+        status, user, system = EXIT_RECORD.unpack_from(self.status)
+        return int(status), float(user), float(system)
 
 
 def _kill(pidfd: int) -> None:

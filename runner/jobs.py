@@ -129,12 +129,12 @@ def _timed(
     outcome = supervisor.run({"kind": "timing", "request": request}, job.limits, device=device)
     if outcome.status != Status.OK or outcome.payload is None:
         failure = f"{outcome.status}: {outcome.message}"
-        return Measured(outcome.cpu_s, outcome.max_rss_kb, None, failure)
+        return Measured(outcome.cpu_s, None, failure)
     try:
         run = decode_timed(outcome.payload)
     except PayloadError as error:
-        return Measured(outcome.cpu_s, outcome.max_rss_kb, None, f"invalid result: {error}")
-    return Measured(outcome.cpu_s, outcome.max_rss_kb, run)
+        return Measured(outcome.cpu_s, None, f"invalid result: {error}")
+    return Measured(outcome.cpu_s, run)
 
 
 def _reference_timing(

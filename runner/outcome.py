@@ -28,7 +28,6 @@ class ChildOutcome:
     exit_code: int | None = None
     duration_ms: float = 0.0
     cpu_s: float = 0.0  # the kernel's user + system CPU time of the child
-    max_rss_kb: int = 0  # the kernel's peak resident set size of the child
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,6 @@ def _outcome(
         exit_code=_describe_exit(record[0] if record else None)[1],
         duration_ms=got.elapsed_s * 1000,
         cpu_s=record[1] + record[2] if record else 0.0,
-        max_rss_kb=record[3] if record else 0,
     )
 
 

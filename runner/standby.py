@@ -25,7 +25,7 @@ from runner.sandbox import NAMESPACES, SandboxSpec, confine, libc
 from runner.sandbox.limits import apply_job_limits
 
 PID_RECORD = struct.Struct(">q")
-EXIT_RECORD = struct.Struct(">qddq")  # wait status, user and system CPU s, peak RSS KiB
+EXIT_RECORD = struct.Struct(">qdd")  # wait status, user and system CPU seconds
 READY = b"R"
 REQUEST_CAP = 64 << 20
 _JOB_FD, _RESULT_FD = 3, 4
@@ -68,8 +68,7 @@ def fork_standby(spec: SandboxSpec, pipes: StandbyPipes) -> int:
 def report_exit(status_fd: int, status: int, usage: resource.struct_rusage) -> None:
     """Tell the supervisor how the child ended, then close its status pipe."""
     with contextlib.suppress(BrokenPipeError):
-        record = EXIT_RECORD.pack(status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)
-        os.write(status_fd, record)
+        os.write(status_fd, EXIT_RECORD.pack(status, usage.ru_utime, usage.ru_stime))
     os.close(status_fd)
 
 

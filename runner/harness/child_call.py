@@ -7,11 +7,14 @@ cannot behave well only on the calls it guesses are checks.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from runner.harness import pristine
 from runner.harness.child_checks import CHECKS, fresh_inputs, record_retained_graph
 from runner.harness.context import ChildContext, StudentError
+from runner.harness.memory import Measured, peak_memory
 from runner.harness.spec import Case
 
 
@@ -22,6 +25,7 @@ def new_record(case: Case) -> dict[str, Any]:
         "gradcheck": None,
         "retain_graph": None,
         "graph_recorded": None,
+        "peak_bytes": None,
         "forbidden": [],
         "values": {},
     }
@@ -35,10 +39,13 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     if case.has("purity"):
         _zero_input_grads(inputs)
     try:
-        called = ctx.call(*inputs, case.seed, probe_graph=case.has("no_graph"))
+        with peak_memory(ctx.device) if case.has("efficiency") else _unmeasured() as memory:
+            called = ctx.call(*inputs, case.seed, probe_graph=case.has("no_graph"))
     except StudentError as error:
         record["error"] = error.info
     else:
+        if case.has("efficiency"):
+            record["peak_bytes"] = memory.peak
         output = called.output
         record["values"]["output"] = ctx.encode(output)
         if case.has("purity"):
@@ -54,6 +61,11 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
                 handler(case, check, ctx, output, inputs)
     record["forbidden"] = sorted(set(ctx.guard.hits[hits_before:]))
     return record
+
+
+@contextlib.contextmanager
+def _unmeasured() -> Iterator[Measured]:
+    yield Measured()
 
 
 def _zero_input_grads(inputs: Any) -> None:

@@ -80,7 +80,9 @@ def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any)
             backward(ctx, output, "sum", case.seed)
             collected.append(input_grads(inputs))
     except StudentError as error:
-        ctx.record["values"]["grads_twice"] = bad(f"calling twice failed: {error_text(error)}")
+        failed = bad(f"call {len(collected) + 1} of 2 failed: {error_text(error)}")
+        once = ctx.encode(collected[0]) if collected else failed
+        ctx.record["values"].update(grads_once=once, grads_twice=failed)
         return
     ctx.record["values"]["grads_once"] = ctx.encode(collected[0])
     ctx.record["values"]["grads_twice"] = ctx.encode(collected[1])

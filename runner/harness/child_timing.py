@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.harness import pristine, values
+from runner.harness import values
 from runner.harness.child import load_entry
 from runner.harness.context import ChildContext, StudentError
 from runner.harness.encode import Encoder, pack
@@ -32,7 +32,7 @@ def timing_seed(case_seed: int, repeat: int) -> int:
 def run_timing(request: dict[str, Any]) -> bytes:
     """Time case `request["case"]`: `repeats` calls on fresh inputs, outputs as the payload."""
     header: dict[str, Any] = {"version": 1, "load_error": None, "harness_error": None}
-    header.update(error=None, outputs=[], device_peak_bytes=None)
+    header.update(error=None, outputs=[])
     try:
         case = parse_cases(request["cases"])[int(request["case"])]
         repeats, calls = int(request["repeats"]), bool(request["calls"])
@@ -61,22 +61,18 @@ def _timed_calls(
     calls: bool,
     header: dict[str, Any],
 ) -> None:
-    if ctx.device == "cuda":
-        pristine.cuda_reset_peak()
     for repeat in range(repeats):
         call_seed = timing_seed(seed, repeat)
         built_args, built_kwargs = values.build_values([args, kwargs], call_seed, ctx.device)
-        if not calls:
-            continue
-        try:
-            output = ctx.call(built_args, built_kwargs, call_seed).output
-        except StudentError as error:
-            header["error"] = error.info
-            return
-        header["outputs"].append(ctx.encode(output))
-        del output, built_args, built_kwargs
-    if ctx.device == "cuda":
-        header["device_peak_bytes"] = int(pristine.cuda_peak())
+        if calls:
+            try:
+                output = ctx.call(built_args, built_kwargs, call_seed).output
+            except StudentError as error:
+                header["error"] = error.info
+                return
+            header["outputs"].append(ctx.encode(output))
+            del output
+        del built_args, built_kwargs  # before the next inputs are built, in both kinds of run
 
 
 def _noop(*args: Any, **kwargs: Any) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner.harness import values
+from runner.harness import pristine, values
 from runner.harness.encode import Encoder
 from runner.harness.guard import Guard, leftover_state, mode_stacks, same_modes
 from runner.harness.tb import describe
@@ -54,6 +54,7 @@ class ChildContext:
     ) -> Called:
         """Seed every RNG and call the entry point under the guard (raises StudentError)."""
         values.seed_everything(seed, self.device)
+        depths = _depths()
         try:
             with self.guard.watching(probe_graph=probe_graph) as watch:
                 modes = mode_stacks()
@@ -63,11 +64,12 @@ class ChildContext:
         except (Exception, SystemExit) as error:  # noqa: BLE001  # student code: any failure is data
             raise StudentError(describe(error, self.filename)) from None
         finally:
-            _raise_on_leftover_state()
+            _raise_on_leftover_state(depths)
         return Called(output, bool(watch and watch.graph_recorded))
 
     def run(self, action: Callable[[], Any]) -> Any:
         """Run harness steps that execute student code (backward, training) as data."""
+        depths = _depths()
         try:
             with self.guard.watching(operators=False):
                 modes = mode_stacks()
@@ -78,14 +80,18 @@ class ChildContext:
         except (Exception, SystemExit) as error:  # noqa: BLE001  # student code: any failure is data
             raise StudentError(describe(error, self.filename)) from None
         finally:
-            _raise_on_leftover_state()
+            _raise_on_leftover_state(depths)
 
     def encode(self, value: Any, *, with_grads: bool = False) -> dict[str, Any]:
         return self.encoder.encode(value, with_grads=with_grads)
 
 
-def _raise_on_leftover_state() -> None:
-    problem = leftover_state()
+def _depths() -> tuple[int, int]:
+    return pristine.function_mode_depth(), pristine.dispatch_mode_depth()
+
+
+def _raise_on_leftover_state(depths: tuple[int, int]) -> None:
+    problem = leftover_state(depths)
     if problem is not None:
         info = {"type": "GlobalStateChanged", "message": problem, "traceback": ""}
         raise StudentError(info)

@@ -68,14 +68,11 @@ class _RefuseMode(TorchFunctionMode):
 
 
 class _OperatorWatch(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's base is untyped
-    """Refuses forbidden aten operators; notes whether any operator recorded autograd history."""
+    """Refuses forbidden aten operators, whatever name they were reached by."""
 
-    def __init__(self, guard: Guard, *, refuse: bool, probe_graph: bool) -> None:
+    def __init__(self, guard: Guard) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # torch's base is untyped
         self.guard = guard
-        self.refuse = refuse
-        self.probe_graph = probe_graph
-        self.graph_recorded = False
 
     def __torch_dispatch__(
         self,
@@ -84,14 +81,35 @@ class _OperatorWatch(TorchDispatchMode):  # type: ignore[no-untyped-call]  # tor
         args: tuple[Any, ...] = (),
         kwargs: dict[str, Any] | None = None,
     ) -> Any:
-        if self.refuse:
-            name = self.guard.operator_target(func)
-            if name is not None:
-                self.guard.refuse(name)
-        if self.probe_graph and not self.graph_recorded and pristine.is_grad_enabled():
-            tensors = pristine.tensors_in([list(args), kwargs or {}])
-            self.graph_recorded = any(pristine.requires_grad_of(t) for t in tensors)
+        name = self.guard.operator_target(func)
+        if name is not None:
+            self.guard.refuse(name)
         return func(*args, **(kwargs or {}))
+
+
+class GraphProbe(TorchFunctionMode):
+    """Notes whether any torch call returned a tensor with autograd history (a grad_fn).
+
+    At the torch-function level outputs already carry the history autograd gave
+    them, so a detach or a computation under no_grad records nothing.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.graph_recorded = False
+
+    def __torch_function__(
+        self,
+        func: Callable[..., Any],
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        output = func(*args, **(kwargs or {}))
+        if not self.graph_recorded:
+            tensors = pristine.tensors_in(output)
+            self.graph_recorded = any(pristine.grad_fn_of(t) is not None for t in tensors)
+        return output
 
 
 class Guard:
@@ -134,21 +152,20 @@ class Guard:
     @contextlib.contextmanager
     def watching(
         self, *, operators: bool = True, probe_graph: bool = False
-    ) -> Iterator[_OperatorWatch | None]:
+    ) -> Iterator[GraphProbe | None]:
         """Refuse forbidden calls while student code runs; operators=False for backward passes.
 
         Backward formulas of allowed operations may use operators whose names a
         question forbids, so the operator check runs on forward calls only.
+        With `probe_graph`, the GraphProbe watching the code is yielded.
         """
-        refuse_operators = operators and bool(self.operators)
         with contextlib.ExitStack() as stack:
+            probe = stack.enter_context(GraphProbe()) if probe_graph else None
             if self.targets:
                 stack.enter_context(_RefuseMode(self))
-            watch = None
-            if refuse_operators or probe_graph:
-                watch = _OperatorWatch(self, refuse=refuse_operators, probe_graph=probe_graph)
-                stack.enter_context(watch)
-            yield watch
+            if operators and self.operators:
+                stack.enter_context(_OperatorWatch(self))
+            yield probe
 
     def _resolve(self, name: str) -> None:
         owner, attribute, target = _lookup(name)
@@ -190,18 +207,20 @@ def same_modes(before: tuple[list[object], list[object]]) -> bool:
     )
 
 
-def leftover_state() -> str | None:
+def leftover_state(depths: tuple[int, int] = (0, 0)) -> str | None:
     """What global torch state student code left changed, restored where possible; or None.
 
-    A mode left on the stack (e.g. inside a suspended generator) would see the
-    harness's own operations afterwards, so it is removed and the run reported.
+    `depths` are the function and dispatch mode stacks' depths the harness itself had
+    before the student code ran. A mode left above them (e.g. inside a suspended
+    generator) would see the harness's own operations afterwards, so it is removed
+    and the run reported.
     """
     problems = []
-    while pristine.function_mode_depth():
+    while pristine.function_mode_depth() > depths[0]:
         pristine.pop_function_mode()
         problems.append("a torch function mode was left active")
-    while pristine.dispatch_mode_depth():
-        pristine.pop_dispatch_mode()
+    while pristine.dispatch_mode_depth() > depths[1]:
+        pristine.pop_dispatch_mode(None)
         problems.append("a torch dispatch mode was left active")
     if not pristine.is_grad_enabled():
         pristine.set_grad_enabled(True)

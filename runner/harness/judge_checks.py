@@ -210,7 +210,8 @@ def gradcheck(j: JudgeInput) -> Outcome:
 def efficiency(j: JudgeInput) -> Outcome:
     if j.timing is None:
         return Outcome(False, "efficiency: the timed run did not happen", kind="efficiency")
-    return judge_efficiency(j.timing, j.efficiency, j.tolerance, j.number)
+    memory = (j.student.peak_bytes, j.reference.peak_bytes)
+    return judge_efficiency(j.timing, j.efficiency, j.tolerance, j.number, memory)
 
 
 GRAPH_MESSAGES = {

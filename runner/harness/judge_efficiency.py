@@ -1,11 +1,13 @@
-"""The efficiency verdict: kernel-measured CPU time and peak memory against the reference's.
+"""The efficiency verdict: kernel-measured CPU time and peak tensor memory against the reference's.
 
-Three runs of the same case's timed calls, each in its own sandboxed child:
+Time: three runs of the case's timed calls, each in its own sandboxed child:
 the answer's, the reference's and a baseline (the reference loaded and the
-inputs built, but no call made). CPU time and peak resident memory come from
-the kernel's accounting of each child; the baseline's figures are subtracted
-so the ratio compares the calls alone. The timed outputs are compared too, so
-a fast path that returns wrong values fails instead of winning.
+inputs built, but no call made). CPU time comes from the kernel's accounting
+of each child; the baseline's is subtracted so the ratio compares the calls
+alone. The timed outputs are compared too, so a fast path that returns wrong
+values fails instead of winning, and each timed call has fresh inputs, so a
+cache cannot win. Memory: the peak tensor memory of the compared call
+(`runner.harness.memory`), the answer's against the reference's.
 """
 
 from __future__ import annotations
@@ -19,15 +21,14 @@ from runner.harness.results import TimedRun
 from runner.harness.tb import format_error
 
 CPU_FLOOR_S = 0.002  # CPU time below this is accounting noise; ratios use at least this
-MEMORY_FLOOR_KB = 1024
+MEMORY_FLOOR_BYTES = 4096
 
 
 @dataclass(frozen=True)
 class Measured:
-    """One timing child: the kernel's figures and its decoded payload (None if it failed)."""
+    """One timing child: the kernel's CPU time and its decoded payload (None if it failed)."""
 
     cpu_s: float
-    max_rss_kb: int
     run: TimedRun | None
     failure: str = ""  # why there is no payload (time limit, memory limit, crash)
 
@@ -64,7 +65,11 @@ def _ratio(got: float, reference: float, baseline: float, floor: float) -> float
 
 
 def judge_efficiency(
-    timing: TimingEvidence, limits: dict[str, float], tolerance: Tolerance, number: int
+    timing: TimingEvidence,
+    limits: dict[str, float],
+    tolerance: Tolerance,
+    number: int,
+    memory: tuple[int | None, int | None] = (None, None),
 ) -> Outcome:
     """Outputs of every timed call match the reference's; time and memory ratios within limits."""
     _reference_problem(timing.reference, "reference's", number)
@@ -81,15 +86,25 @@ def judge_efficiency(
         outcome = compare(got, expected, tolerance, f"the output of timed call {index + 1}")
         if not outcome.ok:
             return outcome.as_kind("output")
-    return _within_limits(timing, limits)
+    return _within_limits(timing, limits, memory, number)
 
 
-def _within_limits(timing: TimingEvidence, limits: dict[str, float]) -> Outcome:
+def _within_limits(
+    timing: TimingEvidence,
+    limits: dict[str, float],
+    memory: tuple[int | None, int | None],
+    number: int,
+) -> Outcome:
     s, r, b = timing.student, timing.reference, timing.baseline
     figures = [("CPU time", "max_time_ratio", _ratio(s.cpu_s, r.cpu_s, b.cpu_s, CPU_FLOOR_S))]
-    memory = _memory_ratio(timing)
-    if memory is not None:
-        figures.append(("peak memory", "max_memory_ratio", memory))
+    if "max_memory_ratio" in limits:
+        mine, theirs = memory
+        if theirs is None:
+            raise ReferenceFailure(f"case {number}: the reference's memory was not measured")
+        if mine is None:
+            return Outcome(False, "efficiency: the memory was not measured", kind="efficiency")
+        ratio = max(mine, MEMORY_FLOOR_BYTES) / max(theirs, MEMORY_FLOOR_BYTES)
+        figures.append(("peak memory", "max_memory_ratio", ratio))
     for what, key, ratio in figures:
         limit = limits.get(key)
         if limit is not None and ratio > limit:
@@ -99,17 +114,3 @@ def _within_limits(timing: TimingEvidence, limits: dict[str, float]) -> Outcome:
                 kind="efficiency",
             )
     return Outcome(True)
-
-
-def _memory_ratio(timing: TimingEvidence) -> float | None:
-    s, r = timing.student.run, timing.reference.run
-    if s is not None and r is not None and s.device_peak_bytes is not None:
-        # CUDA memory is the allocator's count in the child (see runner/README.md).
-        reference_bytes = r.device_peak_bytes or 0
-        return max(s.device_peak_bytes, 1 << 20) / max(reference_bytes, 1 << 20)
-    return _ratio(
-        timing.student.max_rss_kb,
-        timing.reference.max_rss_kb,
-        timing.baseline.max_rss_kb,
-        MEMORY_FLOOR_KB,
-    )

@@ -25,6 +25,7 @@ _descriptors = torch._C.TensorBase.__dict__
 requires_grad_of: Callable[[torch.Tensor], bool] = _descriptors["requires_grad"].__get__
 is_leaf_of: Callable[[torch.Tensor], bool] = _descriptors["is_leaf"].__get__
 grad_of: Callable[[torch.Tensor], torch.Tensor | None] = _descriptors["grad"].__get__
+grad_fn_of: Callable[[torch.Tensor], object] = _descriptors["grad_fn"].__get__
 shape_of: Callable[[torch.Tensor], torch.Size] = _descriptors["shape"].__get__
 dtype_of: Callable[[torch.Tensor], torch.dtype] = _descriptors["dtype"].__get__
 device_of: Callable[[torch.Tensor], torch.device] = _descriptors["device"].__get__

@@ -42,6 +42,7 @@ class CaseRecord:
     values: dict[str, Any] = field(default_factory=dict)
     retain_graph: GraphFact | None = None
     graph_recorded: bool | None = None
+    peak_bytes: int | None = None  # tensor memory of the compared call, for efficiency cases
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,6 @@ class TimedRun:
     harness_error: str | None
     error: ErrorInfo | None
     outputs: list[Any]
-    device_peak_bytes: int | None
 
 
 def decode_result(data: bytes) -> ChildResult:
@@ -95,7 +95,6 @@ def decode_timed(data: bytes) -> TimedRun:
         harness_error=_optional_str(header.get("harness_error"), "harness_error"),
         error=_error(header.get("error")),
         outputs=[decoder.decode(node) for node in outputs],
-        device_peak_bytes=_optional_int(header.get("device_peak_bytes")),
     )
 
 
@@ -116,6 +115,7 @@ def _case(raw: object, decoder: NodeDecoder) -> CaseRecord:
         values={key: decoder.decode(node) for key, node in values.items()},
         retain_graph=_graph_fact(raw.get("retain_graph")),
         graph_recorded=graph_recorded,
+        peak_bytes=_optional_int(raw.get("peak_bytes")),
     )
 
 

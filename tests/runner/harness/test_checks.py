@@ -139,8 +139,10 @@ def test_no_graph_catches_a_graph_built_and_then_detached() -> None:
     under_no_grad = (
         "import torch\ndef f(x, w):\n    with torch.no_grad():\n        return (x * w).sum()\n"
     )
+    on_detached = "def f(x, w):\n    return (x.detach() * w.detach()).sum()\n"
     checks = case("no_graph", args=GRAD_ARGS)
     assert grade(under_no_grad, under_no_grad, checks)[0] == 1.0
+    assert grade(on_detached, under_no_grad, checks)[0] == 1.0
     score, results, _status, _message = grade(detached, under_no_grad, checks)
     assert score == 0.0
     assert "recorded autograd history" in only_message(results)

@@ -1,4 +1,4 @@
-"""The efficiency verdict from kernel figures: ratios over a baseline, outputs of timed calls."""
+"""The efficiency verdict: kernel CPU time over a baseline, timed outputs, tensor memory."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from runner.harness.payload import TensorValue
 from runner.harness.results import ErrorInfo, TimedRun
 
 TOLERANCE = Tolerance(rtol=1e-5, atol=1e-8)
+TIME = {"max_time_ratio": 5.0}
 
 
 def outputs(*values: float) -> list[object]:
@@ -19,64 +20,76 @@ def outputs(*values: float) -> list[object]:
 
 
 def run(*values: float, error: ErrorInfo | None = None) -> TimedRun:
-    return TimedRun(None, None, error, outputs(*values), None)
+    return TimedRun(None, None, error, outputs(*values))
 
 
-def evidence(
-    student_cpu: float, student_rss: int = 400_000, student: TimedRun | None = None
-) -> TimingEvidence:
+def evidence(student_cpu: float, student: TimedRun | None = None) -> TimingEvidence:
     return TimingEvidence(
-        student=Measured(student_cpu, student_rss, student or run(1.0, 2.0)),
-        reference=Measured(0.060, 410_000, run(1.0, 2.0)),
-        baseline=Measured(0.050, 400_000, TimedRun(None, None, None, [], None)),
+        student=Measured(student_cpu, student or run(1.0, 2.0)),
+        reference=Measured(0.060, run(1.0, 2.0)),
+        baseline=Measured(0.050, TimedRun(None, None, None, [])),
     )
 
 
 def test_time_is_compared_after_the_baseline_is_taken_off() -> None:
     # 10 ms of calls for the reference; 45 ms for the answer: 4.5x.
-    assert judge_efficiency(evidence(0.095), {"max_time_ratio": 5.0}, TOLERANCE, 1).ok
-    slow = judge_efficiency(evidence(0.110), {"max_time_ratio": 5.0}, TOLERANCE, 1)
+    assert judge_efficiency(evidence(0.095), TIME, TOLERANCE, 1).ok
+    slow = judge_efficiency(evidence(0.110), TIME, TOLERANCE, 1)
     assert not slow.ok
     assert slow.message == "CPU time 6.0× the reference's (limit 5×)"
     assert slow.kind == "efficiency"
 
 
-def test_memory_is_the_peak_resident_size_above_the_baseline() -> None:
+def test_cpu_time_below_the_floor_counts_as_the_floor() -> None:
+    # The reference's calls take 0.5 ms, under the 2 ms floor: 9 ms is 4.5x the floor.
+    quick = TimingEvidence(
+        Measured(0.059, run(1.0, 2.0)),
+        Measured(0.0505, run(1.0, 2.0)),
+        Measured(0.050, TimedRun(None, None, None, [])),
+    )
+    assert judge_efficiency(quick, TIME, TOLERANCE, 1).ok
+
+
+def test_memory_is_the_peak_tensor_memory_of_the_compared_calls() -> None:
     limits = {"max_memory_ratio": 3.0}
-    assert judge_efficiency(evidence(0.06, 425_000), limits, TOLERANCE, 1).ok
-    wasteful = judge_efficiency(evidence(0.06, 450_000), limits, TOLERANCE, 1)
+    assert judge_efficiency(evidence(0.06), limits, TOLERANCE, 1, (3 << 20, 1 << 20)).ok
+    wasteful = judge_efficiency(evidence(0.06), limits, TOLERANCE, 1, (5 << 20, 1 << 20))
     assert wasteful.message == "peak memory 5.0× the reference's (limit 3×)"
+    # Under 4 KiB counts as 4 KiB: 12,000 bytes against 100 is 2.9x the floor.
+    assert judge_efficiency(evidence(0.06), limits, TOLERANCE, 1, (12_000, 100)).ok
+
+
+def test_an_unmeasured_memory_fails_the_answer_or_blames_the_reference() -> None:
+    limits = {"max_memory_ratio": 3.0}
+    outcome = judge_efficiency(evidence(0.06), limits, TOLERANCE, 1, (None, 1 << 20))
+    assert outcome.message == "efficiency: the memory was not measured"
+    with pytest.raises(ReferenceFailure, match="memory was not measured"):
+        judge_efficiency(evidence(0.06), limits, TOLERANCE, 1, (1 << 20, None))
 
 
 def test_a_fast_answer_with_a_wrong_timed_output_fails() -> None:
-    outcome = judge_efficiency(
-        evidence(0.05, student=run(1.0, 2.5)), {"max_time_ratio": 5.0}, TOLERANCE, 1
-    )
+    outcome = judge_efficiency(evidence(0.05, student=run(1.0, 2.5)), TIME, TOLERANCE, 1)
     assert not outcome.ok
     assert outcome.message.startswith("the output of timed call 2 differs")
 
 
 def test_a_timed_call_that_raises_fails_with_its_error() -> None:
     error = ErrorInfo("ValueError", "no", "")
-    outcome = judge_efficiency(
-        evidence(0.05, student=run(error=error)), {"max_time_ratio": 5.0}, TOLERANCE, 1
-    )
+    outcome = judge_efficiency(evidence(0.05, student=run(error=error)), TIME, TOLERANCE, 1)
     assert outcome.message == "a timed call failed: ValueError: no"
 
 
 def test_a_timed_run_that_did_not_finish_fails() -> None:
     timing = evidence(0.05)
     stopped = TimingEvidence(
-        Measured(5.0, 0, None, "timeout: too slow"), timing.reference, timing.baseline
+        Measured(5.0, None, "timeout: too slow"), timing.reference, timing.baseline
     )
-    outcome = judge_efficiency(stopped, {"max_time_ratio": 5.0}, TOLERANCE, 1)
+    outcome = judge_efficiency(stopped, TIME, TOLERANCE, 1)
     assert outcome.message == "the timed run did not finish: timeout: too slow"
 
 
 def test_a_reference_whose_timing_failed_is_the_questions_fault() -> None:
     timing = evidence(0.05)
-    broken = TimingEvidence(
-        timing.student, Measured(0.1, 0, None, "error: crashed"), timing.baseline
-    )
+    broken = TimingEvidence(timing.student, Measured(0.1, None, "error: crashed"), timing.baseline)
     with pytest.raises(ReferenceFailure, match="timing run failed"):
-        judge_efficiency(broken, {"max_time_ratio": 5.0}, TOLERANCE, 1)
+        judge_efficiency(broken, TIME, TOLERANCE, 1)

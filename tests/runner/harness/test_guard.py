@@ -108,3 +108,21 @@ class Quiet(TorchFunctionMode):
         kwargs: dict[str, Any] | None = None,
     ) -> Any:
         return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_dispatch_mode_left_active_is_removed_and_reported() -> None:
+    source = (
+        "import torch\nfrom torch.utils._python_dispatch import TorchDispatchMode\n"
+        "class Spy(TorchDispatchMode):\n"
+        "    def __torch_dispatch__(self, func, types, args=(), kwargs=None):\n"
+        "        return func(*args, **(kwargs or {}))\n"
+        "def _stay():\n    with Spy():\n        yield\n"
+        "_kept = []\n"
+        "def f(x):\n    g = _stay()\n    next(g)\n    _kept.append(g)\n    return x * 2\n"
+    )
+    reference = "def f(x):\n    return x * 2\n"
+    score, results, _status, _message = grade(source, reference, CASES)
+    assert score == 0.0
+    assert "a torch dispatch mode was left active" in results[0].message
+    assert leftover_state() is None

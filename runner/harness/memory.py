@@ -1,0 +1,97 @@
+"""Peak tensor memory of one call, for the efficiency check's memory ratio.
+
+On CUDA the allocator's own peak counter is used. On CPU torch keeps no peak
+counter, so a TorchDispatchMode tracks the storages that operations allocate
+and when their tensors die; the peak of live bytes is a comparable figure for
+answer and reference (both measured the same way on the same inputs). It is
+reported by the child, so it rests on the static policy that keeps answers
+away from the harness (see runner/README.md, "The trust rule"). The kernel's
+own figures (a cgroup's peak charge, a child's peak RSS) were tried and are
+dominated by the process's own pages: megabytes of noise around the tensors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from runner.harness import pristine
+
+_finalize = weakref.finalize
+_storage = torch.Tensor.untyped_storage
+
+
+class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's base is untyped
+    """Live bytes of the storages operations allocate while active, and their peak."""
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # torch's base is untyped
+        self.live: dict[int, list[int]] = {}  # data_ptr -> [nbytes, tensors alive]
+        self.current = 0
+        self.peak = 0
+
+    def __torch_dispatch__(
+        self,
+        func: Callable[..., Any],
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        out = func(*args, **(kwargs or {}))
+        inputs = {_pointer(t) for t in pristine.tensors_in([list(args), kwargs or {}])}
+        for tensor in pristine.tensors_in(out):
+            if pristine.device_of(tensor).type != "meta":
+                self._track(tensor, inputs)
+        return out
+
+    def _track(self, tensor: torch.Tensor, inputs: set[int]) -> None:
+        pointer = _pointer(tensor)
+        if pointer in inputs or pointer == 0:
+            return
+        entry = self.live.get(pointer)
+        if entry is None:
+            entry = self.live[pointer] = [_storage(tensor).nbytes(), 0]
+            self.current += entry[0]
+            self.peak = max(self.peak, self.current)
+        entry[1] += 1
+        _finalize(tensor, self._release, pointer)
+
+    def _release(self, pointer: int) -> None:
+        entry = self.live.get(pointer)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            self.current -= entry[0]
+            del self.live[pointer]
+
+
+def _pointer(tensor: torch.Tensor) -> int:
+    return int(_storage(tensor).data_ptr())
+
+
+class Measured:
+    """The peak bytes counted by `peak_memory`, readable once its block has ended."""
+
+    peak = 0
+
+
+@contextlib.contextmanager
+def peak_memory(device: str) -> Iterator[Measured]:
+    """Count the peak tensor memory allocated inside the block."""
+    measured = Measured()
+    if device == "cuda":
+        pristine.cuda_reset_peak()
+        before = pristine.cuda_allocated()
+        yield measured
+        measured.peak = int(pristine.cuda_peak() - before)
+        return
+    tracker = PeakMemory()
+    with tracker:
+        yield measured
+    measured.peak = tracker.peak

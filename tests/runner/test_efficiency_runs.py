@@ -1,0 +1,57 @@
+"""Efficiency in the sandbox: kernel CPU time of the timed runs and tensor memory of the call."""
+
+from __future__ import annotations
+
+import uuid
+
+from runner.api import GradingJob, GradingResult, Status, grade
+from runner.supervisor import Supervisor
+
+REFERENCE = "import torch\ndef total(x):\n    return (x * x).sum(dim=1)\n"
+CASES = [
+    {
+        "name": "big",
+        "seed": 21,
+        "args": [{"random": [1000, 400]}],
+        "checks": ["efficiency"],
+        "compare": {"rtol": 1e-4, "atol": 1e-3},
+    }
+]
+
+
+def _grade(source: str, **efficiency: float) -> GradingResult:
+    job = GradingJob(
+        job_id=str(uuid.uuid4()),
+        source=source,
+        entry_point="total",
+        reference_source=REFERENCE,
+        cases=CASES,
+        efficiency=efficiency,
+    )
+    return grade(job)
+
+
+def test_the_reference_itself_is_efficient(supervisor: Supervisor) -> None:
+    result = _grade(REFERENCE, max_time_ratio=5.0, max_memory_ratio=3.0)
+    assert (result.status, result.score) == (Status.OK, 1.0), result.cases
+
+
+def test_a_python_loop_takes_too_much_cpu_time(supervisor: Supervisor) -> None:
+    loop = (
+        "import torch\ndef total(x):\n"
+        "    return torch.tensor([sum(v * v for v in r) for r in x.tolist()])\n"
+    )
+    result = _grade(loop, max_time_ratio=5.0)
+    assert result.score == 0.0
+    assert result.cases[0].message.startswith("case 1: CPU time "), result.cases
+
+
+def test_materialising_a_big_intermediate_uses_too_much_memory(supervisor: Supervisor) -> None:
+    wasteful = (
+        "import torch\ndef total(x):\n"
+        "    outer = x.unsqueeze(2) * x.unsqueeze(1)\n"
+        "    return outer.diagonal(dim1=1, dim2=2).sum(dim=1)\n"
+    )
+    result = _grade(wasteful, max_memory_ratio=3.0)
+    assert result.score == 0.0
+    assert result.cases[0].message.startswith("case 1: peak memory "), result.cases
