@@ -44,9 +44,20 @@ def operator_names(dotted: str) -> set[str]:
     return names
 
 
-def _packet_names(packet: str) -> set[str]:
-    name = packet.strip("_")
-    return {name, name.removesuffix("_ex"), name.removesuffix("_out")}
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(word for word in name.lower().split("_") if word)
+
+
+def names_operator(name: str, packet: str) -> bool:
+    """Whether the aten operator `packet` is the operation `name` (an operator_names entry).
+
+    The operator's name holds the name's words in a row: `_softmax`, `sigmoid_`,
+    `native_batch_norm` and `linalg_inv_ex` are what softmax, sigmoid, batch_norm
+    and linalg_inv run as; `cumsum` is not `sum`, nor `logsigmoid` `sigmoid`.
+    """
+    wanted, words = _words(name), _words(packet)
+    width = len(wanted)
+    return any(words[i : i + width] == wanted for i in range(len(words) - width + 1))
 
 
 class _RefuseMode(TorchFunctionMode):
@@ -134,8 +145,12 @@ class Guard:
         """The forbidden name an aten operator overload stands for, or None."""
         if func not in self._operator_cache:
             packet = str(_getattr(_getattr(func, "overloadpacket", None), "__name__", ""))
-            found = (self.operators.get(name) for name in _packet_names(packet))
-            self._operator_cache[func] = next((name for name in found if name), None)
+            found = (
+                forbidden
+                for name, forbidden in self.operators.items()
+                if names_operator(name, packet)
+            )
+            self._operator_cache[func] = next(found, None)
         return self._operator_cache[func]
 
     @contextlib.contextmanager

@@ -6,6 +6,7 @@ here they run, so the guard itself is what is tested.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,13 @@ from torch.overrides import TorchFunctionMode
 
 from runner.api import Status
 from runner.harness import pristine
-from runner.harness.guard import leftover_state, mode_stacks, operator_names, same_modes
+from runner.harness.guard import (
+    leftover_state,
+    mode_stacks,
+    names_operator,
+    operator_names,
+    same_modes,
+)
 from tests.runner.harness.helpers import grade
 
 SOFTMAX = ["torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"]
@@ -79,6 +86,7 @@ def test_a_mode_left_active_by_the_answer_is_removed_and_reported() -> None:
     assert score == 0.0
     assert "a torch function mode was left active" in results[0].message
     assert leftover_state() is None
+    gc.collect()  # the answer's generator dies here, not in a later test
 
 
 def test_gradient_recording_left_off_is_restored_and_reported() -> None:
@@ -126,3 +134,38 @@ def test_a_dispatch_mode_left_active_is_removed_and_reported() -> None:
     assert score == 0.0
     assert "a torch dispatch mode was left active" in results[0].message
     assert leftover_state() is None
+    gc.collect()  # the answer's generator dies here, not in a later test
+
+
+@pytest.mark.parametrize(
+    ("name", "packet", "same"),
+    [
+        ("softmax", "_softmax", True),
+        ("sigmoid", "sigmoid_", True),
+        ("batch_norm", "native_batch_norm", True),
+        ("batch_norm", "_batch_norm_impl_index", True),
+        ("linalg_inv", "linalg_inv_ex", True),
+        ("log_softmax", "_log_softmax", True),
+        ("sum", "cumsum", False),
+        ("sigmoid", "logsigmoid", False),
+        ("batch_norm", "batch", False),
+        ("linear", "bilinear", False),
+    ],
+)
+def test_an_operator_is_named_by_a_run_of_words(name: str, packet: str, same: bool) -> None:
+    assert names_operator(name, packet) is same
+
+
+def test_a_public_alias_that_decomposes_to_the_forbidden_operator_is_refused() -> None:
+    source = (
+        "import torch\ndef f(x):\n"
+        "    return torch.batch_norm(x, None, None, None, None, True, 0.1, 1e-5, False)\n"
+    )
+    reference = (
+        "import torch\ndef f(x):\n"
+        "    return (x - x.mean(0)) / torch.sqrt(x.var(0, unbiased=False) + 1e-5)\n"
+    )
+    _score, _results, status, message = grade(
+        source, reference, CASES, forbidden=["torch.nn.functional.batch_norm"]
+    )
+    assert status == Status.FORBIDDEN, message
