@@ -119,6 +119,8 @@ class MarkChange(AppendOnlyModel):
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField()
+    # The examiner's reason for changing the mark (optional; blank for a first mark).
+    reason = models.TextField(blank=True)
     created_at = models.DateTimeField()
 
     class Meta:
