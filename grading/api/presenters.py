@@ -83,7 +83,7 @@ def _points(response: Response, score: float | None) -> Decimal | None:
 
 
 def _response_view(response: Response, visible: bool, update: ScoreUpdate | None) -> dict[str, Any]:
-    shown = visible and update is not None
+    shown = update if visible else None
     return {
         "position": response.position,
         "question": student_question(response),
@@ -96,9 +96,9 @@ def _response_view(response: Response, visible: bool, update: ScoreUpdate | None
         "score": response.score if visible else None,
         "points_awarded": _points(response, response.score) if visible else None,
         "feedback": response.feedback if visible else None,
-        "updated_at": update.updated_at if shown and update else None,
-        "previous_score": update.previous if shown and update else None,
-        "previous_points_awarded": _points(response, update.previous) if shown and update else None,
+        "updated_at": shown.updated_at if shown else None,
+        "previous_score": shown.previous if shown else None,
+        "previous_points_awarded": _points(response, shown.previous) if shown else None,
     }
 
 

@@ -68,7 +68,8 @@ class QuizStatisticsCsvApi(APIView):
 class QuizGradesCsvApi(APIView):
     @extend_schema(responses=CSV, operation_id="quiz_grades_csv")
     def get(self, request: Request, quiz_id: int) -> HttpResponse:
-        """Gradebook: one row per student with per-question points, total and percentage."""
+        """Gradebook: one row per student (user id, username) with points per quiz slot,
+        total and percentage."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         header, rows = gradebook(quiz)
         return _csv(csv_text(header, rows), f"{quiz.slug}-grades.csv")
