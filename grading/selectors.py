@@ -1,5 +1,6 @@
 """Reads of attempts: per-user access, release visibility, grades across attempts."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
@@ -7,6 +8,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from grading.models import Attempt, AttemptStatus, Response
+from grading.models.marking import ScoreChange
 from quizbank.models import GradingMethod, Quiz, ReleasePolicy, Role
 from quizbank.selectors_quizzes import (
     AnyUser,
@@ -62,11 +64,73 @@ def results_released(quiz: Quiz, now: datetime) -> bool:
     return False
 
 
+def attempt_released(attempt: Attempt, now: datetime) -> bool:
+    """Whether the attempt's student may see its results now: once submitted and released;
+    a live viva only once a release has covered it, whatever the quiz's policy."""
+    if attempt.status == AttemptStatus.OPEN:
+        return False
+    if attempt.live_viva:
+        return attempt.released_at is not None and attempt.released_at <= now
+    return results_released(attempt.quiz, now)
+
+
 def results_visible(user: AnyUser, attempt: Attempt, now: datetime) -> bool:
-    """Examiners always see results; the student only once submitted and released."""
+    """Examiners always see results; the student only once the attempt is released."""
     if attempt.user_id != user_id(user):
         return True
-    return attempt.status != AttemptStatus.OPEN and results_released(attempt.quiz, now)
+    return attempt_released(attempt, now)
+
+
+def _policy_opens(attempt: Attempt, submitted: datetime) -> datetime | None:
+    quiz = attempt.quiz
+    if quiz.release_policy == ReleasePolicy.IMMEDIATELY:
+        return submitted
+    if quiz.release_policy == ReleasePolicy.AFTER_CLOSE:
+        return quiz.closes_at
+    return None
+
+
+def released_since(attempt: Attempt) -> datetime | None:
+    """When the attempt's results were (or will be) first shown to its student; None while
+    nothing releases them. A change of score after this moment is an update the student
+    is told about."""
+    if attempt.status == AttemptStatus.OPEN or attempt.submitted_at is None:
+        return None
+    if attempt.live_viva:
+        return attempt.released_at
+    opens = [t for t in (attempt.quiz.released_at, _policy_opens(attempt, attempt.submitted_at))
+             if t is not None]  # fmt: skip
+    return max(min(opens), attempt.submitted_at) if opens else None
+
+
+@dataclass(frozen=True)
+class ScoreUpdate:
+    """A released answer's score changed: when last, and the score shown before it."""
+
+    updated_at: datetime
+    previous: float
+
+
+def score_updates(attempt: Attempt, now: datetime) -> dict[int, ScoreUpdate]:
+    """Per response, its change of score after the student was first shown the results.
+
+    The first mark of an answer released as pending is not an update (nothing was shown
+    before); later changes are, and `previous` is the last score shown before the latest.
+    """
+    since = released_since(attempt)
+    if since is None or since > now:
+        return {}
+    changes = ScoreChange.objects.filter(
+        response__attempt=attempt, created_at__gt=since, created_at__lte=now
+    ).order_by("created_at", "pk")
+    updates: dict[int, ScoreUpdate] = {}
+    for change in changes:
+        if change.before is not None:
+            updates[change.response_id] = ScoreUpdate(change.created_at, change.before)
+        elif change.response_id in updates:
+            previous = updates[change.response_id].previous
+            updates[change.response_id] = ScoreUpdate(change.created_at, previous)
+    return updates
 
 
 def attempt_responses(attempt: Attempt) -> list[Response]:
@@ -82,13 +146,23 @@ def attempt_final_score(attempt: Attempt) -> Decimal | None:
     return (attempt.score * factor).quantize(Decimal("0.001"))
 
 
-def quiz_grade(quiz: Quiz, user_id: int) -> Decimal | None:
-    """The student's grade for the quiz: highest, last or average graded attempt."""
-    graded = list(
-        Attempt.objects.filter(quiz=quiz, user_id=user_id, status=AttemptStatus.GRADED)
+def attempts_pending(quiz: Quiz, user_id: int) -> bool:
+    """Whether the student has a submitted attempt still waiting for the runner or a marker
+    (a live viva only once a release has covered it)."""
+    waiting = Attempt.objects.filter(quiz=quiz, user_id=user_id, status=AttemptStatus.SUBMITTED)
+    return waiting.exclude(live_viva=True, released_at__isnull=True).exists()
+
+
+def quiz_grade(quiz: Quiz, user_id: int, *, seen_at: datetime | None = None) -> Decimal | None:
+    """The student's grade for the quiz: highest, last or average graded attempt; with
+    `seen_at`, only over the attempts the student may see then (not an unreleased viva)."""
+    graded = [
+        a
+        for a in Attempt.objects.filter(quiz=quiz, user_id=user_id, status=AttemptStatus.GRADED)
         .select_related("quiz")
         .order_by("number")
-    )
+        if seen_at is None or attempt_released(a, seen_at)
+    ]
     scores = [s for s in (attempt_final_score(a) for a in graded) if s is not None]
     if not scores:
         return None

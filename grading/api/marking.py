@@ -9,10 +9,11 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from grading.api.auth import signed_in_user
-from grading.api.marking_presenters import marking_view
+from grading.api.marking_presenters import marking_view, student_labels
 from grading.api.marking_serializers import (
     MarkChangeSerializer,
     MarkingStateSerializer,
@@ -60,7 +61,13 @@ def _filtered(qs: QuerySet[AnswerRow], params: QueryDict) -> QuerySet[AnswerRow]
     return qs
 
 
+ANONYMOUS = OpenApiParameter(
+    "anonymous", bool,
+    description="Show pseudonyms instead of students' names (a quiz with anonymous marking "
+    "always does, whatever this says) until the mark is final and released.",
+)  # fmt: skip
 QUEUE_PARAMETERS = [
+    ANONYMOUS,
     OpenApiParameter("quiz", int, description="Only answers of this quiz."),
     OpenApiParameter("status", str, enum=MarkingStatus.values, description="Marking status."),
     OpenApiParameter("needs_second_mark", bool, description="Waiting for a blind second mark."),
@@ -68,15 +75,28 @@ QUEUE_PARAMETERS = [
 ]
 
 
+def anonymity_requested(request: Request) -> bool:
+    return str(request.query_params.get("anonymous", "")).lower() in _TRUE
+
+
 class QueueItemSerializer(serializers.Serializer[AnswerRow]):
     id = serializers.IntegerField()
     attempt = serializers.IntegerField(source="attempt_id")
     quiz = serializers.IntegerField(source="attempt.quiz_id")
-    student = serializers.CharField(source="attempt.user.username")
+    student = serializers.SerializerMethodField(
+        help_text="Username, or a pseudonym under anonymous marking."
+    )
+    anonymous = serializers.SerializerMethodField(help_text="Whether `student` is a pseudonym.")
     question = serializers.CharField(source="question_version.question.title")
     position = serializers.IntegerField()
     marking_status = serializers.CharField()
     score = serializers.FloatField(allow_null=True)
+
+    def get_student(self, row: AnswerRow) -> str:
+        return str(self.context["students"][row.pk][0])
+
+    def get_anonymous(self, row: AnswerRow) -> bool:
+        return bool(self.context["students"][row.pk][1])
 
 
 class MarkingQueueApi(generics.ListAPIView[AnswerRow]):
@@ -89,6 +109,13 @@ class MarkingQueueApi(generics.ListAPIView[AnswerRow]):
     def get_queryset(self) -> QuerySet[AnswerRow]:
         return _filtered(marking_queue(self.request.user), self.request.query_params).order_by("id")
 
+    def get_serializer(self, *args: Any, **kwargs: Any) -> BaseSerializer[AnswerRow]:
+        # Names or pseudonyms of the rows being shown, read by the serializer.
+        rows = list(args[0]) if args else []
+        students = student_labels(rows, requested=anonymity_requested(self.request))
+        context = {**self.get_serializer_context(), "students": students}
+        return super().get_serializer(*args, **{**kwargs, "context": context})
+
     @extend_schema(parameters=QUEUE_PARAMETERS, operation_id="marking_queue")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -99,7 +126,10 @@ class MarkingResponseApi(APIView):
         id = serializers.IntegerField()
         attempt = serializers.IntegerField()
         quiz = serializers.IntegerField()
-        student = serializers.CharField()
+        student = serializers.CharField(
+            help_text="Username, or a pseudonym under anonymous marking."
+        )
+        anonymous = serializers.BooleanField(help_text="Whether `student` is a pseudonym.")
         position = serializers.IntegerField()
         question = serializers.JSONField()
         answer = serializers.JSONField(allow_null=True)
@@ -111,11 +141,14 @@ class MarkingResponseApi(APIView):
         marks_hidden = serializers.BooleanField()
         marks = MarkOutputSerializer(many=True)
 
-    @extend_schema(responses=OutputSerializer, operation_id="marking_response")
+    @extend_schema(
+        parameters=[ANONYMOUS], responses=OutputSerializer, operation_id="marking_response"
+    )
     def get(self, request: Request, response_id: int) -> Response:
         """The answer, model answer, guidance, rubric and (unless blind) the marks so far."""
         answer = access_marking_response(request.user, response_id)
-        return Response(self.OutputSerializer(marking_view(request.user, answer)).data)
+        view = marking_view(request.user, answer, anonymous=anonymity_requested(request))
+        return Response(self.OutputSerializer(view).data)
 
 
 class MarkCreateApi(APIView):

@@ -15,6 +15,11 @@ from quizbank.selectors_quizzes import access_quiz
 class PolicySerializer(serializers.Serializer[QuizMarkingPolicy]):
     double_marking = serializers.BooleanField()
     disagreement_threshold = serializers.FloatField(min_value=0.0, max_value=1.0)
+    anonymous_marking = serializers.BooleanField(
+        required=False,
+        help_text='Markers see a pseudonym ("Candidate 7F3A0C") instead of the student\'s '
+        "name until the answer's mark is final and released; left out: unchanged.",
+    )
 
 
 class MarkingPolicyApi(APIView):
@@ -28,7 +33,8 @@ class MarkingPolicyApi(APIView):
         request=PolicySerializer, responses=PolicySerializer, operation_id="marking_policy_set"
     )
     def put(self, request: Request, quiz_id: int) -> Response:
-        """Set double marking and the disagreement threshold (a share of the maximum)."""
+        """Set double marking, the disagreement threshold (a share of the maximum) and
+        anonymous marking."""
         data = PolicySerializer(data=request.data)
         data.is_valid(raise_exception=True)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])

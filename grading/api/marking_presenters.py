@@ -1,11 +1,15 @@
 """What an examiner sees of a viva answer while marking (model answer, guidance, rubric)."""
 
+from collections.abc import Sequence
 from typing import Any
+
+from django.utils import timezone
 
 from grading.api.presenters import student_question
 from grading.content import variant_content
 from grading.models import Response
 from grading.models.marking import MarkingState, MarkingStatus
+from grading.services.anonymity import anonymous_quizzes, names_hidden, student_label
 from grading.services.marking_rubric import rubric_of
 from grading.services.marking_selectors import marks_hidden, visible_marks
 from quizbank.selectors_quizzes import AnyUser
@@ -19,17 +23,33 @@ def _state(response: Response) -> dict[str, Any]:
             "final_score": state.final_score}  # fmt: skip
 
 
-def marking_view(user: AnyUser, response: Response) -> dict[str, Any]:
-    """The answer with everything a marker needs; other marks hidden while marking is blind."""
+def student_labels(
+    responses: Sequence[Response], *, requested: bool
+) -> dict[int, tuple[str, bool]]:
+    """Per response id: the student's name or pseudonym, and whether it is a pseudonym."""
+    policy = anonymous_quizzes(r.attempt.quiz_id for r in responses)
+    now = timezone.now()
+    labels = {}
+    for r in responses:
+        hidden = names_hidden(r, policy=r.attempt.quiz_id in policy, requested=requested, now=now)
+        labels[r.pk] = (student_label(r, hidden), hidden)
+    return labels
+
+
+def marking_view(user: AnyUser, response: Response, *, anonymous: bool) -> dict[str, Any]:
+    """The answer with everything a marker needs; other marks hidden while marking is blind,
+    the student's name while marking is anonymous (asked for, or by the quiz's policy)."""
     content = variant_content(
         response.question_version.content, response.params, response.generated_answers
     )
     hidden = marks_hidden(user, response)
+    student, pseudonym = student_labels([response], requested=anonymous)[response.pk]
     return {
         "id": response.pk,
         "attempt": response.attempt_id,
         "quiz": response.attempt.quiz_id,
-        "student": response.attempt.user.username,
+        "student": student,
+        "anonymous": pseudonym,
         "position": response.position,
         "question": student_question(response),
         "answer": response.answer,

@@ -13,6 +13,10 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
     adjustment = serializers.FloatField(default=0.0)
     adjustment_reason = serializers.CharField(default="", allow_blank=True, max_length=2000)
     comment = serializers.CharField(default="", allow_blank=True, max_length=10000)
+    reason = serializers.CharField(
+        default="", allow_blank=True, max_length=2000,
+        help_text="Why the mark changes (kept in the marking history with the change).",
+    )  # fmt: skip
 
     def to_input(self) -> MarkInput:
         data = self.validated_data
@@ -21,6 +25,7 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
             adjustment=float(data["adjustment"]),
             adjustment_reason=str(data["adjustment_reason"]),
             comment=str(data["comment"]),
+            reason=str(data["reason"]),
         )
 
 
@@ -58,6 +63,7 @@ class MarkChangeSerializer(serializers.Serializer[dict[str, Any]]):
     actor = serializers.CharField(source="actor.username")
     before = serializers.JSONField(allow_null=True)
     after = serializers.JSONField()
+    reason = serializers.CharField(allow_blank=True, help_text="The examiner's reason, if given.")
     created_at = serializers.DateTimeField()
 
 
@@ -69,3 +75,6 @@ class ScoreChangeSerializer(serializers.Serializer[dict[str, Any]]):
     reason = serializers.CharField(allow_blank=True)
     regrade_run = serializers.IntegerField(source="regrade_run_id", allow_null=True)
     created_at = serializers.DateTimeField()
+    after_release = serializers.BooleanField(
+        help_text="Made after the student was shown the result: they see it as an update."
+    )

@@ -9,11 +9,18 @@ from decimal import Decimal
 from typing import Any
 
 from grading.content import substitute
-from grading.models import Attempt, Response
-from grading.selectors import attempt_final_score, attempt_responses, results_visible
+from grading.models import Attempt, AttemptStatus, Response
+from grading.selectors import (
+    ScoreUpdate,
+    attempt_final_score,
+    attempt_responses,
+    results_visible,
+    score_updates,
+)
 from grading.services.attempt_clock import answers_close_at
+from grading.services.attempt_totals import PENDING
 from quizbank.rendering import render_markdown
-from quizbank.selectors_quizzes import AnyUser
+from quizbank.selectors_quizzes import AnyUser, user_id
 
 
 def _prompt_html(response: Response) -> str:
@@ -69,10 +76,14 @@ def student_question(response: Response) -> dict[str, Any]:
     }
 
 
-def _response_view(response: Response, visible: bool) -> dict[str, Any]:
-    earned = None
-    if visible and response.score is not None:
-        earned = (Decimal(str(response.score)) * response.points).quantize(Decimal("0.001"))
+def _points(response: Response, score: float | None) -> Decimal | None:
+    if score is None:
+        return None
+    return (Decimal(str(score)) * response.points).quantize(Decimal("0.001"))
+
+
+def _response_view(response: Response, visible: bool, update: ScoreUpdate | None) -> dict[str, Any]:
+    shown = update if visible else None
     return {
         "position": response.position,
         "question": student_question(response),
@@ -80,15 +91,25 @@ def _response_view(response: Response, visible: bool) -> dict[str, Any]:
         "version": response.version,
         "saved_at": response.saved_at,
         "status": response.status,
+        # Waiting for the runner or a marker: no score yet, which is not a score of 0.
+        "pending": response.status in PENDING,
         "score": response.score if visible else None,
-        "points_awarded": earned,
+        "points_awarded": _points(response, response.score) if visible else None,
         "feedback": response.feedback if visible else None,
+        "updated_at": shown.updated_at if shown else None,
+        "previous_score": shown.previous if shown else None,
+        "previous_points_awarded": _points(response, shown.previous) if shown else None,
     }
 
 
 def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
-    """The attempt for `user`: scores and feedback only where the release policy allows."""
+    """The attempt for `user`: scores and feedback only where the release policy allows;
+    the student sees no total while any answer is pending, and is told of changed marks."""
     visible = results_visible(user, attempt, now)
+    pending = attempt.status == AttemptStatus.SUBMITTED
+    # The owner never sees a total that may still change as if it were final.
+    total_shown = visible and (attempt.user_id != user_id(user) or not pending)
+    updates = score_updates(attempt, now) if visible else {}
     return {
         "id": attempt.pk,
         "quiz": attempt.quiz_id,
@@ -102,28 +123,27 @@ def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, An
         "submitted_at": attempt.submitted_at,
         "auto_submitted": attempt.auto_submitted,
         "results_visible": visible,
-        "score": attempt.score if visible else None,
-        "final_score": attempt_final_score(attempt) if visible else None,
+        "pending": pending,
+        "score": attempt.score if total_shown else None,
+        "final_score": attempt_final_score(attempt) if total_shown else None,
         "max_score": attempt.max_score,
-        "responses": [_response_view(r, visible) for r in attempt_responses(attempt)],
+        "updated_at": max((u.updated_at for u in updates.values()), default=None),
+        "responses": [
+            _response_view(r, visible, updates.get(r.pk)) for r in attempt_responses(attempt)
+        ],
     }
 
 
 def attempt_result(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
     """A compact result: per-question status always, scores and feedback once visible."""
     full = attempt_view(user, attempt, now)
+    keys = ("position", "status", "pending", "score", "points_awarded", "feedback",
+            "updated_at", "previous_score", "previous_points_awarded")  # fmt: skip
     questions = [
-        {
-            "position": r["position"],
-            "title": r["question"]["title"],
-            "type": r["question"]["type"],
-            "status": r["status"],
-            "points": r["question"]["points"],
-            "score": r["score"],
-            "points_awarded": r["points_awarded"],
-            "feedback": r["feedback"],
-        }
+        {"title": r["question"]["title"], "type": r["question"]["type"],
+         "points": r["question"]["points"], **{k: r[k] for k in keys}}
         for r in full["responses"]
-    ]
-    keys = ("status", "results_visible", "score", "final_score", "max_score")
-    return {"attempt": attempt.pk, **{k: full[k] for k in keys}, "questions": questions}
+    ]  # fmt: skip
+    totals = ("status", "results_visible", "pending", "score", "final_score", "max_score",
+              "updated_at")  # fmt: skip
+    return {"attempt": attempt.pk, **{k: full[k] for k in totals}, "questions": questions}

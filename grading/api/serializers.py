@@ -6,6 +6,14 @@ from rest_framework import serializers
 
 from grading.models import Attempt
 
+PENDING_ANSWER = (
+    "Waiting for the runner or an examiner: the answer has no score yet (not a score of 0)."
+)
+PENDING_ATTEMPT = "Some answer is still waiting for the runner or an examiner."
+TOTAL = "On release; a student sees no total while the attempt is pending."
+UPDATED_AT = "When the score last changed after it was released (null: never changed)."
+PREVIOUS_SCORE = "The score shown before that change (null: never changed)."
+
 
 class StudentChoiceSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
@@ -34,9 +42,15 @@ class ResponseOutputSerializer(serializers.Serializer[dict[str, Any]]):
     version = serializers.IntegerField()
     saved_at = serializers.DateTimeField(allow_null=True)
     status = serializers.CharField()
+    pending = serializers.BooleanField(help_text=PENDING_ANSWER)
     score = serializers.FloatField(allow_null=True, help_text="Share of the points; on release.")
     points_awarded = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
     feedback = serializers.JSONField(allow_null=True, help_text="Shown on release only.")
+    updated_at = serializers.DateTimeField(allow_null=True, help_text=UPDATED_AT)
+    previous_score = serializers.FloatField(allow_null=True, help_text=PREVIOUS_SCORE)
+    previous_points_awarded = serializers.DecimalField(
+        max_digits=9, decimal_places=3, allow_null=True, help_text=PREVIOUS_SCORE
+    )
 
 
 class AttemptOutputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -52,9 +66,17 @@ class AttemptOutputSerializer(serializers.Serializer[dict[str, Any]]):
     submitted_at = serializers.DateTimeField(allow_null=True)
     auto_submitted = serializers.BooleanField()
     results_visible = serializers.BooleanField()
-    score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
-    final_score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    pending = serializers.BooleanField(help_text=PENDING_ATTEMPT)
+    score = serializers.DecimalField(
+        max_digits=9, decimal_places=3, allow_null=True, help_text=TOTAL
+    )
+    final_score = serializers.DecimalField(
+        max_digits=9, decimal_places=3, allow_null=True, help_text=TOTAL
+    )
     max_score = serializers.DecimalField(max_digits=9, decimal_places=3)
+    updated_at = serializers.DateTimeField(
+        allow_null=True, help_text="The latest change of a mark after release, if any."
+    )
     responses = ResponseOutputSerializer(many=True)
 
 

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from grading.api.stats_serializers import QuizStatisticsSerializer
 from grading.services.export_csv import csv_text
 from grading.services.export_grades import gradebook
 from grading.statistics.csv_report import statistics_csv
@@ -30,8 +31,8 @@ def _csv(text: str, name: str) -> HttpResponse:
 class ScopeParams(serializers.Serializer[dict[str, Any]]):
     attempts = serializers.ChoiceField(
         choices=AttemptScope.choices, default=AttemptScope.ALL,
-        help_text="Count every graded attempt (all) or only each student's first (first), "
-        "so that retakes do not inflate facility.",
+        help_text="Count every attempt (all) or only each student's first attempt in time, "
+        "whatever its state (first), so that retakes do not inflate facility.",
     )  # fmt: skip
 
 
@@ -41,34 +42,14 @@ def _scope(request: Request) -> str:
     return str(params.validated_data["attempts"])
 
 
-class QuestionStatsSerializer(serializers.Serializer[dict[str, Any]]):
-    question = serializers.IntegerField()
-    title = serializers.CharField()
-    type = serializers.CharField()
-    responses = serializers.IntegerField()
-    mean_time_s = serializers.FloatField(allow_null=True)
-    facility = serializers.FloatField(allow_null=True)
-    discrimination_index = serializers.FloatField(allow_null=True)
-    item_total_correlation = serializers.FloatField(allow_null=True)
-    choices = serializers.ListField(child=serializers.DictField())
-    agreement = serializers.DictField(allow_null=True)
-
-
 class QuizStatisticsApi(APIView):
-    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
-        quiz = serializers.IntegerField()
-        scope = serializers.ChoiceField(choices=AttemptScope.choices)
-        attempts = serializers.IntegerField()
-        mean_percentage = serializers.FloatField(allow_null=True)
-        median_percentage = serializers.FloatField(allow_null=True)
-        mean_time_s = serializers.FloatField(allow_null=True)
-        distribution = serializers.ListField(child=serializers.DictField())
-        questions = QuestionStatsSerializer(many=True)
+    OutputSerializer = QuizStatisticsSerializer
 
     @extend_schema(parameters=[ScopeParams], responses=OutputSerializer,
                    operation_id="quiz_statistics")  # fmt: skip
     def get(self, request: Request, quiz_id: int) -> Response:
-        """Item analysis of the quiz's graded attempts, with marker agreement on vivas."""
+        """Item analysis of the graded attempts in scope and marker agreement on vivas; every
+        figure is defined in its field description and in docs/statistics.md."""
         scope = _scope(request)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         return Response(self.OutputSerializer(quiz_statistics(quiz, scope=scope)).data)
@@ -87,7 +68,8 @@ class QuizStatisticsCsvApi(APIView):
 class QuizGradesCsvApi(APIView):
     @extend_schema(responses=CSV, operation_id="quiz_grades_csv")
     def get(self, request: Request, quiz_id: int) -> HttpResponse:
-        """Gradebook: one row per student with per-question points, total and percentage."""
+        """Gradebook: one row per student (user id, username) with points per quiz slot,
+        total and percentage."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         header, rows = gradebook(quiz)
         return _csv(csv_text(header, rows), f"{quiz.slug}-grades.csv")

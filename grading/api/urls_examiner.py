@@ -1,4 +1,4 @@
-"""Examiner endpoints under /api/: marking, live vivas, regrades, statistics, exports."""
+"""Examiner endpoints under /api/: marking, release, live vivas, regrades, statistics, exports."""
 
 from django.urls import path
 
@@ -7,6 +7,7 @@ from grading.api import (
     marking_policy,
     regrade,
     regrade_requests,
+    release,
     stats,
     viva_sessions,
 )
@@ -44,6 +45,7 @@ urlpatterns = [
         marking_policy.MarkingPolicyApi.as_view(),
         name="marking-policy",
     ),
+    path("quizzes/<int:quiz_id>/release/", release.QuizReleaseApi.as_view(), name="quiz-release"),
 ]
 
 urlpatterns += [

@@ -11,9 +11,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.api.presenters import attempt_result
-from grading.api.serializers import AttemptSummarySerializer
+from grading.api.serializers import (
+    PENDING_ANSWER,
+    PENDING_ATTEMPT,
+    PREVIOUS_SCORE,
+    TOTAL,
+    UPDATED_AT,
+    AttemptSummarySerializer,
+)
 from grading.models import Attempt
-from grading.selectors import access_attempt, attempts_for_user, quiz_grade, results_released
+from grading.selectors import (
+    access_attempt,
+    attempts_for_user,
+    attempts_pending,
+    quiz_grade,
+    results_released,
+)
 from grading.services.attempt_submit import attempt_close_if_overdue
 from quizbank.models import Role
 from quizbank.selectors_quizzes import access_quiz, user_id
@@ -36,10 +49,16 @@ class ResultQuestionSerializer(serializers.Serializer[dict[str, Any]]):
     title = serializers.CharField()
     type = serializers.CharField()
     status = serializers.CharField()
+    pending = serializers.BooleanField(help_text=PENDING_ANSWER)
     points = serializers.DecimalField(max_digits=6, decimal_places=2)
     score = serializers.FloatField(allow_null=True)
     points_awarded = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
     feedback = serializers.JSONField(allow_null=True)
+    updated_at = serializers.DateTimeField(allow_null=True, help_text=UPDATED_AT)
+    previous_score = serializers.FloatField(allow_null=True, help_text=PREVIOUS_SCORE)
+    previous_points_awarded = serializers.DecimalField(
+        max_digits=9, decimal_places=3, allow_null=True, help_text=PREVIOUS_SCORE
+    )
 
 
 class AttemptResultApi(APIView):
@@ -47,9 +66,15 @@ class AttemptResultApi(APIView):
         attempt = serializers.IntegerField()
         status = serializers.CharField()
         results_visible = serializers.BooleanField()
-        score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
-        final_score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+        pending = serializers.BooleanField(help_text=PENDING_ATTEMPT)
+        score = serializers.DecimalField(
+            max_digits=9, decimal_places=3, allow_null=True, help_text=TOTAL
+        )
+        final_score = serializers.DecimalField(
+            max_digits=9, decimal_places=3, allow_null=True, help_text=TOTAL
+        )
         max_score = serializers.DecimalField(max_digits=9, decimal_places=3)
+        updated_at = serializers.DateTimeField(allow_null=True, help_text=UPDATED_AT)
         questions = ResultQuestionSerializer(many=True)
 
     @extend_schema(responses=OutputSerializer, operation_id="attempt_result")
@@ -66,14 +91,22 @@ class QuizGradeApi(APIView):
         quiz = serializers.IntegerField()
         grading_method = serializers.CharField()
         released = serializers.BooleanField()
-        grade = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+        grade = serializers.DecimalField(
+            max_digits=9, decimal_places=3, allow_null=True,
+            help_text="Over the attempts whose results you may see (graded, released).",
+        )  # fmt: skip
+        pending = serializers.BooleanField(
+            help_text="An attempt of yours is still waiting for the runner or an examiner."
+        )
 
     @extend_schema(responses=OutputSerializer, operation_id="quiz_my_grade")
     def get(self, request: Request, quiz_id: int) -> Response:
         """The student's own grade across attempts (highest, last or average), once released."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])
-        released = results_released(quiz, timezone.now())
-        grade = quiz_grade(quiz, user_id(request.user)) if released else None
+        now, student = timezone.now(), user_id(request.user)
+        released = results_released(quiz, now)
+        grade = quiz_grade(quiz, student, seen_at=now) if released else None
+        pending = attempts_pending(quiz, student)
         data = {"quiz": quiz.pk, "grading_method": quiz.grading_method,
-                "released": released, "grade": grade}  # fmt: skip
+                "released": released, "grade": grade, "pending": pending}  # fmt: skip
         return Response(self.OutputSerializer(data).data)

@@ -22,5 +22,7 @@ def viva_session_view(user: AnyUser, session: VivaSession) -> dict[str, Any]:
         "attempt_status": attempt.status,
         "score": attempt.score,
         "max_score": attempt.max_score,
-        "questions": [marking_view(user, r) for r in responses.order_by("position")],
+        "questions": [
+            marking_view(user, r, anonymous=False) for r in responses.order_by("position")
+        ],
     }

@@ -114,7 +114,9 @@ class VivaDrawApi(APIView):
         v = data.validated_data
         pool = Pool(tag=v["tag"], topic_id=v["topic"], difficulty=v["difficulty"])
         drawn = viva_session_draw(session=session, pool=pool, now=timezone.now())
-        view = marking_view(request.user, access_marking_response(request.user, drawn.pk))
+        view = marking_view(
+            request.user, access_marking_response(request.user, drawn.pk), anonymous=False
+        )
         return Response(Question(view).data, status=status.HTTP_201_CREATED)
 
 
@@ -133,7 +135,9 @@ class VivaRecordApi(APIView):
                                     notes=data.validated_data["notes"])  # fmt: skip
         if "levels" in data.validated_data:
             _record_mark(answer.pk, signed_in_user(request), data.to_input())
-        view = marking_view(request.user, access_marking_response(request.user, answer.pk))
+        view = marking_view(
+            request.user, access_marking_response(request.user, answer.pk), anonymous=False
+        )
         return Response(Question(view).data)
 
 

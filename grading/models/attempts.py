@@ -41,6 +41,11 @@ class Attempt(models.Model):
     graded_at = models.DateTimeField(null=True, blank=True)
     # The start or the latest autosave: the next autosave's time is counted from here.
     last_activity_at = models.DateTimeField(null=True, blank=True)
+    # An examiner's live viva session (set once, at its start): its results wait for a
+    # release that covers it, whatever the quiz's release policy.
+    live_viva = models.BooleanField(default=False)
+    # When a release first covered this attempt (cleared when the release is withdrawn).
+    released_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["quiz", "user", "number"]

@@ -81,6 +81,8 @@ class QuizMarkingPolicy(models.Model):
     double_marking = models.BooleanField(default=False)
     # Largest gap between two marks (a share of the maximum) that needs no moderator.
     disagreement_threshold = models.FloatField(default=0.2)
+    # Markers see a pseudonym instead of the student's name until the answer is released.
+    anonymous_marking = models.BooleanField(default=False)
 
     class Meta:
         verbose_name_plural = "quiz marking policies"
@@ -119,6 +121,8 @@ class MarkChange(AppendOnlyModel):
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField()
+    # The examiner's reason for changing the mark (optional; blank for a first mark).
+    reason = models.TextField(blank=True)
     created_at = models.DateTimeField()
 
     class Meta:

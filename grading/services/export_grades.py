@@ -1,9 +1,15 @@
-"""The quiz gradebook: one row per student, per-question points, total and percentage.
+"""The quiz gradebook: one row per student, points per quiz slot, total and percentage.
+
+Columns are the quiz's slots, labelled by slot number and what the slot holds (its
+question, or the pool it draws from), never by the question one student happened to
+draw; a slot that draws several questions sums them. Questions asked in live vivas
+get columns of their own. Each row starts with the student's user id (stable) and
+username.
 
 The attempt that counts follows the quiz's grading method: the highest or the
-last graded attempt (its question points), or, for `average`, each question's
-points averaged over the graded attempts that drew it. The total is the
-student's quiz grade (penalties for later attempts included).
+last graded attempt, or, for `average`, each slot's points averaged over the graded
+attempts that have it. The total is the student's quiz grade (penalties for later
+attempts included).
 """
 
 from collections import defaultdict
@@ -14,15 +20,47 @@ from django.contrib.auth.models import User
 
 from grading.models import Attempt, AttemptStatus, Response
 from grading.selectors import attempt_final_score, quiz_grade
-from quizbank.models import GradingMethod, Quiz, Role
+from grading.services.export_csv import Cell
+from quizbank.models import GradingMethod, Quiz, QuizSlot, Role
+from quizbank.selectors_quizzes import quiz_slots
 
 _Q = Decimal("0.001")
+SlotKey = tuple[bool, int]  # (asked in a live viva, slot position)
 
 
 @dataclass(frozen=True)
 class Column:
-    question_id: int
+    key: SlotKey
     label: str
+
+
+def _slot_label(slot: QuizSlot) -> str:
+    if slot.question is not None:
+        return f"slot {slot.position + 1}: {slot.question.slug}"
+    pool = [f"topic {slot.pool_topic.slug}" if slot.pool_topic else "",
+            f"tag {slot.pool_tag}" if slot.pool_tag else "",
+            f"difficulty {slot.pool_difficulty}" if slot.pool_difficulty else ""]  # fmt: skip
+    drawn = f" (draws {slot.draw_count})" if slot.draw_count > 1 else ""
+    return f"slot {slot.position + 1}: pool {', '.join(p for p in pool if p)}{drawn}"
+
+
+def _key(response: Response, live: set[int]) -> SlotKey:
+    return (response.attempt_id in live, response.slot_position)
+
+
+def _columns(quiz: Quiz, responses: list[Response], live: set[int]) -> list[Column]:
+    labels: dict[SlotKey, str] = {(False, s.position): _slot_label(s) for s in quiz_slots(quiz)}
+    points: dict[SlotKey, set[Decimal]] = defaultdict(set)
+    for r in responses:
+        key = _key(r, live)
+        labels.setdefault(key, f"{'live viva question' if key[0] else 'slot'} {key[1] + 1}")
+        points[key].add(r.points)
+    columns = []
+    for key in sorted(labels):
+        # The points go in the label only where every answer in the column was worth the same.
+        shown = f" [{next(iter(points[key]))}]" if len(points[key]) == 1 else ""
+        columns.append(Column(key, labels[key] + shown))
+    return columns
 
 
 def _counting(quiz: Quiz, attempts: list[Attempt]) -> list[Attempt]:
@@ -33,22 +71,19 @@ def _counting(quiz: Quiz, attempts: list[Attempt]) -> list[Attempt]:
     return [max(attempts, key=lambda a: (attempt_final_score(a) or 0, -a.number))]
 
 
-def _points(responses: list[Response]) -> dict[int, Decimal]:
-    sums: dict[int, list[Decimal]] = defaultdict(list)
+def _points(responses: list[Response], live: set[int]) -> dict[SlotKey, Decimal]:
+    """Each slot's points in each attempt, then averaged over the attempts that have it."""
+    per_attempt: dict[SlotKey, dict[int, Decimal]] = defaultdict(dict)
     for r in responses:
         if r.score is not None:
-            sums[r.question_version.question_id].append(Decimal(str(r.score)) * r.points)
-    return {q: (sum(v, Decimal(0)) / len(v)).quantize(_Q) for q, v in sums.items()}
-
-
-def _columns(responses: list[Response]) -> list[Column]:
-    first: dict[int, tuple[int, str]] = {}
-    for r in responses:
-        q = r.question_version.question_id
-        label = f"{r.question_version.question.slug} [{r.points}]"
-        first[q] = min(first.get(q, (r.slot_position, label)), (r.slot_position, label))
-    ordered = sorted(first.items(), key=lambda item: (item[1][0], item[0]))
-    return [Column(q, label) for q, (_, label) in ordered]
+            slot = per_attempt[_key(r, live)]
+            slot[r.attempt_id] = (
+                slot.get(r.attempt_id, Decimal(0)) + Decimal(str(r.score)) * r.points
+            )
+    return {
+        key: (sum(values.values(), Decimal(0)) / len(values)).quantize(_Q)
+        for key, values in per_attempt.items()
+    }
 
 
 def _students(quiz: Quiz, attempt_users: set[int]) -> list[User]:
@@ -56,39 +91,40 @@ def _students(quiz: Quiz, attempt_users: set[int]) -> list[User]:
     return list(User.objects.filter(pk__in=ids | attempt_users).order_by("username"))
 
 
-def gradebook(quiz: Quiz) -> tuple[list[str], list[list[str]]]:
+def gradebook(quiz: Quiz) -> tuple[list[str], list[list[Cell]]]:
     """(header, rows) of the gradebook CSV; students without a graded attempt get blanks."""
     attempts = list(Attempt.objects.filter(quiz=quiz, status=AttemptStatus.GRADED)
                     .select_related("quiz").order_by("user_id", "number"))  # fmt: skip
-    responses = list(Response.objects.filter(attempt__in=attempts)
-                     .select_related("question_version__question"))  # fmt: skip
+    live = {a.pk for a in attempts if a.live_viva}
+    responses = list(Response.objects.filter(attempt__in=attempts))
     by_attempt: dict[int, list[Response]] = defaultdict(list)
     for r in responses:
         by_attempt[r.attempt_id].append(r)
     by_user: dict[int, list[Attempt]] = defaultdict(list)
     for a in attempts:
         by_user[a.user_id].append(a)
-    columns = _columns(responses)
-    header = ["username", "email", *(c.label for c in columns), "total", "max", "percentage"]
-    rows = [_row(quiz, user, by_user[user.pk], by_attempt, columns)
+    columns = _columns(quiz, responses, live)
+    header = ["user_id", "username", "email", *(c.label for c in columns),
+              "total", "max", "percentage"]  # fmt: skip
+    rows = [_row(quiz, user, by_user[user.pk], by_attempt, columns, live)
             for user in _students(quiz, set(by_user))]  # fmt: skip
     return header, rows
 
 
-def _percentage(total: Decimal | None, maximum: Decimal | None) -> str:
+def _percentage(total: Decimal | None, maximum: Decimal | None) -> Decimal | None:
     if total is None or not maximum:
-        return ""
-    return str((total / maximum * 100).quantize(Decimal("0.01")))
+        return None
+    return (total / maximum * 100).quantize(Decimal("0.01"))
 
 
-def _row(quiz: Quiz, user: User, attempts: list[Attempt],
-         by_attempt: dict[int, list[Response]], columns: list[Column]) -> list[str]:  # fmt: skip
+def _row(quiz: Quiz, user: User, attempts: list[Attempt], by_attempt: dict[int, list[Response]],
+         columns: list[Column], live: set[int]) -> list[Cell]:  # fmt: skip
     counting = _counting(quiz, attempts)
-    points = _points([r for a in counting for r in by_attempt[a.pk]])
-    cells = [str(points[c.question_id]) if c.question_id in points else "" for c in columns]
+    points = _points([r for a in counting for r in by_attempt[a.pk]], live)
+    cells: list[Cell] = [points.get(c.key) for c in columns]
     if not counting:
-        return [user.username, user.email, *cells, "", "", ""]
+        return [user.pk, user.username, user.email, *cells, None, None, None]
     total = quiz_grade(quiz, user.pk)
     maximum = (sum((a.max_score for a in counting), Decimal(0)) / len(counting)).quantize(_Q)
-    return [user.username, user.email, *cells, "" if total is None else str(total),
-            str(maximum), _percentage(total, maximum)]  # fmt: skip
+    return [user.pk, user.username, user.email, *cells, total, maximum,
+            _percentage(total, maximum)]  # fmt: skip

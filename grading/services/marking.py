@@ -27,6 +27,8 @@ class MarkInput:
     adjustment: float = 0.0
     adjustment_reason: str = ""
     comment: str = ""
+    # Why the mark changes (kept with the change in the logs); optional.
+    reason: str = ""
 
 
 def mark_snapshot(mark: Mark) -> dict[str, Any]:
@@ -54,12 +56,14 @@ def _fill(mark: Mark, response: Response, data: MarkInput) -> None:
     mark.comment = data.comment
 
 
-def _save_logged(mark: Mark, actor: User, before: dict[str, Any] | None, now: datetime) -> None:
+def _save_logged(
+    mark: Mark, actor: User, before: dict[str, Any] | None, now: datetime, reason: str = ""
+) -> None:
     mark.updated_at = now
     mark.save()
     MarkChange.objects.create(
         mark=mark, response=mark.response, actor=actor, before=before,
-        after=mark_snapshot(mark), created_at=now,
+        after=mark_snapshot(mark), reason=reason.strip(), created_at=now,
     )  # fmt: skip
 
 
@@ -87,7 +91,9 @@ def mark_create(*, response_id: int, marker: User, data: MarkInput, now: datetim
 
 
 def mark_update(*, mark_id: int, marker: User, data: MarkInput, now: datetime) -> Mark:
-    """Change one's own mark; the old and new mark are logged."""
+    """Change one's own mark; the old and new mark (and the reason) are logged, and the
+    score change too if the answer's score moves. Saving the same mark again changes and
+    logs nothing."""
     with transaction.atomic():
         response_id = Mark.objects.values_list("response_id", flat=True).get(pk=mark_id)
         response = response_lock_for_marking(response_id)
@@ -96,8 +102,10 @@ def mark_update(*, mark_id: int, marker: User, data: MarkInput, now: datetime) -
             raise NotYourMark("Only the examiner who gave a mark may change it.")
         before = mark_snapshot(mark)
         _fill(mark, response, data)
-        _save_logged(mark, marker, before, now)
-        marking_apply(response=response, actor=marker, now=now)
+        if mark_snapshot(mark) == before:
+            return mark
+        _save_logged(mark, marker, before, now, data.reason)
+        marking_apply(response=response, actor=marker, now=now, reason=data.reason)
         return mark
 
 

@@ -44,19 +44,23 @@ def _feedback(response: Response, marks: list[Mark], status: str) -> dict[str, A
 def _set_score(
     response: Response, score: float | None, feedback: dict[str, Any], now: datetime
 ) -> None:
+    unchanged = response.status == ResponseStatus.GRADED and response.score == score
     response.score = score
     response.status = ResponseStatus.GRADED if score is not None else ResponseStatus.NEEDS_MARKING
-    response.graded_at = now if score is not None else None
+    if not unchanged:
+        response.graded_at = now if score is not None else None
     response.feedback = feedback if score is not None else {}
     response.save(update_fields=["score", "status", "graded_at", "feedback"])
 
 
 def marking_apply(
-    *, response: Response, actor: User, now: datetime, change: ScoreChange | None = None
-) -> MarkingState:
+    *, response: Response, actor: User, now: datetime, change: ScoreChange | None = None,
+    reason: str = "",
+) -> MarkingState:  # fmt: skip
     """Apply the marking rule; log a score change if the response's score moved.
 
-    `change` (unsaved) carries the source, reason and run of a regrade; marking by default.
+    `change` (unsaved) carries the source, reason and run of a regrade; marking by default,
+    with the examiner's `reason` for changing a mark after the marking status.
 
     The caller holds the attempt and response locks (attempt first, as submit does).
     """
@@ -73,7 +77,8 @@ def marking_apply(
     before = response.score
     _set_score(response, final, _feedback(response, marks, status), now)
     if before != final:
-        row = change or ScoreChange(source=ScoreSource.MARKING, reason=f"marking: {status}")
+        why = f"marking: {status}" + (f"; {reason.strip()}" if reason.strip() else "")
+        row = change or ScoreChange(source=ScoreSource.MARKING, reason=why)
         row.response, row.actor, row.created_at = response, actor, now
         row.before, row.after = before, final
         row.save()

@@ -1,4 +1,4 @@
-"""Domain errors of marking, live vivas, regrades and exports (stable codes)."""
+"""Domain errors of marking, live vivas, regrades, releases and exports (stable codes)."""
 
 from rest_framework import status
 
@@ -83,3 +83,16 @@ class VivaQuizReleasesImmediately(DomainError):
 class NoSuchPosition(DomainError):
     code = "no_such_position"
     status_code = status.HTTP_404_NOT_FOUND
+
+
+class ReleaseBlocked(DomainError):
+    """`fields.responses` lists the answers that are not final (ids to name in an
+    override); one more key per state lists them by attempt and position."""
+
+    code = "release_blocked"
+    status_code = status.HTTP_409_CONFLICT
+
+
+class InvalidRelease(DomainError):
+    code = "invalid_release"
+    status_code = status.HTTP_400_BAD_REQUEST

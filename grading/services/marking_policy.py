@@ -18,17 +18,20 @@ def quiz_marking_policy(quiz: Quiz) -> QuizMarkingPolicy:
 
 
 def marking_policy_set(
-    *, quiz: Quiz, double_marking: bool, disagreement_threshold: float
-) -> QuizMarkingPolicy:
-    """Create or change the quiz's marking policy (threshold: a share of the maximum)."""
+    *, quiz: Quiz, double_marking: bool, disagreement_threshold: float,
+    anonymous_marking: bool | None = None,
+) -> QuizMarkingPolicy:  # fmt: skip
+    """Create or change the quiz's marking policy (threshold: a share of the maximum;
+    `anonymous_marking` None keeps the current setting)."""
     if not 0.0 <= disagreement_threshold <= 1.0:
         raise InvalidMark(
             "The disagreement threshold is a share of the maximum, between 0 and 1.",
             fields={"disagreement_threshold": ["must be between 0 and 1"]},
         )
-    policy, _ = QuizMarkingPolicy.objects.update_or_create(
-        quiz=quiz,
-        defaults={"double_marking": double_marking,
-                  "disagreement_threshold": disagreement_threshold},
-    )  # fmt: skip
+    values: dict[str, bool | float] = {
+        "double_marking": double_marking, "disagreement_threshold": disagreement_threshold,
+    }  # fmt: skip
+    if anonymous_marking is not None:
+        values["anonymous_marking"] = anonymous_marking
+    policy, _ = QuizMarkingPolicy.objects.update_or_create(quiz=quiz, defaults=values)
     return policy

@@ -8,6 +8,7 @@ from django.http import Http404
 
 from grading.models import AttemptStatus, Response
 from grading.models.marking import Mark, MarkChange, MarkingStatus, ScoreChange
+from grading.selectors import released_since
 from quizbank.models import Role
 from quizbank.selectors_quizzes import AnyUser, courses_for_user, is_admin, require_role, user_id
 
@@ -78,10 +79,20 @@ def visible_marks(user: AnyUser, response: Response) -> list[Mark]:
 
 
 def marking_history(user: AnyUser, response: Response) -> dict[str, Any]:
-    """The append-only logs of an answer (mark changes hidden while marking is blind)."""
+    """The append-only logs of an answer (mark changes hidden while marking is blind); each
+    score change says whether it came after the student was shown the result."""
     changes = MarkChange.objects.filter(response=response).select_related("actor")
     scores = ScoreChange.objects.filter(response=response).select_related("actor")
     if marks_hidden(user, response):
         # Earlier scores would give the first mark away, so they wait too.
         changes, scores = changes.filter(actor_id=user_id(user)), scores.none()
-    return {"mark_changes": list(changes), "score_changes": list(scores)}
+    since = released_since(response.attempt)
+    rows = [
+        {**{f: getattr(c, f) for f in _SCORE_FIELDS}, "actor": c.actor,
+         "after_release": since is not None and c.created_at > since}
+        for c in scores
+    ]  # fmt: skip
+    return {"mark_changes": list(changes), "score_changes": rows}
+
+
+_SCORE_FIELDS = ("source", "before", "after", "reason", "regrade_run_id", "created_at")

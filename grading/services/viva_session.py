@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Max
+from django.db import IntegrityError, transaction
 
+from grading.errors import NoAttemptsLeft
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.services.attempt_totals import attempt_refresh_total
 from grading.services.marking_errors import (
+    AttemptInProgress,
     NoSuchPosition,
     NotAStudent,
     PoolExhausted,
@@ -35,8 +36,7 @@ class Pool:
     difficulty: str = ""
 
 
-def viva_session_start(*, quiz: Quiz, student: User, examiner: User, now: datetime) -> VivaSession:
-    """Open a live viva for a student of the quiz's course."""
+def _check_student(quiz: Quiz, student: User) -> None:
     if not CourseMembership.objects.filter(
         course_id=quiz.course_id, user=student, role=Role.STUDENT
     ).exists():
@@ -48,14 +48,37 @@ def viva_session_start(*, quiz: Quiz, student: User, examiner: User, now: dateti
             "them while the viva goes on; set its release policy to manual or after close.",
             fields={"quiz": ["release policy is 'immediately'"]},
         )
-    with transaction.atomic():
-        number = (Attempt.objects.filter(quiz=quiz, user=student).aggregate(n=Max("number"))["n"]
-                  or 0) + 1  # fmt: skip
-        attempt = Attempt.objects.create(
-            quiz=quiz, user=student, number=number, seed=secrets.randbits(62),
-            status=AttemptStatus.SUBMITTED, started_at=now, max_score=0,
-        )  # fmt: skip
-        return VivaSession.objects.create(attempt=attempt, examiner=examiner, started_at=now)
+
+
+def _next_number(quiz: Quiz, student: User) -> int:
+    """The session's attempt number; NoAttemptsLeft once the quiz's limit is used up."""
+    # Lock the student's attempts so two sessions (or a session and a start) count once.
+    taken = list(Attempt.objects.select_for_update().filter(quiz=quiz, user=student)
+                 .values_list("number", flat=True))  # fmt: skip
+    if quiz.attempts_allowed and len(taken) >= quiz.attempts_allowed:
+        raise NoAttemptsLeft(
+            f"{student.username} has used all {quiz.attempts_allowed} attempts at this quiz; "
+            "a live viva counts as one.",
+            fields={"student": [f"{len(taken)} of {quiz.attempts_allowed} attempts used"]},
+        )
+    return max(taken, default=0) + 1
+
+
+def viva_session_start(*, quiz: Quiz, student: User, examiner: User, now: datetime) -> VivaSession:
+    """Open a live viva for a student of the quiz's course; it counts as one of the
+    student's attempts, and its results wait for a release that covers it."""
+    _check_student(quiz, student)
+    try:
+        with transaction.atomic():
+            attempt = Attempt.objects.create(
+                quiz=quiz, user=student, number=_next_number(quiz, student),
+                seed=secrets.randbits(62), status=AttemptStatus.SUBMITTED, started_at=now,
+                max_score=0, live_viva=True,
+            )  # fmt: skip
+            return VivaSession.objects.create(attempt=attempt, examiner=examiner, started_at=now)
+    except IntegrityError as error:
+        raise AttemptInProgress("Another attempt of this student began at the same moment; "
+                                "try again.") from error  # fmt: skip
 
 
 def _locked_open(session: VivaSession) -> VivaSession:

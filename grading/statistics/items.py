@@ -6,8 +6,9 @@ Functions return None where a statistic is undefined (too few values, no spread)
 
 import math
 from collections.abc import Sequence
+from decimal import Decimal
 
-UPPER_LOWER_SHARE = 0.27
+UPPER_LOWER_PERCENT = 27
 
 
 def mean(values: Sequence[float]) -> float | None:
@@ -28,16 +29,21 @@ def facility(scores: Sequence[float]) -> float | None:
     return mean(scores)
 
 
-def discrimination_index(
-    scores: Sequence[float], totals: Sequence[float], share: float = UPPER_LOWER_SHARE
-) -> float | None:
-    """Mean item score of the top `share` of attempts by total minus that of the bottom.
+def group_size(n: int, percent: int = UPPER_LOWER_PERCENT) -> int:
+    """round(n × percent / 100), halves rounded up, computed on integers; at least one."""
+    return max(1, (n * percent + 50) // 100)
 
-    Groups hold round(n × share) attempts (at least one); ties in the total keep input order.
+
+def discrimination_index(
+    scores: Sequence[float], totals: Sequence[float], percent: int = UPPER_LOWER_PERCENT
+) -> float | None:
+    """Mean item score of the top `percent` % of attempts by total minus that of the bottom.
+
+    Groups hold `group_size(n)` attempts; among equal totals the earlier input ranks lower.
     """
     if len(scores) != len(totals) or len(scores) < 2:
         return None
-    size = max(1, round(len(scores) * share))
+    size = group_size(len(scores), percent)
     order = sorted(range(len(scores)), key=lambda i: totals[i])
     lower = [scores[i] for i in order[:size]]
     upper = [scores[i] for i in order[-size:]]
@@ -75,10 +81,17 @@ def choice_rates(picks: Sequence[Sequence[int]], choice_count: int) -> list[floa
     return [count / len(picks) for count in counts]
 
 
-def distribution(percentages: Sequence[float], bins: int = 10) -> list[int]:
-    """Counts of percentages in equal bins over [0, 100]; 100 falls in the last bin."""
+def distribution(totals: Sequence[tuple[Decimal, Decimal]], bins: int = 10) -> list[int]:
+    """Counts of (score, maximum) pairs in equal bins of the percentage over [0, 100).
+
+    Bin i holds i × 100/bins <= percentage < (i + 1) × 100/bins, decided on the exact
+    decimals (2.300 of 5.750 is 40%, never 39.999…); 100% falls in the last bin.
+    Pairs with no maximum are left out.
+    """
     counts = [0] * bins
-    for value in percentages:
-        index = min(bins - 1, max(0, int(value * bins // 100)))
+    for score, maximum in totals:
+        if maximum <= 0:
+            continue
+        index = min(bins - 1, max(0, int(score * bins // maximum)))
         counts[index] += 1
     return counts

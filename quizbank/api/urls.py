@@ -11,5 +11,4 @@ urlpatterns = [
     path("questions/<int:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
     path("quizzes/", views.QuizListApi.as_view(), name="quiz-list"),
     path("quizzes/<int:quiz_id>/", views.QuizDetailApi.as_view(), name="quiz-detail"),
-    path("quizzes/<int:quiz_id>/release/", views.QuizReleaseApi.as_view(), name="quiz-release"),
 ]

@@ -1,11 +1,11 @@
-"""Bank endpoints: courses (members), questions (authors), quizzes (members), release."""
+"""Bank endpoints: courses (members), questions (authors), quizzes (members).
 
-from typing import Any
+Releasing a quiz's results is a grading rule (it depends on what is marked), so its
+endpoint lives in `grading.api.release`."""
 
 from django.db.models import QuerySet
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics, serializers
+from rest_framework import generics
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,7 +16,7 @@ from quizbank.api.serializers import (
     QuestionSummarySerializer,
     QuizSerializer,
 )
-from quizbank.models import Course, Question, Quiz, Role
+from quizbank.models import Course, Question, Quiz
 from quizbank.selectors_quizzes import (
     access_course,
     access_question,
@@ -25,7 +25,6 @@ from quizbank.selectors_quizzes import (
     questions_for_author,
     quizzes_for_user,
 )
-from quizbank.services.quiz_release import quiz_release, quiz_withdraw_release
 
 
 class CourseListApi(generics.ListAPIView[Course]):
@@ -80,24 +79,3 @@ class QuizDetailApi(APIView):
     @extend_schema(responses=QuizSerializer, operation_id="quiz_detail")
     def get(self, request: Request, quiz_id: int) -> Response:
         return Response(QuizSerializer(access_quiz(request.user, quiz_id)).data)
-
-
-class QuizReleaseApi(APIView):
-    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
-        quiz = serializers.IntegerField()
-        released_at = serializers.DateTimeField(allow_null=True)
-
-    @extend_schema(request=None, responses=OutputSerializer, operation_id="quiz_release")
-    def post(self, request: Request, quiz_id: int) -> Response:
-        """Release scores and feedback to students (examiners)."""
-        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
-        quiz = quiz_release(quiz=quiz, now=timezone.now())
-        return Response(
-            self.OutputSerializer({"quiz": quiz.pk, "released_at": quiz.released_at}).data
-        )
-
-    @extend_schema(request=None, responses=OutputSerializer, operation_id="quiz_release_withdraw")
-    def delete(self, request: Request, quiz_id: int) -> Response:
-        """Withdraw a release made by mistake (examiners)."""
-        quiz = quiz_withdraw_release(quiz=access_quiz(request.user, quiz_id, roles=[Role.EXAMINER]))
-        return Response(self.OutputSerializer({"quiz": quiz.pk, "released_at": None}).data)

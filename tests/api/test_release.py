@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import time_machine
 from rest_framework.test import APIClient
 
+from grading.models import Response
 from quizbank.models import ReleasePolicy
 from tests.api.conftest import World
 from tests.api.helpers import save, start, submit
@@ -35,11 +36,22 @@ def test_manual_release_hides_scores_until_an_examiner_releases(
     examiner = APIClient()
     examiner.force_authenticate(world.examiner)
     assert examiner.get(f"/api/attempts/{attempt}/").json()["score"] == "1.000"
+    # The viva (position 5) has no mark yet, so the release waits for it.
+    assert examiner.post(f"/api/quizzes/{world.quiz.pk}/release/").status_code == 409
+    _mark_viva(examiner, attempt, levels=[0])
     assert examiner.post(f"/api/quizzes/{world.quiz.pk}/release/").status_code == 200
 
     shown = student_api.get(f"/api/attempts/{attempt}/result/").json()
     assert shown["score"] == "1.000"
     assert shown["questions"][0]["feedback"]["choices"][0]["feedback"] == "Three axes."
+
+
+def _mark_viva(examiner: APIClient, attempt: int, levels: list[int]) -> None:
+    viva = Response.objects.get(attempt_id=attempt, position=5)
+    reply = examiner.post(
+        f"/api/marking/responses/{viva.pk}/marks/", {"levels": levels}, format="json"
+    )
+    assert reply.status_code == 201, reply.content
 
 
 def test_a_student_cannot_release(world: World, student_api: APIClient) -> None:
@@ -56,9 +68,15 @@ def test_after_close_release_shows_scores_once_the_quiz_closes(
     world.quiz.save()
     with time_machine.travel(T0, tick=False) as clock:
         attempt = _take(student_api, world.quiz.pk)
-        assert student_api.get(f"/api/attempts/{attempt}/").json()["score"] is None
+        first = f"/api/attempts/{attempt}/result/"
+        assert student_api.get(first).json()["questions"][0]["score"] is None
         clock.move_to(T0 + timedelta(hours=1))
-        assert student_api.get(f"/api/attempts/{attempt}/").json()["score"] == "1.000"
+        shown = student_api.get(first).json()
+        # The choice is scored; the viva still waits for a marker, so there is no total yet.
+        assert shown["questions"][0]["points_awarded"] == "1.000"
+        assert (shown["pending"], shown["score"], shown["questions"][5]["pending"]) == (
+            True, None, True,
+        )  # fmt: skip
 
 
 def test_an_open_attempt_never_shows_scores(world: World, student_api: APIClient) -> None:

@@ -31,10 +31,14 @@ def test_a_student_takes_the_quiz_and_gets_a_scored_attempt(
     result = submit(student_api, attempt["id"]).json()
 
     assert result["status"] == "submitted"  # the viva waits for an examiner
-    assert result["score"] == "5.000"
+    # No total while an answer is pending: 5 of 9 is not the student's score.
+    assert (result["pending"], result["score"], result["final_score"]) == (True, None, None)
     assert result["max_score"] == "9.000"
+    assert sum(float(r["points_awarded"] or 0) for r in result["responses"]) == 5.0
     statuses = [r["status"] for r in result["responses"]]
     assert statuses == ["graded"] * 5 + ["needs_marking"]
+    assert [r["pending"] for r in result["responses"]] == [False] * 5 + [True]
+    assert result["responses"][5]["score"] is None
     assert result["responses"][3]["feedback"] == {"answer": "2x + 5 at 3."}
 
 

@@ -75,7 +75,11 @@ def test_the_gradebook_has_one_row_per_student_with_points_and_percentage(staff:
     rows = {row["username"]: row for row in _grades(staff)}
     assert set(rows) == {"st0", "st1", "st2", "st3", staff.student.username}
     first = rows["st1"]
-    single_col, viva_col = [key for key in first if key.startswith("exam-q-")]
+    assert first["user_id"] == str(User.objects.get(username="st1").pk)
+    single_col, viva_col = [key for key in first if key.startswith("slot ")]
+    assert single_col.startswith("slot 1: exam-q-")
+    assert single_col.endswith("[6.00]")
+    assert viva_col.startswith("slot 2: exam-q-")
     assert (first[single_col], first[viva_col]) == ("6.000", "4.000")
     assert (first["total"], first["max"], first["percentage"]) == ("10.000", "12.000", "83.33")
     assert rows[staff.student.username]["total"] == ""  # enrolled, no graded attempt
@@ -97,7 +101,7 @@ def test_the_gradebook_follows_the_grading_method(method: str, total: str) -> No
         submitted_attempt(made.quiz, made.student, {0: {"choice": pick}})
     row = next(r for r in _grades(made) if r["username"] == made.student.username)
     assert row["total"] == total
-    question_col = next(key for key in row if key.startswith("exam-q-"))
+    question_col = next(key for key in row if key.startswith("slot 1: exam-q-"))
     assert row[question_col] == total
 
 

@@ -1,6 +1,8 @@
 """Item statistics and marker agreement against values worked out by hand."""
 
 import math
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 
@@ -47,7 +49,14 @@ def test_choice_rates_count_each_answer_once_per_choice() -> None:
 
 
 def test_the_distribution_puts_a_full_mark_in_the_last_bin() -> None:
-    assert distribution([0, 9.99, 10, 55, 100]) == [2, 1, 0, 0, 0, 1, 0, 0, 0, 1]
+    of_100 = [(Decimal(v), Decimal(100)) for v in ("0", "9.99", "10", "55", "100")]
+    assert distribution(of_100) == [2, 1, 0, 0, 0, 1, 0, 0, 0, 1]
+
+
+def test_the_distribution_bins_on_exact_decimals() -> None:
+    # 2.300 / 5.750 is exactly 0.4; in floating point 100 * 2.3 / 5.75 is 39.999…
+    assert distribution([(Decimal("2.300"), Decimal("5.750"))]) == [0, 0, 0, 0, 1, 0, 0, 0, 0, 0]
+    assert distribution([(Decimal("1"), Decimal("0"))]) == [0] * 10
 
 
 def test_median_of_an_even_count_is_the_middle_mean() -> None:
@@ -62,6 +71,13 @@ def test_quadratic_weighted_kappa_matches_the_hand_computation() -> None:
     assert quadratic_weighted_kappa([1, 1], [1, 1], 3) is None
 
 
+def test_kappa_of_a_single_pair_is_not_enough_data() -> None:
+    # One disagreeing pair used to give 0.0 (observed = expected = 1).
+    assert quadratic_weighted_kappa([2], [1], 3) is None
+    row = criterion_agreement("Mechanism", [2], [1], 3)
+    assert (row.pairs, row.kappa, row.kappa_note) == (1, None, "not_enough_data")
+
+
 def test_criteria_are_ranked_by_how_far_markers_are_apart() -> None:
     close = criterion_agreement("Mechanism", [0, 1, 2], [0, 1, 1], 3)
     far = criterion_agreement("Practice", [0, 2, 2], [2, 0, 2], 3)
@@ -70,12 +86,17 @@ def test_criteria_are_ranked_by_how_far_markers_are_apart() -> None:
     assert [row.criterion for row in most_disputed([close, far])] == ["Practice", "Mechanism"]
 
 
-def test_first_per_student_keeps_each_students_lowest_numbered_attempt() -> None:
-    def row(user: int, number: int) -> AttemptRow:
-        return AttemptRow(total=float(number), maximum=6, seconds=None, user_id=user, number=number)
+def test_first_per_student_keeps_each_students_earliest_attempt_whatever_its_state() -> None:
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
-    # Student 1's attempt 1 is not graded, so attempt 2 (id 11) is their first graded one.
-    attempts = {12: row(1, 3), 11: row(1, 2), 20: row(2, 1), 21: row(2, 2)}
-    assert set(first_per_student(attempts)) == {11, 20}
-    assert in_scope(attempts, AttemptScope.FIRST) == {11: attempts[11], 20: attempts[20]}
+    def row(user: int, number: int, graded: bool = True) -> AttemptRow:
+        return AttemptRow(total=float(number), maximum=6, seconds=None, user_id=user,
+                          number=number, started_at=start + timedelta(hours=number),
+                          graded=graded)  # fmt: skip
+
+    # Student 1's first attempt is not graded (flagged, say); it is still their first.
+    attempts = {12: row(1, 3), 11: row(1, 2), 10: row(1, 1, graded=False), 20: row(2, 1),
+                21: row(2, 2)}  # fmt: skip
+    assert set(first_per_student(attempts)) == {10, 20}
+    assert in_scope(attempts, AttemptScope.FIRST) == {10: attempts[10], 20: attempts[20]}
     assert in_scope(attempts, AttemptScope.ALL) is attempts

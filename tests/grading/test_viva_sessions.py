@@ -90,3 +90,55 @@ def test_an_examiner_of_another_course_cannot_see_or_start_sessions(staff: Staff
     assert outsider.get(f"/api/viva-sessions/{session['id']}/").status_code == 404
     body = {"quiz": staff.quiz.pk, "student": staff.student.pk}
     assert outsider.post("/api/viva-sessions/", body, format="json").status_code == 404
+
+
+def _run_session(staff: Staff, levels: list[int]) -> dict[str, Any]:
+    client = api_as(staff.examiner)
+    session = _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    assert client.post(f"{base}/draws/", {"tag": "oral"}, format="json").status_code == 201
+    record = {"notes": "n", "levels": levels}
+    assert client.post(f"{base}/questions/0/", record, format="json").status_code == 200
+    assert client.post(f"{base}/end/").status_code == 200
+    body: dict[str, Any] = session
+    return body
+
+
+def test_a_live_viva_counts_against_the_attempt_limit(staff: Staff) -> None:
+    staff.quiz.attempts_allowed = 1
+    staff.quiz.save()
+    assert _start(staff).status_code == 201
+    started = api_as(staff.student).post(f"/api/quizzes/{staff.quiz.pk}/attempts/")
+    assert (started.status_code, started.json()["error"]["code"]) == (409, "no_attempts_left")
+    again = _start(staff)
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "no_attempts_left")
+    assert again.json()["error"]["fields"] == {"student": ["1 of 1 attempts used"]}
+    assert Attempt.objects.filter(quiz=staff.quiz, user=staff.student).count() == 1
+
+
+def test_a_live_viva_waits_for_a_release_even_on_an_already_released_quiz(staff: Staff) -> None:
+    examiner, student = api_as(staff.examiner), api_as(staff.student)
+    release = f"/api/quizzes/{staff.quiz.pk}/release/"
+    assert examiner.post(release).status_code == 200  # released before the viva
+    session = _run_session(staff, [2, 2])
+    result = f"/api/attempts/{session['attempt']}/result/"
+    hidden = student.get(result).json()
+    assert (hidden["results_visible"], hidden["score"]) == (False, None)
+    assert hidden["questions"][0]["score"] is None
+    grade = student.get(f"/api/quizzes/{staff.quiz.pk}/grade/").json()
+    assert (grade["released"], grade["grade"], grade["pending"]) == (True, None, False)
+
+    covered = examiner.post(release).json()["release"]["attempts"]
+    assert covered == [session["attempt"]]
+    shown = student.get(result).json()
+    assert (shown["results_visible"], shown["score"]) == (True, "6.000")
+    assert student.get(f"/api/quizzes/{staff.quiz.pk}/grade/").json()["grade"] == "6.000"
+
+
+def test_a_release_does_not_cover_a_viva_still_going_on(staff: Staff) -> None:
+    session = _start(staff).json()
+    client = api_as(staff.examiner)
+    client.post(f"/api/viva-sessions/{session['id']}/draws/", {}, format="json")
+    released = client.post(f"/api/quizzes/{staff.quiz.pk}/release/")
+    assert (released.status_code, released.json()["release"]["attempts"]) == (200, [])
+    assert Attempt.objects.get(pk=session["attempt"]).released_at is None
