@@ -24,6 +24,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from runner.harness import pristine
+from runner.harness.static import with_namesakes
 
 _import_module = importlib.import_module
 _getattr = getattr
@@ -132,9 +133,9 @@ class Guard:
         self.patches: list[tuple[object, str, object]] = []
         self.operators: dict[str, str] = {}  # aten operator name -> forbidden name
         self._operator_cache: dict[Any, str | None] = {}
-        for name in forbidden:
-            self._resolve(name)
-            for operator in operator_names(name):
+        for alias, name in with_namesakes(forbidden).items():
+            self._resolve(alias, name)
+            for operator in operator_names(alias):
                 self.operators.setdefault(operator, name)
 
     def refuse(self, name: str) -> None:
@@ -182,8 +183,9 @@ class Guard:
                 stack.enter_context(_OperatorWatch(self))
             yield probe
 
-    def _resolve(self, name: str) -> None:
-        owner, attribute, target = _lookup(name)
+    def _resolve(self, alias: str, name: str) -> None:
+        """Watch what `alias` names, reporting a hit as `name` (the forbidden name)."""
+        owner, attribute, target = _lookup(alias)
         if target is None:
             return
         if isinstance(target, types.ModuleType):
@@ -195,7 +197,7 @@ class Guard:
         self._add(owner, attribute, target, name)
 
     def _add(self, owner: object, attribute: str, target: object, name: str) -> None:
-        self.targets[id(target)] = name
+        self.targets.setdefault(id(target), name)
         if isinstance(target, types.FunctionType) and owner is not None:
             self.patches.append((owner, attribute, target))
 

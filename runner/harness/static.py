@@ -133,6 +133,33 @@ def find_refusals(source: str) -> list[Refusal]:
     return sorted(usage.refusals) if usage else []
 
 
+# Torch offers many operations under one name in each of these namespaces (torch.dropout and
+# F.dropout, torch.softmax and Tensor.softmax): forbidding one forbids its namesakes.
+NAMESAKE_NAMESPACES = (
+    "torch",
+    "torch.nn.functional",
+    "torch.special",
+    "torch.linalg",
+    "torch.Tensor",
+)
+
+
+def with_namesakes(forbidden: list[str]) -> dict[str, str]:
+    """Each forbidden name, and the same operation's names in the other torch namespaces
+    (in-place variants included), mapped to the forbidden name they stand for:
+    `torch.dropout` and `torch.Tensor.dropout_` for `torch.nn.functional.dropout`."""
+    names = {name: name for name in forbidden}
+    for name in forbidden:
+        parent, _, last = name.rpartition(".")
+        if parent in NAMESAKE_NAMESPACES and last and not last.startswith("_"):
+            base = last.rstrip("_")
+            for namespace in NAMESAKE_NAMESPACES:
+                names.setdefault(f"{namespace}.{base}", name)
+            names.setdefault(f"torch.{base}_", name)
+            names.setdefault(f"torch.Tensor.{base}_", name)
+    return names
+
+
 def find_forbidden(source: str, forbidden: list[str]) -> list[str]:
     """The forbidden names the source uses, sorted; [] for unparsable source."""
     if not forbidden:
@@ -142,8 +169,15 @@ def find_forbidden(source: str, forbidden: list[str]) -> list[str]:
 
 
 def forbidden_in(usage: Usage, forbidden: list[str]) -> list[str]:
-    """The names of `forbidden` that a scanned source uses, sorted."""
-    return sorted(name for name in forbidden if _uses(usage, name))
+    """The names of `forbidden` that a scanned source uses, directly or through a namesake
+    (`torch.dropout (as torch.nn.functional.dropout)`), sorted."""
+    found = set()
+    for alias, name in with_namesakes(forbidden).items():
+        if _uses(usage, name):
+            found.add(name)
+        elif _uses(usage, alias):
+            found.add(f"{alias} (as {name})")
+    return sorted(found)
 
 
 def _uses(usage: Usage, name: str) -> bool:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from runner.harness.static import Refusal, SourceTooComplex, find_forbidden, find_refusals
+from runner.harness.static import (
+    Refusal,
+    SourceTooComplex,
+    find_forbidden,
+    find_refusals,
+    with_namesakes,
+)
 
 INV = ["torch.linalg.inv"]
 
@@ -146,3 +152,14 @@ def test_a_source_too_deeply_nested_to_check_is_reported() -> None:
     source = "y = " + " + ".join(["x"] * 5000)
     with pytest.raises(SourceTooComplex):
         find_refusals(source)
+
+
+def test_a_forbidden_operation_covers_its_namesakes_in_other_torch_namespaces() -> None:
+    dropout = ["torch.nn.functional.dropout"]
+    assert find_forbidden("import torch\ntorch.dropout(x, 0.5, True)", dropout) == [
+        "torch.dropout (as torch.nn.functional.dropout)"
+    ]
+    assert find_forbidden("y = x.dropout_(0.5)", dropout) == [
+        "torch.Tensor.dropout_ (as torch.nn.functional.dropout)"
+    ]
+    assert with_namesakes(["torch.autograd.grad"]) == {"torch.autograd.grad": "torch.autograd.grad"}
