@@ -103,6 +103,9 @@ REST_FRAMEWORK: dict[str, Any] = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # The API takes JSON only, through one parser that bounds size, nesting and text.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     # Nested Input/Output serializers (one pair per view) get unique schema names.
     "DEFAULT_SCHEMA_CLASS": "grading.api.schema.VivabankAutoSchema",
     "DEFAULT_FILTER_BACKENDS": [

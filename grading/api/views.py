@@ -10,7 +10,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.api.auth import signed_in_user
-from grading.api.parsers import CappedJSONParser
 from grading.api.presenters import attempt_view
 from grading.api.serializers import AttemptOutputSerializer
 from grading.models import Response as ResponseRow
@@ -49,8 +48,6 @@ class AttemptDetailApi(APIView):
 
 
 class ResponseAutosaveApi(APIView):
-    parser_classes = [CappedJSONParser]
-
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         answer = serializers.JSONField(allow_null=True, help_text="Shape depends on the type.")
         version = serializers.IntegerField(min_value=0, help_text="The version last read.")
