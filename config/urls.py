@@ -15,3 +15,9 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("quizbank.urls")),
 ]
+
+# Under /api/ these answer JSON in the one error shape; elsewhere Django's own pages.
+handler400 = "config.http_errors.bad_request"
+handler403 = "config.http_errors.permission_denied"
+handler404 = "config.http_errors.page_not_found"
+handler500 = "config.http_errors.server_error"
