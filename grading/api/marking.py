@@ -126,9 +126,9 @@ class MarkCreateApi(APIView):
     )
     def post(self, request: Request, response_id: int) -> Response:
         """Mark a viva answer: first mark, or a blind second mark if one already exists."""
+        answer = access_marking_response(request.user, response_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        answer = access_marking_response(request.user, response_id)
         mark = mark_create(response_id=answer.pk, marker=signed_in_user(request),
                            data=data.to_input(), now=timezone.now())  # fmt: skip
         return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
@@ -140,9 +140,9 @@ class MarkUpdateApi(APIView):
     )
     def put(self, request: Request, mark_id: int) -> Response:
         """Change one's own mark; the before and after are logged."""
+        mark = access_mark(request.user, mark_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        mark = access_mark(request.user, mark_id)
         updated = mark_update(mark_id=mark.pk, marker=signed_in_user(request),
                               data=data.to_input(), now=timezone.now())  # fmt: skip
         return Response(MarkOutputSerializer(updated).data)
@@ -156,9 +156,9 @@ class ModerationApi(APIView):
     )
     def post(self, request: Request, response_id: int) -> Response:
         """The moderator's mark on a flagged answer; it becomes the final mark."""
+        answer = access_marking_response(request.user, response_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        answer = access_marking_response(request.user, response_id)
         mark = mark_moderate(response_id=answer.pk, moderator=signed_in_user(request),
                              data=data.to_input(), now=timezone.now())  # fmt: skip
         return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)

@@ -41,9 +41,9 @@ class RegradeRunStartApi(APIView):
     def post(self, request: Request, quiz_id: int) -> Response:
         """Regrade every graded answer to a question in this quiz, keeping or applying
         the question's current version; the run's counts show progress."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         question = Question.objects.filter(pk=data.validated_data["question"], course=quiz.course)
         if not question.exists():
             raise Http404("No such question in this course.")

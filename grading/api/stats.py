@@ -69,8 +69,8 @@ class QuizStatisticsApi(APIView):
                    operation_id="quiz_statistics")  # fmt: skip
     def get(self, request: Request, quiz_id: int) -> Response:
         """Item analysis of the quiz's graded attempts, with marker agreement on vivas."""
-        scope = _scope(request)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        scope = _scope(request)
         return Response(self.OutputSerializer(quiz_statistics(quiz, scope=scope)).data)
 
 
@@ -78,8 +78,8 @@ class QuizStatisticsCsvApi(APIView):
     @extend_schema(parameters=[ScopeParams], responses=CSV, operation_id="quiz_statistics_csv")
     def get(self, request: Request, quiz_id: int) -> HttpResponse:
         """The per-question statistics as CSV."""
-        scope = _scope(request)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        scope = _scope(request)
         report = quiz_statistics(quiz, scope=scope)
         return _csv(statistics_csv(report), f"{quiz.slug}-statistics.csv")
 

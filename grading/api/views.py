@@ -63,9 +63,9 @@ class ResponseAutosaveApi(APIView):
     )
     def put(self, request: Request, attempt_id: int, position: int) -> Response:
         """Save one answer; 409 `stale_version` (with the current version) from an old copy."""
+        attempt = access_own_attempt(request.user, attempt_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        attempt = access_own_attempt(request.user, attempt_id)
         saved = response_autosave(
             attempt=attempt, position=position, answer=data.validated_data["answer"],
             version=data.validated_data["version"], now=timezone.now(),

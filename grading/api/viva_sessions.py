@@ -31,7 +31,7 @@ from grading.services.viva_session import (
 )
 from grading.services.viva_session_selectors import access_viva_session, viva_sessions_for
 from quizbank.models import Difficulty, Role
-from quizbank.selectors_quizzes import access_quiz
+from quizbank.selectors_quizzes import access_quiz, require_role_somewhere
 
 Question = MarkingResponseApi.OutputSerializer
 
@@ -80,6 +80,7 @@ class VivaSessionListStartApi(generics.ListAPIView[VivaSession]):
                    operation_id="viva_session_start")  # fmt: skip
     def post(self, request: Request) -> Response:
         """Start a live viva for a student of the quiz's course (examiners)."""
+        require_role_somewhere(request.user, [Role.EXAMINER])
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         quiz = access_quiz(request.user, data.validated_data["quiz"], roles=[Role.EXAMINER])
@@ -108,9 +109,9 @@ class VivaDrawApi(APIView):
     @extend_schema(request=InputSerializer, responses={201: Question}, operation_id="viva_draw")
     def post(self, request: Request, session_id: int) -> Response:
         """Draw a question from the pool (tag, topic, difficulty), never one already asked."""
+        session = access_viva_session(request.user, session_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        session = access_viva_session(request.user, session_id)
         v = data.validated_data
         pool = Pool(tag=v["tag"], topic_id=v["topic"], difficulty=v["difficulty"])
         drawn = viva_session_draw(session=session, pool=pool, now=timezone.now())
@@ -126,9 +127,9 @@ class VivaRecordApi(APIView):
     @extend_schema(request=InputSerializer, responses=Question, operation_id="viva_record")
     def post(self, request: Request, session_id: int, position: int) -> Response:
         """Record notes and, with `levels`, the examiner's rubric mark of one asked question."""
+        session = access_viva_session(request.user, session_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        session = access_viva_session(request.user, session_id)
         answer = viva_session_notes(session=session, position=position,
                                     notes=data.validated_data["notes"])  # fmt: skip
         if "levels" in data.validated_data:
