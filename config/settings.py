@@ -113,9 +113,10 @@ REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.LenientContentNegotiation",
     # Nested Input/Output serializers (one pair per view) get unique schema names.
     "DEFAULT_SCHEMA_CLASS": "grading.api.schema.VivabankAutoSchema",
+    # Filters and orderings a list cannot use are a 400 naming them, never ignored.
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
-        "rest_framework.filters.OrderingFilter",
+        "config.filters.StrictFilterBackend",
+        "config.filters.StrictOrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
@@ -127,6 +128,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Question bank, timed quizzes, code autograding and viva marking.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # `<id:...>` path parameters (config/converters.py) are bounded integers.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
 }
 
 # --- Celery -----------------------------------------------------------------

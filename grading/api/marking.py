@@ -2,16 +2,16 @@
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
-from django.http import QueryDict
+from django.db.models import QuerySet
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.api.auth import signed_in_user
+from grading.api.marking_filters import MarkingQueueFilter
 from grading.api.marking_presenters import marking_view
 from grading.api.marking_serializers import (
     MarkChangeSerializer,
@@ -22,7 +22,6 @@ from grading.api.marking_serializers import (
     ScoreChangeSerializer,
 )
 from grading.models import Response as AnswerRow
-from grading.models.marking import MarkingStatus
 from grading.services.marking import mark_create, mark_moderate, mark_update, second_mark_request
 from grading.services.marking_selectors import (
     access_mark,
@@ -30,42 +29,6 @@ from grading.services.marking_selectors import (
     marking_history,
     marking_queue,
 )
-
-_FLAGS = {
-    "needs_second_mark": MarkingStatus.AWAITING_SECOND,
-    "flagged": MarkingStatus.FLAGGED,
-}
-_TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
-
-
-def _status(value: str) -> Q:
-    if value == MarkingStatus.UNMARKED:
-        return Q(marking__isnull=True) | Q(marking__status=value)
-    return Q(marking__status=value)
-
-
-def _filtered(qs: QuerySet[AnswerRow], params: QueryDict) -> QuerySet[AnswerRow]:
-    """Filters of the queue: quiz id, marking status, needs_second_mark and flagged."""
-    quiz = str(params.get("quiz", ""))
-    if quiz.isdigit():
-        qs = qs.filter(attempt__quiz_id=int(quiz))
-    if params.get("status") in MarkingStatus.values:
-        qs = qs.filter(_status(str(params["status"])))
-    for name, status_value in _FLAGS.items():
-        value = str(params.get(name, "")).lower()
-        if value in _TRUE:
-            qs = qs.filter(_status(status_value))
-        elif value in _FALSE:
-            qs = qs.exclude(_status(status_value))
-    return qs
-
-
-QUEUE_PARAMETERS = [
-    OpenApiParameter("quiz", int, description="Only answers of this quiz."),
-    OpenApiParameter("status", str, enum=MarkingStatus.values, description="Marking status."),
-    OpenApiParameter("needs_second_mark", bool, description="Waiting for a blind second mark."),
-    OpenApiParameter("flagged", bool, description="Markers disagree beyond the threshold."),
-]
 
 
 class QueueItemSerializer(serializers.Serializer[AnswerRow]):
@@ -83,13 +46,14 @@ class MarkingQueueApi(generics.ListAPIView[AnswerRow]):
     """Viva answers to mark in the examiner's courses (filter by quiz, status, second, flagged)."""
 
     serializer_class = QueueItemSerializer
+    filterset_class = MarkingQueueFilter
     ordering_fields = ["id", "attempt__submitted_at"]
     ordering = ["id"]
 
     def get_queryset(self) -> QuerySet[AnswerRow]:
-        return _filtered(marking_queue(self.request.user), self.request.query_params).order_by("id")
+        return marking_queue(self.request.user).order_by("id")
 
-    @extend_schema(parameters=QUEUE_PARAMETERS, operation_id="marking_queue")
+    @extend_schema(operation_id="marking_queue")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeMode, RegradeRun
 from grading.services.regrade_selectors import access_regrade_run, regrade_runs_for
@@ -32,7 +33,7 @@ class RunSerializer(serializers.ModelSerializer[RegradeRun]):
 
 class RegradeRunStartApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        question = serializers.IntegerField()
+        question = BoundedIntegerField()
         mode = serializers.ChoiceField(choices=RegradeMode.choices)
         reason = serializers.CharField(max_length=2000)
 

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
 from grading.api.presenters import attempt_view
 from grading.api.serializers import AttemptOutputSerializer
@@ -50,7 +51,7 @@ class AttemptDetailApi(APIView):
 class ResponseAutosaveApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         answer = serializers.JSONField(allow_null=True, help_text="Shape depends on the type.")
-        version = serializers.IntegerField(min_value=0, help_text="The version last read.")
+        version = BoundedIntegerField(help_text="The version last read.")
 
     class OutputSerializer(serializers.Serializer[ResponseRow]):
         position = serializers.IntegerField()

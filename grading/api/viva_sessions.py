@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
 from grading.api.marking import MarkingResponseApi
 from grading.api.marking_presenters import marking_view
@@ -73,8 +74,8 @@ class VivaSessionListStartApi(generics.ListAPIView[VivaSession]):
         return super().get(request, *args, **kwargs)
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        quiz = serializers.IntegerField()
-        student = serializers.IntegerField()
+        quiz = BoundedIntegerField()
+        student = BoundedIntegerField()
 
     @extend_schema(request=InputSerializer, responses={201: SessionSerializer},
                    operation_id="viva_session_start")  # fmt: skip
@@ -102,7 +103,7 @@ class VivaSessionDetailApi(APIView):
 class VivaDrawApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         tag = serializers.SlugField(default="", allow_blank=True)
-        topic = serializers.IntegerField(default=None, allow_null=True)
+        topic = BoundedIntegerField(default=None, allow_null=True)
         difficulty = serializers.ChoiceField(choices=Difficulty.choices, default="",
                                              allow_blank=True)  # fmt: skip
 
@@ -122,7 +123,7 @@ class VivaDrawApi(APIView):
 class VivaRecordApi(APIView):
     class InputSerializer(MarkInputSerializer):
         notes = serializers.CharField(default="", allow_blank=True, max_length=20000)
-        levels = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False)
+        levels = serializers.ListField(child=BoundedIntegerField(), required=False)
 
     @extend_schema(request=InputSerializer, responses=Question, operation_id="viva_record")
     def post(self, request: Request, session_id: int, position: int) -> Response:

@@ -1,5 +1,6 @@
 """The OpenAPI schema generates without warnings and lists every API endpoint."""
 
+import re
 from io import StringIO
 
 from django.core.management import call_command
@@ -16,7 +17,7 @@ def _api_paths() -> set[str]:
             if hasattr(pattern, "url_patterns"):
                 found |= walk(pattern.url_patterns, route)
             elif route.startswith("api/") and "schema" not in route and "docs" not in route:
-                found.add("/" + route.replace("<int:", "{").replace(">", "}"))
+                found.add("/" + re.sub(r"<\w+:(\w+)>", r"{\1}", route))
         return found
 
     return walk(get_resolver().url_patterns)
