@@ -186,3 +186,14 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
 # Throttle counts live in the cache: per process by default, shared in
 # production (e.g. CACHE_URL=redis://127.0.0.1:6379/1).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# How many proxies in front of Django append to X-Forwarded-For; 0 trusts REMOTE_ADDR
+# alone (otherwise a client could name any address and dodge the address limits).
+REST_FRAMEWORK["NUM_PROXIES"] = env.int("NUM_PROXIES", default=0)
+
+# --- Sign-in (the API token endpoint and the admin login; config/signin.py) -----
+# Failed sign-ins within the window lock the username, or the address, for the lockout.
+SIGNIN_FAILURES_PER_USERNAME: int = env.int("SIGNIN_FAILURES_PER_USERNAME", default=10)
+# Higher: a whole exam room may share one address behind NAT.
+SIGNIN_FAILURES_PER_ADDRESS: int = env.int("SIGNIN_FAILURES_PER_ADDRESS", default=50)
+SIGNIN_FAILURE_WINDOW_S: int = env.int("SIGNIN_FAILURE_WINDOW_S", default=900)
+SIGNIN_LOCKOUT_S: int = env.int("SIGNIN_LOCKOUT_S", default=900)

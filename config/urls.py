@@ -3,11 +3,14 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+
+from config.signin import admin_login
+from config.token_api import TokenObtainApi
 
 urlpatterns = [
+    path("admin/login/", admin_login),  # before the admin's own, which it wraps
     path("admin/", admin.site.urls),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", TokenObtainApi.as_view(), name="api-token"),
     path("api/", include("quizbank.api.urls")),
     path("api/", include("grading.api.urls")),
     path("api/", include("grading.api.urls_examiner")),
