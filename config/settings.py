@@ -112,7 +112,7 @@ REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.LenientContentNegotiation",
     # Nested Input/Output serializers (one pair per view) get unique schema names.
-    "DEFAULT_SCHEMA_CLASS": "grading.api.schema.VivabankAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.schema.VivabankAutoSchema",
     # Filters and orderings a list cannot use are a 400 naming them, never ignored.
     "DEFAULT_FILTER_BACKENDS": [
         "config.filters.StrictFilterBackend",
