@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from our static files
     "django_celery_beat",
     "quizbank",
     "grading",
@@ -42,6 +43,8 @@ MIDDLEWARE = [
     # Outermost, so that every error under /api/ leaves as JSON in the one shape.
     "config.http_errors.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files (admin, API docs) from the app itself, so a closed network needs no CDN.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -128,6 +131,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Question bank, timed quizzes, code autograding and viva marking.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ loads Swagger UI from our static files, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     # `<id:...>` path parameters (config/converters.py) are bounded integers.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
 }
