@@ -13,7 +13,7 @@ from typing import IO, Any, NoReturn
 from django.conf import settings
 from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError, ValidationError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser
 
 from config.text import unstorable_text
 
@@ -25,6 +25,8 @@ _BRACKETS = re.compile(rb"[\[\]{}]")
 
 
 class RequestTooLarge(APIException):
+    """A body over GRADING_MAX_REQUEST_BYTES (or over Django's own upload limit)."""
+
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "The request body is too large."
     default_code = "request_too_large"
@@ -64,9 +66,14 @@ def _read_capped(stream: IO[Any], request: Any) -> bytes:
     return body
 
 
-class SafeJSONParser(JSONParser):
+class SafeJSONParser(BaseParser):
     """JSON with a size cap (GRADING_MAX_REQUEST_BYTES, 413), at most MAX_DEPTH levels,
-    no NaN or infinite numbers (400 parse_error) and storable text (400 naming the field)."""
+    no NaN or infinite numbers (400 parse_error) and storable text (400 naming the field).
+
+    Not a subclass of DRF's JSONParser, which DRF hands the whole body already read into
+    memory: this one reads the stream itself and stops one byte past the cap."""
+
+    media_type = "application/json"
 
     def parse(
         self,

@@ -5,6 +5,7 @@ from typing import Any
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -74,14 +75,26 @@ class ResponseAutosaveApi(APIView):
         return Response(self.OutputSerializer(saved).data)
 
 
+KEY_HEADER = "Idempotency-Key"
+KEY_LENGTH = 100  # Attempt.idempotency_key
+
+
+def _idempotency_key(request: Request) -> str:
+    key = str(request.headers.get(KEY_HEADER, ""))
+    if len(key) > KEY_LENGTH or not key.isprintable():
+        raise ValidationError({KEY_HEADER: [f"At most {KEY_LENGTH} printable characters."]})
+    return key
+
+
 class AttemptSubmitApi(APIView):
     @extend_schema(
         request=None, responses=AttemptOutputSerializer, operation_id="attempt_submit",
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER)],
+        parameters=[OpenApiParameter(KEY_HEADER, {"type": "string", "maxLength": KEY_LENGTH},
+                                     OpenApiParameter.HEADER)],
     )  # fmt: skip
     def post(self, request: Request, attempt_id: int) -> Response:
         """Submit once; repeating it returns the same attempt and never grades twice."""
         attempt = access_own_attempt(request.user, attempt_id)
-        key = request.headers.get("Idempotency-Key", "")
+        key = _idempotency_key(request)
         attempt = attempt_submit(attempt=attempt, now=timezone.now(), idempotency_key=key)
         return _attempt_response(request, attempt)
