@@ -96,7 +96,9 @@ class QuizReleaseApi(APIView):
             self.OutputSerializer({"quiz": quiz.pk, "released_at": quiz.released_at}).data
         )
 
-    @extend_schema(request=None, responses=OutputSerializer, operation_id="quiz_release_withdraw")
+    @extend_schema(
+        request=None, responses={200: OutputSerializer}, operation_id="quiz_release_withdraw"
+    )
     def delete(self, request: Request, quiz_id: int) -> Response:
         """Withdraw a release made by mistake (examiners)."""
         quiz = quiz_withdraw_release(quiz=access_quiz(request.user, quiz_id, roles=[Role.EXAMINER]))
