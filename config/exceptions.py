@@ -7,10 +7,13 @@ them, DRF's own exceptions and Django's 404/permission errors into that shape.
 from typing import Any, ClassVar
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from config.parsers import RequestTooLarge
 
 
 class DomainError(Exception):
@@ -59,6 +62,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    elif isinstance(exc, RequestDataTooBig):
+        exc = RequestTooLarge()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()
     response = exception_handler(exc, context)

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from our static files
     "django_celery_beat",
     "quizbank",
     "grading",
@@ -39,7 +40,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost, so that every error under /api/ leaves as JSON in the one shape.
+    "config.http_errors.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files (admin, API docs) from the app itself, so a closed network needs no CDN.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,16 +103,23 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
 REST_FRAMEWORK: dict[str, Any] = {
+    # Token first: an unauthenticated call gets 401 with `WWW-Authenticate: Token`.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # The API takes JSON only, through one parser that bounds size, nesting and text.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.LenientContentNegotiation",
     # Nested Input/Output serializers (one pair per view) get unique schema names.
-    "DEFAULT_SCHEMA_CLASS": "grading.api.schema.VivabankAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.schema.VivabankAutoSchema",
+    # Filters and orderings a list cannot use are a 400 naming them, never ignored.
     "DEFAULT_FILTER_BACKENDS": [
-        "django_filters.rest_framework.DjangoFilterBackend",
-        "rest_framework.filters.OrderingFilter",
+        "config.filters.StrictFilterBackend",
+        "config.filters.StrictOrderingFilter",
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
@@ -119,6 +131,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Question bank, timed quizzes, code autograding and viva marking.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ loads Swagger UI from our static files, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # `<id:...>` path parameters (config/converters.py) are bounded integers.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
 }
 
 # --- Celery -----------------------------------------------------------------
@@ -180,3 +198,14 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
 # Throttle counts live in the cache: per process by default, shared in
 # production (e.g. CACHE_URL=redis://127.0.0.1:6379/1).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# How many proxies in front of Django append to X-Forwarded-For; 0 trusts REMOTE_ADDR
+# alone (otherwise a client could name any address and dodge the address limits).
+REST_FRAMEWORK["NUM_PROXIES"] = env.int("NUM_PROXIES", default=0)
+
+# --- Sign-in (the API token endpoint and the admin login; config/signin.py) -----
+# Failed sign-ins within the window lock the username, or the address, for the lockout.
+SIGNIN_FAILURES_PER_USERNAME: int = env.int("SIGNIN_FAILURES_PER_USERNAME", default=10)
+# Higher: a whole exam room may share one address behind NAT.
+SIGNIN_FAILURES_PER_ADDRESS: int = env.int("SIGNIN_FAILURES_PER_ADDRESS", default=50)
+SIGNIN_FAILURE_WINDOW_S: int = env.int("SIGNIN_FAILURE_WINDOW_S", default=900)
+SIGNIN_LOCKOUT_S: int = env.int("SIGNIN_LOCKOUT_S", default=900)

@@ -3,11 +3,14 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+
+from config.signin import admin_login
+from config.token_api import TokenObtainApi
 
 urlpatterns = [
+    path("admin/login/", admin_login),  # before the admin's own, which it wraps
     path("admin/", admin.site.urls),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", TokenObtainApi.as_view(), name="api-token"),
     path("api/", include("quizbank.api.urls")),
     path("api/", include("grading.api.urls")),
     path("api/", include("grading.api.urls_examiner")),
@@ -15,3 +18,9 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("quizbank.urls")),
 ]
+
+# Under /api/ these answer JSON in the one error shape; elsewhere Django's own pages.
+handler400 = "config.http_errors.bad_request"
+handler403 = "config.http_errors.permission_denied"
+handler404 = "config.http_errors.page_not_found"
+handler500 = "config.http_errors.server_error"

@@ -2,8 +2,7 @@
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
-from django.http import QueryDict
+from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
@@ -13,6 +12,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from grading.api.auth import signed_in_user
+from grading.api.marking_filters import MarkingQueueFilter
 from grading.api.marking_presenters import marking_view, student_labels
 from grading.api.marking_serializers import (
     MarkChangeSerializer,
@@ -23,7 +23,6 @@ from grading.api.marking_serializers import (
     ScoreChangeSerializer,
 )
 from grading.models import Response as AnswerRow
-from grading.models.marking import MarkingStatus
 from grading.services.marking import mark_create, mark_moderate, mark_update, second_mark_request
 from grading.services.marking_selectors import (
     access_mark,
@@ -32,47 +31,12 @@ from grading.services.marking_selectors import (
     marking_queue,
 )
 
-_FLAGS = {
-    "needs_second_mark": MarkingStatus.AWAITING_SECOND,
-    "flagged": MarkingStatus.FLAGGED,
-}
-_TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
-
-
-def _status(value: str) -> Q:
-    if value == MarkingStatus.UNMARKED:
-        return Q(marking__isnull=True) | Q(marking__status=value)
-    return Q(marking__status=value)
-
-
-def _filtered(qs: QuerySet[AnswerRow], params: QueryDict) -> QuerySet[AnswerRow]:
-    """Filters of the queue: quiz id, marking status, needs_second_mark and flagged."""
-    quiz = str(params.get("quiz", ""))
-    if quiz.isdigit():
-        qs = qs.filter(attempt__quiz_id=int(quiz))
-    if params.get("status") in MarkingStatus.values:
-        qs = qs.filter(_status(str(params["status"])))
-    for name, status_value in _FLAGS.items():
-        value = str(params.get(name, "")).lower()
-        if value in _TRUE:
-            qs = qs.filter(_status(status_value))
-        elif value in _FALSE:
-            qs = qs.exclude(_status(status_value))
-    return qs
-
-
+_TRUE = ("true", "1", "yes")
 ANONYMOUS = OpenApiParameter(
     "anonymous", bool,
     description="Show pseudonyms instead of students' names (a quiz with anonymous marking "
     "always does, whatever this says) until the mark is final and released.",
 )  # fmt: skip
-QUEUE_PARAMETERS = [
-    ANONYMOUS,
-    OpenApiParameter("quiz", int, description="Only answers of this quiz."),
-    OpenApiParameter("status", str, enum=MarkingStatus.values, description="Marking status."),
-    OpenApiParameter("needs_second_mark", bool, description="Waiting for a blind second mark."),
-    OpenApiParameter("flagged", bool, description="Markers disagree beyond the threshold."),
-]
 
 
 def anonymity_requested(request: Request) -> bool:
@@ -103,11 +67,12 @@ class MarkingQueueApi(generics.ListAPIView[AnswerRow]):
     """Viva answers to mark in the examiner's courses (filter by quiz, status, second, flagged)."""
 
     serializer_class = QueueItemSerializer
+    filterset_class = MarkingQueueFilter
     ordering_fields = ["id", "attempt__submitted_at"]
     ordering = ["id"]
 
     def get_queryset(self) -> QuerySet[AnswerRow]:
-        return _filtered(marking_queue(self.request.user), self.request.query_params).order_by("id")
+        return marking_queue(self.request.user).order_by("id")
 
     def get_serializer(self, *args: Any, **kwargs: Any) -> BaseSerializer[AnswerRow]:
         # Names or pseudonyms of the rows being shown, read by the serializer.
@@ -116,7 +81,7 @@ class MarkingQueueApi(generics.ListAPIView[AnswerRow]):
         context = {**self.get_serializer_context(), "students": students}
         return super().get_serializer(*args, **{**kwargs, "context": context})
 
-    @extend_schema(parameters=QUEUE_PARAMETERS, operation_id="marking_queue")
+    @extend_schema(parameters=[ANONYMOUS], operation_id="marking_queue")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -159,9 +124,9 @@ class MarkCreateApi(APIView):
     )
     def post(self, request: Request, response_id: int) -> Response:
         """Mark a viva answer: first mark, or a blind second mark if one already exists."""
+        answer = access_marking_response(request.user, response_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        answer = access_marking_response(request.user, response_id)
         mark = mark_create(response_id=answer.pk, marker=signed_in_user(request),
                            data=data.to_input(), now=timezone.now())  # fmt: skip
         return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
@@ -173,9 +138,9 @@ class MarkUpdateApi(APIView):
     )
     def put(self, request: Request, mark_id: int) -> Response:
         """Change one's own mark; the before and after are logged."""
+        mark = access_mark(request.user, mark_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        mark = access_mark(request.user, mark_id)
         updated = mark_update(mark_id=mark.pk, marker=signed_in_user(request),
                               data=data.to_input(), now=timezone.now())  # fmt: skip
         return Response(MarkOutputSerializer(updated).data)
@@ -189,9 +154,9 @@ class ModerationApi(APIView):
     )
     def post(self, request: Request, response_id: int) -> Response:
         """The moderator's mark on a flagged answer; it becomes the final mark."""
+        answer = access_marking_response(request.user, response_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        answer = access_marking_response(request.user, response_id)
         mark = mark_moderate(response_id=answer.pk, moderator=signed_in_user(request),
                              data=data.to_input(), now=timezone.now())  # fmt: skip
         return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)

@@ -35,8 +35,8 @@ class MarkingPolicyApi(APIView):
     def put(self, request: Request, quiz_id: int) -> Response:
         """Set double marking, the disagreement threshold (a share of the maximum) and
         anonymous marking."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         data = PolicySerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         policy = marking_policy_set(quiz=quiz, **data.validated_data)
         return Response(PolicySerializer(policy).data)

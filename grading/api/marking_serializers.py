@@ -4,12 +4,13 @@ from typing import Any
 
 from rest_framework import serializers
 
+from config.fields import BoundedIntegerField
 from grading.models.marking import Mark
 from grading.services.marking import MarkInput
 
 
 class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
-    levels = serializers.ListField(child=serializers.IntegerField(min_value=0), allow_empty=False)
+    levels = serializers.ListField(child=BoundedIntegerField(), allow_empty=False)
     adjustment = serializers.FloatField(default=0.0)
     adjustment_reason = serializers.CharField(default="", allow_blank=True, max_length=2000)
     comment = serializers.CharField(default="", allow_blank=True, max_length=10000)

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeMode, RegradeRun
 from grading.services.regrade_selectors import access_regrade_run, regrade_runs_for
@@ -32,7 +33,7 @@ class RunSerializer(serializers.ModelSerializer[RegradeRun]):
 
 class RegradeRunStartApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        question = serializers.IntegerField()
+        question = BoundedIntegerField()
         mode = serializers.ChoiceField(choices=RegradeMode.choices)
         reason = serializers.CharField(max_length=2000)
 
@@ -41,9 +42,9 @@ class RegradeRunStartApi(APIView):
     def post(self, request: Request, quiz_id: int) -> Response:
         """Regrade every graded answer to a question in this quiz, keeping or applying
         the question's current version; the run's counts show progress."""
+        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         question = Question.objects.filter(pk=data.validated_data["question"], course=quiz.course)
         if not question.exists():
             raise Http404("No such question in this course.")

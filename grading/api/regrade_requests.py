@@ -39,9 +39,9 @@ class RegradeRequestCreateApi(APIView):
                    operation_id="regrade_request_create")  # fmt: skip
     def post(self, request: Request, attempt_id: int, position: int) -> Response:
         """Ask for one of your released answers to be regraded, saying why."""
+        attempt = access_own_attempt(request.user, attempt_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        attempt = access_own_attempt(request.user, attempt_id)
         answer = attempt.responses.filter(position=position).first()
         if answer is None:
             raise Http404("No such question in this attempt.")
@@ -76,9 +76,9 @@ class RegradeRequestAnswerApi(APIView):
                    operation_id="regrade_request_answer")  # fmt: skip
     def post(self, request: Request, request_id: int) -> Response:
         """Accept with the new points (logged) or reject, with a reply to the student."""
+        access_request_to_answer(request.user, request_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        access_request_to_answer(request.user, request_id)
         v = data.validated_data
         answered = regrade_request_answer(
             request_id=request_id, examiner=signed_in_user(request),

@@ -90,7 +90,9 @@ class QuizReleaseApi(APIView):
         reply = {"quiz": quiz.pk, "released_at": log.quiz.released_at, "release": log}
         return Response(self.OutputSerializer(reply).data)
 
-    @extend_schema(request=None, responses=OutputSerializer, operation_id="quiz_release_withdraw")
+    @extend_schema(
+        request=None, responses={200: OutputSerializer}, operation_id="quiz_release_withdraw"
+    )
     def delete(self, request: Request, quiz_id: int) -> Response:
         """Withdraw a release made by mistake (examiners); logged."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])

@@ -50,8 +50,8 @@ class QuizStatisticsApi(APIView):
     def get(self, request: Request, quiz_id: int) -> Response:
         """Item analysis of the graded attempts in scope and marker agreement on vivas; every
         figure is defined in its field description and in docs/statistics.md."""
-        scope = _scope(request)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        scope = _scope(request)
         return Response(self.OutputSerializer(quiz_statistics(quiz, scope=scope)).data)
 
 
@@ -59,8 +59,8 @@ class QuizStatisticsCsvApi(APIView):
     @extend_schema(parameters=[ScopeParams], responses=CSV, operation_id="quiz_statistics_csv")
     def get(self, request: Request, quiz_id: int) -> HttpResponse:
         """The per-question statistics as CSV."""
-        scope = _scope(request)
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+        scope = _scope(request)
         report = quiz_statistics(quiz, scope=scope)
         return _csv(statistics_csv(report), f"{quiz.slug}-statistics.csv")
 

@@ -2,23 +2,24 @@
 
 from django.urls import path
 
+import config.converters  # noqa: F401  (registers <id:...>)
 from grading.api import views, views_code, views_results
 
 urlpatterns = [
-    path("quizzes/<int:quiz_id>/attempts/", views.AttemptStartApi.as_view(), name="attempt-start"),
-    path("quizzes/<int:quiz_id>/grade/", views_results.QuizGradeApi.as_view(), name="quiz-grade"),
+    path("quizzes/<id:quiz_id>/attempts/", views.AttemptStartApi.as_view(), name="attempt-start"),
+    path("quizzes/<id:quiz_id>/grade/", views_results.QuizGradeApi.as_view(), name="quiz-grade"),
     path("attempts/", views_results.AttemptListApi.as_view(), name="attempt-list"),
-    path("attempts/<int:attempt_id>/", views.AttemptDetailApi.as_view(), name="attempt-detail"),
+    path("attempts/<id:attempt_id>/", views.AttemptDetailApi.as_view(), name="attempt-detail"),
     path(
-        "attempts/<int:attempt_id>/responses/<int:position>/",
+        "attempts/<id:attempt_id>/responses/<id:position>/",
         views.ResponseAutosaveApi.as_view(),
         name="response-autosave",
     ),
     path(
-        "attempts/<int:attempt_id>/submit/", views.AttemptSubmitApi.as_view(), name="attempt-submit"
+        "attempts/<id:attempt_id>/submit/", views.AttemptSubmitApi.as_view(), name="attempt-submit"
     ),
     path(
-        "attempts/<int:attempt_id>/result/",
+        "attempts/<id:attempt_id>/result/",
         views_results.AttemptResultApi.as_view(),
         name="attempt-result",
     ),

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+import config.converters  # noqa: F401  (registers <id:...>)
 from grading.api import (
     marking,
     marking_policy,
@@ -15,71 +16,69 @@ from grading.api import (
 urlpatterns = [
     path("marking/queue/", marking.MarkingQueueApi.as_view(), name="marking-queue"),
     path(
-        "marking/responses/<int:response_id>/",
+        "marking/responses/<id:response_id>/",
         marking.MarkingResponseApi.as_view(),
         name="marking-response",
     ),
     path(
-        "marking/responses/<int:response_id>/marks/",
+        "marking/responses/<id:response_id>/marks/",
         marking.MarkCreateApi.as_view(),
         name="mark-create",
     ),
     path(
-        "marking/responses/<int:response_id>/moderation/",
+        "marking/responses/<id:response_id>/moderation/",
         marking.ModerationApi.as_view(),
         name="mark-moderate",
     ),
     path(
-        "marking/responses/<int:response_id>/second-mark/",
+        "marking/responses/<id:response_id>/second-mark/",
         marking.SecondMarkRequestApi.as_view(),
         name="mark-request-second",
     ),
     path(
-        "marking/responses/<int:response_id>/history/",
+        "marking/responses/<id:response_id>/history/",
         marking.MarkingHistoryApi.as_view(),
         name="marking-history",
     ),
-    path("marking/marks/<int:mark_id>/", marking.MarkUpdateApi.as_view(), name="mark-update"),
+    path("marking/marks/<id:mark_id>/", marking.MarkUpdateApi.as_view(), name="mark-update"),
     path(
-        "quizzes/<int:quiz_id>/marking-policy/",
+        "quizzes/<id:quiz_id>/marking-policy/",
         marking_policy.MarkingPolicyApi.as_view(),
         name="marking-policy",
     ),
-    path("quizzes/<int:quiz_id>/release/", release.QuizReleaseApi.as_view(), name="quiz-release"),
+    path("quizzes/<id:quiz_id>/release/", release.QuizReleaseApi.as_view(), name="quiz-release"),
 ]
 
 urlpatterns += [
     path("viva-sessions/", viva_sessions.VivaSessionListStartApi.as_view(), name="viva-sessions"),
     path(
-        "viva-sessions/<int:session_id>/",
+        "viva-sessions/<id:session_id>/",
         viva_sessions.VivaSessionDetailApi.as_view(),
         name="viva-detail",
     ),
     path(
-        "viva-sessions/<int:session_id>/draws/",
+        "viva-sessions/<id:session_id>/draws/",
         viva_sessions.VivaDrawApi.as_view(),
         name="viva-draw",
     ),
     path(
-        "viva-sessions/<int:session_id>/questions/<int:position>/",
+        "viva-sessions/<id:session_id>/questions/<id:position>/",
         viva_sessions.VivaRecordApi.as_view(),
         name="viva-record",
     ),
-    path(
-        "viva-sessions/<int:session_id>/end/", viva_sessions.VivaEndApi.as_view(), name="viva-end"
-    ),
+    path("viva-sessions/<id:session_id>/end/", viva_sessions.VivaEndApi.as_view(), name="viva-end"),
 ]
 
 urlpatterns += [
     path(
-        "quizzes/<int:quiz_id>/regrade-runs/",
+        "quizzes/<id:quiz_id>/regrade-runs/",
         regrade.RegradeRunStartApi.as_view(),
         name="regrade-run-start",
     ),
     path("regrade-runs/", regrade.RegradeRunListApi.as_view(), name="regrade-run-list"),
-    path("regrade-runs/<int:run_id>/", regrade.RegradeRunDetailApi.as_view(), name="regrade-run"),
+    path("regrade-runs/<id:run_id>/", regrade.RegradeRunDetailApi.as_view(), name="regrade-run"),
     path(
-        "attempts/<int:attempt_id>/responses/<int:position>/regrade-requests/",
+        "attempts/<id:attempt_id>/responses/<id:position>/regrade-requests/",
         regrade_requests.RegradeRequestCreateApi.as_view(),
         name="regrade-request-create",
     ),
@@ -89,7 +88,7 @@ urlpatterns += [
         name="regrade-request-list",
     ),
     path(
-        "regrade-requests/<int:request_id>/answer/",
+        "regrade-requests/<id:request_id>/answer/",
         regrade_requests.RegradeRequestAnswerApi.as_view(),
         name="regrade-request-answer",
     ),
@@ -97,16 +96,16 @@ urlpatterns += [
 
 urlpatterns += [
     path(
-        "quizzes/<int:quiz_id>/statistics/",
+        "quizzes/<id:quiz_id>/statistics/",
         stats.QuizStatisticsApi.as_view(),
         name="quiz-statistics",
     ),
     path(
-        "quizzes/<int:quiz_id>/statistics.csv",
+        "quizzes/<id:quiz_id>/statistics.csv",
         stats.QuizStatisticsCsvApi.as_view(),
         name="quiz-statistics-csv",
     ),
     path(
-        "quizzes/<int:quiz_id>/grades.csv", stats.QuizGradesCsvApi.as_view(), name="quiz-grades-csv"
+        "quizzes/<id:quiz_id>/grades.csv", stats.QuizGradesCsvApi.as_view(), name="quiz-grades-csv"
     ),
 ]

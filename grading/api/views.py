@@ -5,12 +5,13 @@ from typing import Any
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
-from grading.api.parsers import CappedJSONParser
 from grading.api.presenters import attempt_view
 from grading.api.serializers import AttemptOutputSerializer
 from grading.models import Response as ResponseRow
@@ -49,11 +50,9 @@ class AttemptDetailApi(APIView):
 
 
 class ResponseAutosaveApi(APIView):
-    parser_classes = [CappedJSONParser]
-
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         answer = serializers.JSONField(allow_null=True, help_text="Shape depends on the type.")
-        version = serializers.IntegerField(min_value=0, help_text="The version last read.")
+        version = BoundedIntegerField(help_text="The version last read.")
 
     class OutputSerializer(serializers.Serializer[ResponseRow]):
         position = serializers.IntegerField()
@@ -66,9 +65,9 @@ class ResponseAutosaveApi(APIView):
     )
     def put(self, request: Request, attempt_id: int, position: int) -> Response:
         """Save one answer; 409 `stale_version` (with the current version) from an old copy."""
+        attempt = access_own_attempt(request.user, attempt_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        attempt = access_own_attempt(request.user, attempt_id)
         saved = response_autosave(
             attempt=attempt, position=position, answer=data.validated_data["answer"],
             version=data.validated_data["version"], now=timezone.now(),
@@ -76,14 +75,26 @@ class ResponseAutosaveApi(APIView):
         return Response(self.OutputSerializer(saved).data)
 
 
+KEY_HEADER = "Idempotency-Key"
+KEY_LENGTH = 100  # Attempt.idempotency_key
+
+
+def _idempotency_key(request: Request) -> str:
+    key = str(request.headers.get(KEY_HEADER, ""))
+    if len(key) > KEY_LENGTH or not key.isprintable():
+        raise ValidationError({KEY_HEADER: [f"At most {KEY_LENGTH} printable characters."]})
+    return key
+
+
 class AttemptSubmitApi(APIView):
     @extend_schema(
         request=None, responses=AttemptOutputSerializer, operation_id="attempt_submit",
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER)],
+        parameters=[OpenApiParameter(KEY_HEADER, {"type": "string", "maxLength": KEY_LENGTH},
+                                     OpenApiParameter.HEADER)],
     )  # fmt: skip
     def post(self, request: Request, attempt_id: int) -> Response:
         """Submit once; repeating it returns the same attempt and never grades twice."""
         attempt = access_own_attempt(request.user, attempt_id)
-        key = request.headers.get("Idempotency-Key", "")
+        key = _idempotency_key(request)
         attempt = attempt_submit(attempt=attempt, now=timezone.now(), idempotency_key=key)
         return _attempt_response(request, attempt)

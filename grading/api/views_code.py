@@ -11,13 +11,11 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from grading.api.parsers import CappedJSONParser
 from grading.errors import AnswerTooLarge
 from runner import api as runner_api
 
 
 class CodeRunApi(APIView):
-    parser_classes = [CappedJSONParser]
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "code_run"
 

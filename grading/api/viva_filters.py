@@ -3,17 +3,18 @@
 from django_filters import rest_framework as filters  # type: ignore[import-untyped]  # no stubs
 from rest_framework import serializers
 
+from config.filters import BoundedFilterSet, IdFilter, StrictBooleanFilter
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 
 
-class VivaSessionFilter(filters.FilterSet):  # type: ignore[misc]  # django-filter is untyped
-    course = filters.NumberFilter(field_name="attempt__quiz__course", help_text="Course id.")
-    quiz = filters.NumberFilter(field_name="attempt__quiz", help_text="Quiz id.")
-    student = filters.NumberFilter(field_name="attempt__user", help_text="Student's user id.")
-    examiner = filters.NumberFilter(field_name="examiner", help_text="Examiner's user id.")
+class VivaSessionFilter(BoundedFilterSet):
+    course = IdFilter(field_name="attempt__quiz__course", help_text="Course id.")
+    quiz = IdFilter(field_name="attempt__quiz", help_text="Quiz id.")
+    student = IdFilter(field_name="attempt__user", help_text="Student's user id.")
+    examiner = IdFilter(field_name="examiner", help_text="Examiner's user id.")
     status = filters.ChoiceFilter(choices=VivaSessionStatus.choices)
     # `exclude` turns "ended_at is null" round: ended=true keeps the sessions with an end time.
-    ended = filters.BooleanFilter(
+    ended = StrictBooleanFilter(
         field_name="ended_at", lookup_expr="isnull", exclude=True,
         help_text="Only ended (true) or still open (false) sessions.",
     )  # fmt: skip

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
 from grading.api.marking import MarkingResponseApi
 from grading.api.marking_presenters import marking_view
@@ -31,7 +32,7 @@ from grading.services.viva_session import (
 )
 from grading.services.viva_session_selectors import access_viva_session, viva_sessions_for
 from quizbank.models import Difficulty, Role
-from quizbank.selectors_quizzes import access_quiz
+from quizbank.selectors_quizzes import access_quiz, require_role_somewhere
 
 Question = MarkingResponseApi.OutputSerializer
 
@@ -73,13 +74,14 @@ class VivaSessionListStartApi(generics.ListAPIView[VivaSession]):
         return super().get(request, *args, **kwargs)
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        quiz = serializers.IntegerField()
-        student = serializers.IntegerField()
+        quiz = BoundedIntegerField()
+        student = BoundedIntegerField()
 
     @extend_schema(request=InputSerializer, responses={201: SessionSerializer},
                    operation_id="viva_session_start")  # fmt: skip
     def post(self, request: Request) -> Response:
         """Start a live viva for a student of the quiz's course (examiners)."""
+        require_role_somewhere(request.user, [Role.EXAMINER])
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         quiz = access_quiz(request.user, data.validated_data["quiz"], roles=[Role.EXAMINER])
@@ -101,16 +103,16 @@ class VivaSessionDetailApi(APIView):
 class VivaDrawApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         tag = serializers.SlugField(default="", allow_blank=True)
-        topic = serializers.IntegerField(default=None, allow_null=True)
+        topic = BoundedIntegerField(default=None, allow_null=True)
         difficulty = serializers.ChoiceField(choices=Difficulty.choices, default="",
                                              allow_blank=True)  # fmt: skip
 
     @extend_schema(request=InputSerializer, responses={201: Question}, operation_id="viva_draw")
     def post(self, request: Request, session_id: int) -> Response:
         """Draw a question from the pool (tag, topic, difficulty), never one already asked."""
+        session = access_viva_session(request.user, session_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        session = access_viva_session(request.user, session_id)
         v = data.validated_data
         pool = Pool(tag=v["tag"], topic_id=v["topic"], difficulty=v["difficulty"])
         drawn = viva_session_draw(session=session, pool=pool, now=timezone.now())
@@ -123,14 +125,14 @@ class VivaDrawApi(APIView):
 class VivaRecordApi(APIView):
     class InputSerializer(MarkInputSerializer):
         notes = serializers.CharField(default="", allow_blank=True, max_length=20000)
-        levels = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False)
+        levels = serializers.ListField(child=BoundedIntegerField(), required=False)
 
     @extend_schema(request=InputSerializer, responses=Question, operation_id="viva_record")
     def post(self, request: Request, session_id: int, position: int) -> Response:
         """Record notes and, with `levels`, the examiner's rubric mark of one asked question."""
+        session = access_viva_session(request.user, session_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        session = access_viva_session(request.user, session_id)
         answer = viva_session_notes(session=session, position=position,
                                     notes=data.validated_data["notes"])  # fmt: skip
         if "levels" in data.validated_data:

@@ -1,24 +1,31 @@
 """Numeric answers: a list of accepted values with tolerances; the first match wins."""
 
-import math
 from typing import Any
 
 from grading.scoring.verdict import Verdict, clamp
 
+# Far beyond any quantity a question asks for and far inside a float's range: a bounded
+# answer converts to float and goes through the tolerance arithmetic without overflow.
+MAX_MAGNITUDE = 1e100
+MAX_TEXT_LENGTH = 100
+
 
 def parse_number(raw: object) -> float:
-    """A float from a JSON number or a numeric string; ValueError otherwise."""
+    """A float from a JSON number or a numeric string, finite and at most MAX_MAGNITUDE
+    in size; ValueError otherwise (never OverflowError)."""
     if isinstance(raw, bool):
         raise ValueError("a number is required, not true/false")
-    if isinstance(raw, int | float):
-        value = float(raw)
-    elif isinstance(raw, str):
-        value = float(raw.strip().replace(",", "."))
-    else:
+    if isinstance(raw, str):
+        if len(raw) > MAX_TEXT_LENGTH:
+            raise ValueError(f"a number is at most {MAX_TEXT_LENGTH} characters")
+        raw = float(raw.strip().replace(",", "."))
+    if not isinstance(raw, int | float):
         raise ValueError("a number is required")
-    if not math.isfinite(value):
-        raise ValueError("the number must be finite")
-    return value
+    # int and float compare exactly, so a huge int is refused before float() could
+    # overflow; NaN fails every comparison and is refused with infinities.
+    if not abs(raw) <= MAX_MAGNITUDE:
+        raise ValueError(f"the number must be finite and at most {MAX_MAGNITUDE:g} in size")
+    return float(raw)
 
 
 def _matches(value: float, accepted: dict[str, Any]) -> bool:

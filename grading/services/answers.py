@@ -23,19 +23,19 @@ def _invalid(field: str, message: str) -> InvalidAnswer:
     return InvalidAnswer(message, fields={f"answer.{field}": [message]})
 
 
-def _check_choices(content: dict[str, Any], picked: list[Any]) -> None:
+def _check_choices(field: str, content: dict[str, Any], picked: list[Any]) -> None:
     count = len(content.get("choices", []))
     if not all(isinstance(i, int) and not isinstance(i, bool) for i in picked):
-        raise _invalid("choices", "Choices are identified by whole numbers.")
+        raise _invalid(field, "Choices are identified by whole numbers.")
     if len(set(picked)) != len(picked) or any(not 0 <= i < count for i in picked):
-        raise _invalid("choices", f"Each choice must be a distinct number from 0 to {count - 1}.")
+        raise _invalid(field, f"Each choice must be a distinct number from 0 to {count - 1}.")
 
 
 def _check_value(qtype: str, field: str, value: Any, content: dict[str, Any]) -> None:
     if qtype == "single_choice":
-        _check_choices(content, [value])
+        _check_choices(field, content, [value])
     elif qtype == "multiple_choice":
-        _check_choices(content, value)
+        _check_choices(field, content, value)
     elif qtype == "numeric":
         try:
             parse_number(value)

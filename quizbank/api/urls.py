@@ -2,13 +2,14 @@
 
 from django.urls import path
 
+import config.converters  # noqa: F401  (registers <id:...>)
 from quizbank.api import views
 
 urlpatterns = [
     path("courses/", views.CourseListApi.as_view(), name="course-list"),
-    path("courses/<int:course_id>/", views.CourseDetailApi.as_view(), name="course-detail"),
+    path("courses/<id:course_id>/", views.CourseDetailApi.as_view(), name="course-detail"),
     path("questions/", views.QuestionListApi.as_view(), name="question-list"),
-    path("questions/<int:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
+    path("questions/<id:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
     path("quizzes/", views.QuizListApi.as_view(), name="quiz-list"),
-    path("quizzes/<int:quiz_id>/", views.QuizDetailApi.as_view(), name="quiz-detail"),
+    path("quizzes/<id:quiz_id>/", views.QuizDetailApi.as_view(), name="quiz-detail"),
 ]

@@ -1,9 +1,11 @@
 """A course with a student and a quiz of every automatically scored type plus a viva."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from quizbank.models import Course, Quiz, Role
@@ -18,6 +20,14 @@ class World:
     student: User
     examiner: User
     author: User
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    """Throttle and sign-in counters live in the cache; no test inherits another's."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture

@@ -1,6 +1,8 @@
 """The OpenAPI schema generates without warnings and lists every API endpoint."""
 
+import re
 from io import StringIO
+from typing import Any
 
 from django.core.management import call_command
 from django.urls import get_resolver
@@ -16,7 +18,7 @@ def _api_paths() -> set[str]:
             if hasattr(pattern, "url_patterns"):
                 found |= walk(pattern.url_patterns, route)
             elif route.startswith("api/") and "schema" not in route and "docs" not in route:
-                found.add("/" + route.replace("<int:", "{").replace(">", "}"))
+                found.add("/" + re.sub(r"<\w+:(\w+)>", r"{\1}", route))
         return found
 
     return walk(get_resolver().url_patterns)
@@ -35,3 +37,41 @@ def test_the_spectacular_command_validates_with_no_warnings() -> None:
     out = StringIO()
     call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
     assert "openapi: 3" in out.getvalue()
+
+
+def _schema() -> dict[str, Any]:
+    generator = SchemaGenerator()  # type: ignore[no-untyped-call]  # untyped library
+    schema: dict[str, Any] = generator.get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+    return schema
+
+
+def test_every_operation_documents_its_errors_in_the_one_shape() -> None:
+    schema = _schema()
+    error = schema["components"]["schemas"]["Error"]
+    assert error["required"] == ["error"]
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert "400" in responses, (method, path)
+            if path != "/api/auth/token/":
+                assert {"401", "403"} <= set(responses), (method, path)
+            if "{" in path:
+                assert "404" in responses, (method, path)
+            if method in ("post", "put") and path != "/api/auth/token/":
+                assert "409" in responses, (method, path)
+            for status, response in responses.items():
+                if status.startswith("4"):
+                    ref = response["content"]["application/json"]["schema"]["$ref"]
+                    assert ref == "#/components/schemas/Error", (method, path, status)
+
+
+def test_throttled_operations_document_429_with_retry_after() -> None:
+    paths = _schema()["paths"]
+    for path in ("/api/auth/token/", "/api/code-runs/"):
+        assert "Retry-After" in paths[path]["post"]["responses"]["429"]["headers"]
+
+
+def test_ids_in_paths_are_documented_as_bounded_integers() -> None:
+    parameters = _schema()["paths"]["/api/attempts/{attempt_id}/"]["get"]["parameters"]
+    assert parameters[0]["schema"] == {"type": "integer", "minimum": 0,
+                                       "maximum": 2**63 - 1}  # fmt: skip

@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from grading.scoring import score_answer
+from grading.scoring.numeric import parse_number
 from tests.grading.content import MULTIPLE, NUMERIC, SHORT_TEXT, SINGLE, TRUE_FALSE
 
 
@@ -50,6 +51,20 @@ def test_true_false_scores_and_gives_the_matching_feedback() -> None:
 )
 def test_numeric_answers_match_within_absolute_tolerance(value: object, expected: float) -> None:
     assert score(NUMERIC, {"value": value}) == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [10**400, -(10**101), "1" + "0" * 400, "1e400", "nan", "-inf", float("inf"), "1" * 101],
+)
+def test_numeric_parse_refuses_huge_or_non_finite_numbers_with_a_value_error(raw: object) -> None:
+    with pytest.raises(ValueError, match="number"):
+        parse_number(raw)
+
+
+@pytest.mark.parametrize("raw", [10**100, -1e100, "1e100", " -1E100 "])
+def test_numeric_parse_accepts_numbers_up_to_the_bound(raw: object) -> None:
+    assert abs(parse_number(raw)) == 1e100
 
 
 def test_numeric_first_match_wins_and_its_feedback_is_given() -> None:

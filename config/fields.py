@@ -1,0 +1,19 @@
+"""Input bounds the database enforces, checked first so that a value out of range is a 400
+instead of an error from PostgreSQL or SQLite."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+# The largest value of a bigint column (every id and counter here), and of SQLite's INTEGER.
+BIGINT_MAX = 2**63 - 1
+ID_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": BIGINT_MAX}
+
+
+class BoundedIntegerField(serializers.IntegerField):
+    """A whole number from `min_value` (default 0) to BIGINT_MAX, documented with both."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 0)
+        kwargs.setdefault("max_value", BIGINT_MAX)
+        super().__init__(**kwargs)

@@ -1,0 +1,85 @@
+"""Every response under /api/ is JSON in the one error shape, whatever produced it.
+
+DRF views render their errors through `config.exceptions.api_exception_handler`. What
+happens outside them (no URL matched, an unhandled exception, Django refusing a body,
+a debug page) reaches the client through the handlers and the middleware below.
+"""
+
+from collections.abc import Callable
+from http import HTTPStatus
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+
+from config.exceptions import error_body
+
+API_PREFIX = "/api/"
+# The code and message of an error that no view described (codes match DRF's).
+_DEFAULTS: dict[int, tuple[str, str]] = {
+    400: ("bad_request", "The request could not be read."),
+    401: ("not_authenticated", "Authentication credentials were not provided."),
+    403: ("permission_denied", "You do not have permission to perform this action."),
+    404: ("not_found", "Not found."),
+    405: ("method_not_allowed", "Method not allowed."),
+    413: ("request_too_large", "The request body is too large."),
+    500: ("server_error", "The server failed to answer; the error has been logged."),
+}
+# Headers of the original response that a client still needs from the JSON one.
+_KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
+
+
+def is_api_path(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX) or request.path == API_PREFIX.rstrip("/")
+
+
+def api_error_response(status: int) -> JsonResponse:
+    """A JSON error with the status's usual code and message."""
+    phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
+    code, message = _DEFAULTS.get(status, (phrase.lower().replace(" ", "_"), phrase + "."))
+    return JsonResponse(error_body(code, message), status=status)
+
+
+def _is_json(response: HttpResponse) -> bool:
+    return str(response.get("Content-Type", "")).startswith("application/json")
+
+
+class ApiErrorMiddleware:
+    """Outermost middleware: an error under /api/ that is not JSON (Django's pages, the
+    debug pages of DEBUG=true) is replaced by the one error shape with the same status."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code < 400 or not is_api_path(request) or _is_json(response):
+            return response
+        replacement = api_error_response(response.status_code)
+        for header in _KEPT_HEADERS:
+            if header in response:
+                replacement[header] = response[header]
+        return replacement
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api_path(request):
+        return api_error_response(400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api_path(request):
+        return api_error_response(403)
+    return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api_path(request):
+        return api_error_response(404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if is_api_path(request):
+        return api_error_response(500)
+    return defaults.server_error(request)

@@ -1,0 +1,80 @@
+"""Schema generation: component names for nested serializers, and every operation's
+error responses in the one error shape (the `Error` component)."""
+
+from typing import Any, Literal
+
+from drf_spectacular.openapi import AutoSchema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+
+_ERRORS: dict[int, str] = {
+    400: "Malformed JSON, or invalid fields, filters or ordering; `fields` names each "
+    "(e.g. `answer.text`).",
+    401: "No valid credentials; see `WWW-Authenticate`.",
+    403: "Signed in, but your role does not allow this.",
+    404: "No such object among those you may see, or no such page.",
+    409: "The current state does not allow this (e.g. `stale_version`, `deadline_passed`).",
+    413: "The body, or the answer in it, is over its size limit.",
+    415: "The body is not JSON.",
+    429: "Too many requests; retry after `Retry-After` seconds.",
+}
+_HEADERS: dict[int, dict[str, Any]] = {
+    401: {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "`Token`"}},
+    429: {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
+}
+_WRITES = ("POST", "PUT", "PATCH", "DELETE")
+
+
+class ErrorDetailSerializer(serializers.Serializer[dict[str, Any]]):
+    code = serializers.CharField(help_text="Stable code: `not_found`, `stale_version`, ...")
+    message = serializers.CharField(help_text="For people; may change.")
+    fields = serializers.DictField(  # type: ignore[assignment]  # DRF's metaclass pops fields
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Messages by field path (`answer.text`, `levels[0]`); empty otherwise.",
+    )
+
+
+class ErrorSerializer(serializers.Serializer[dict[str, Any]]):
+    """Every error the API returns: `{"error": {"code", "message", "fields"}}`."""
+
+    error = ErrorDetailSerializer()
+
+
+class VivabankAutoSchema(AutoSchema):
+    """`AttemptResultApi.OutputSerializer` becomes the component `AttemptResultOutput`, so
+    the house style of nested Input/Output serializers never collides in the schema; and
+    each operation lists the errors it can return."""
+
+    def get_serializer_name(
+        self, serializer: Any, direction: Literal["request", "response"]
+    ) -> str:
+        name = super().get_serializer_name(serializer, direction)
+        qualname = type(serializer).__qualname__
+        if "." not in qualname:
+            return name
+        outer, inner = qualname.rsplit(".", 2)[-2:]
+        return outer.removesuffix("Api") + inner.removesuffix("Serializer")
+
+    def _error_statuses(self) -> list[int]:
+        signed_in = bool(self.get_auth())
+        writes = self.method in _WRITES and signed_in
+        body = self.method in _WRITES and self.get_request_serializer() is not None
+        open_to_all = all(isinstance(p, AllowAny) for p in self.view.get_permissions())
+        by_id = "{" in self.path or hasattr(self.view, "paginator")  # an id, or a page number
+        wanted = {400: True, 401: signed_in, 403: not open_to_all, 404: by_id, 409: writes,
+                  413: body, 415: body, 429: bool(self.view.get_throttles())}  # fmt: skip
+        return [status for status, applies in wanted.items() if applies]
+
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
+        for status in self._error_statuses():
+            if str(status) in responses:
+                continue
+            response = self._get_response_for_code(  # type: ignore[no-untyped-call]  # untyped
+                ErrorSerializer, str(status), ["application/json"], direction
+            )
+            response["description"] = _ERRORS[status]
+            if status in _HEADERS:
+                response["headers"] = _HEADERS[status]
+            responses[str(status)] = response
+        return responses
