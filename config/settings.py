@@ -68,6 +68,18 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# `make run` shares one SQLite file between the web server, a worker and beat. WAL lets readers
+# and one writer work at once; IMMEDIATE takes the write lock when a transaction begins, so a
+# writer waits its turn (up to the timeout) instead of failing at once as "database is locked".
+SQLITE_TIMEOUT_S: float = env.float("SQLITE_TIMEOUT_S", default=20.0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": SQLITE_TIMEOUT_S,
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
