@@ -172,6 +172,8 @@ LOGGING: dict[str, Any] = {
 GRADING_MAX_ANSWER_BYTES: int = env.int("GRADING_MAX_ANSWER_BYTES", default=64 * 1024)
 # Largest request body the JSON API parses at all; bigger bodies get 413.
 GRADING_MAX_REQUEST_BYTES: int = env.int("GRADING_MAX_REQUEST_BYTES", default=256 * 1024)
+# Marks further apart than this share of the maximum go to a moderator (a quiz may override it).
+GRADING_DISAGREEMENT_THRESHOLD: float = env.float("GRADING_DISAGREEMENT_THRESHOLD", default=0.2)
 # Beat submits overdue attempts; "on next access" covers the time in between.
 CELERY_BEAT_SCHEDULE: dict[str, Any] = {
     "close-overdue-attempts": {
