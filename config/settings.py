@@ -172,6 +172,10 @@ LOGGING: dict[str, Any] = {
 GRADING_MAX_ANSWER_BYTES: int = env.int("GRADING_MAX_ANSWER_BYTES", default=64 * 1024)
 # Largest request body the JSON API parses at all; bigger bodies get 413.
 GRADING_MAX_REQUEST_BYTES: int = env.int("GRADING_MAX_REQUEST_BYTES", default=256 * 1024)
+# A code answer still queued or running this long past its job's time limit was lost (a
+# worker died, a message vanished): beat's sweeper applies the stored result or sends it again.
+GRADING_STUCK_MARGIN_S: float = env.float("GRADING_STUCK_MARGIN_S", default=60.0)
+GRADING_SWEEP_STUCK_EVERY_S: float = env.float("GRADING_SWEEP_STUCK_EVERY_S", default=60.0)
 # Marks further apart than this share of the maximum go to a moderator (a quiz may override it).
 GRADING_DISAGREEMENT_THRESHOLD: float = env.float("GRADING_DISAGREEMENT_THRESHOLD", default=0.2)
 # Beat submits overdue attempts; "on next access" covers the time in between.
@@ -180,6 +184,11 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
         "task": "grading.close_overdue_attempts",
         "schedule": env.float("GRADING_CLOSE_OVERDUE_EVERY_S", default=30.0),
         "options": {"queue": "default", "expires": 25},
+    },
+    "sweep-stuck-code-answers": {
+        "task": "grading.sweep_stuck_code_answers",
+        "schedule": GRADING_SWEEP_STUCK_EVERY_S,
+        "options": {"queue": "default", "expires": GRADING_SWEEP_STUCK_EVERY_S},
     },
 }
 # Per-user rate of "try it" code runs (DRF ScopedRateThrottle scope `code_run`).
