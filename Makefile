@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+ASSETS_STAMP := vendor/.installed-stamp
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank
 
 # Checks run with a throwaway key; production must set SECRET_KEY itself.
@@ -10,12 +11,17 @@ lint typecheck pytest test: export SECRET_KEY ?= vivabank-checks-only-not-a-real
 
 .PHONY: install run test lint typecheck pytest bench clean
 
-install: $(STAMP)
+install: $(STAMP) $(ASSETS_STAMP)
 
 $(STAMP): requirements/all.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/all.lock
 	@touch $(STAMP)
+
+$(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh
+	@echo "Bundling the pages' browser assets (KaTeX) into vendor/"
+	@bash scripts/install-assets.sh
+	@touch $(ASSETS_STAMP)
 
 run: install
 	DEBUG=true bash scripts/run-dev.sh
@@ -44,4 +50,4 @@ bench: install
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
 
 clean:
-	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) var vendor node_modules .mypy_cache .ruff_cache .pytest_cache

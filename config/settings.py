@@ -96,6 +96,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Browser assets bundled by `make install` from package-lock.json (KaTeX): served by the app,
+# never from a CDN, so pages work on a closed exam network.
+STATICFILES_DIRS = [("vendor", BASE_DIR / "vendor")]
 LOGIN_URL = "admin:login"
 
 # Security headers that matter once DEBUG is off (checked by `check --deploy`).
