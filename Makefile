@@ -1,4 +1,5 @@
 # Vivabank: `make run` serves the site with a worker; `make test` runs every check.
+SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -13,9 +14,14 @@ lint typecheck pytest test: export SECRET_KEY ?= vivabank-checks-only-not-a-real
 
 install: $(STAMP) $(ASSETS_STAMP)
 
+# A pip config with an --extra-index-url folder that lacks a package warns "Location ... is
+# ignored" once per package; only those lines are dropped, errors and other warnings show.
+PIP_NOISE := ^WARNING: Location '[^']*' is ignored: it is neither a file nor a directory\.$$
 $(STAMP): requirements/all.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/all.lock
+	@echo "Installing the Python packages of requirements/all.lock into $(VENV)/"
+	@set -o pipefail; $(PY) -m pip install --quiet --disable-pip-version-check \
+		-r requirements/all.lock 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $(STAMP)
 
 $(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh
@@ -23,8 +29,10 @@ $(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh
 	@bash scripts/install-assets.sh
 	@touch $(ASSETS_STAMP)
 
+# `make run PORT=8001` serves on another port.
+PORT ?= 8000
 run: install
-	DEBUG=true bash scripts/run-dev.sh
+	DEBUG=true PORT=$(PORT) bash scripts/run-dev.sh
 
 lint: install
 	$(VENV)/bin/ruff check .
