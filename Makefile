@@ -1,8 +1,10 @@
 # Vivabank: `make run` serves the site with a worker; `make test` runs every check.
+SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+ASSETS_STAMP := vendor/.installed-stamp
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank
 
 # Checks run with a throwaway key; production must set SECRET_KEY itself.
@@ -10,15 +12,27 @@ lint typecheck pytest test: export SECRET_KEY ?= vivabank-checks-only-not-a-real
 
 .PHONY: install run test lint typecheck pytest bench clean
 
-install: $(STAMP)
+install: $(STAMP) $(ASSETS_STAMP)
 
+# A pip config with an --extra-index-url folder that lacks a package warns "Location ... is
+# ignored" once per package; only those lines are dropped, errors and other warnings show.
+PIP_NOISE := ^WARNING: Location '[^']*' is ignored: it is neither a file nor a directory\.$$
 $(STAMP): requirements/all.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/all.lock
+	@echo "Installing the Python packages of requirements/all.lock into $(VENV)/"
+	@set -o pipefail; $(PY) -m pip install --quiet --disable-pip-version-check \
+		-r requirements/all.lock 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $(STAMP)
 
+$(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh
+	@echo "Bundling the pages' browser assets (KaTeX) into vendor/"
+	@bash scripts/install-assets.sh
+	@touch $(ASSETS_STAMP)
+
+# `make run PORT=8001` serves on another port.
+PORT ?= 8000
 run: install
-	DEBUG=true bash scripts/run-dev.sh
+	DEBUG=true PORT=$(PORT) bash scripts/run-dev.sh
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -44,4 +58,4 @@ bench: install
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
 
 clean:
-	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) var vendor node_modules .mypy_cache .ruff_cache .pytest_cache

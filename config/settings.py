@@ -73,6 +73,18 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# `make run` shares one SQLite file between the web server, a worker and beat. WAL lets readers
+# and one writer work at once; IMMEDIATE takes the write lock when a transaction begins, so a
+# writer waits its turn (up to the timeout) instead of failing at once as "database is locked".
+SQLITE_TIMEOUT_S: float = env.float("SQLITE_TIMEOUT_S", default=20.0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": SQLITE_TIMEOUT_S,
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -89,6 +101,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Browser assets bundled by `make install` from package-lock.json (KaTeX): served by the app,
+# never from a CDN, so pages work on a closed exam network.
+STATICFILES_DIRS = [("vendor", BASE_DIR / "vendor")]
 LOGIN_URL = "admin:login"
 
 # Security headers that matter once DEBUG is off (checked by `check --deploy`).
@@ -183,12 +198,23 @@ LOGGING: dict[str, Any] = {
 GRADING_MAX_ANSWER_BYTES: int = env.int("GRADING_MAX_ANSWER_BYTES", default=64 * 1024)
 # Largest request body the JSON API parses at all; bigger bodies get 413.
 GRADING_MAX_REQUEST_BYTES: int = env.int("GRADING_MAX_REQUEST_BYTES", default=256 * 1024)
+# A code answer still queued or running this long past its job's time limit was lost (a
+# worker died, a message vanished): beat's sweeper applies the stored result or sends it again.
+GRADING_STUCK_MARGIN_S: float = env.float("GRADING_STUCK_MARGIN_S", default=60.0)
+GRADING_SWEEP_STUCK_EVERY_S: float = env.float("GRADING_SWEEP_STUCK_EVERY_S", default=60.0)
+# Marks further apart than this share of the maximum go to a moderator (a quiz may override it).
+GRADING_DISAGREEMENT_THRESHOLD: float = env.float("GRADING_DISAGREEMENT_THRESHOLD", default=0.2)
 # Beat submits overdue attempts; "on next access" covers the time in between.
 CELERY_BEAT_SCHEDULE: dict[str, Any] = {
     "close-overdue-attempts": {
         "task": "grading.close_overdue_attempts",
         "schedule": env.float("GRADING_CLOSE_OVERDUE_EVERY_S", default=30.0),
         "options": {"queue": "default", "expires": 25},
+    },
+    "sweep-stuck-code-answers": {
+        "task": "grading.sweep_stuck_code_answers",
+        "schedule": GRADING_SWEEP_STUCK_EVERY_S,
+        "options": {"queue": "default", "expires": GRADING_SWEEP_STUCK_EVERY_S},
     },
 }
 # Per-user rate of "try it" code runs (DRF ScopedRateThrottle scope `code_run`).

@@ -15,6 +15,7 @@ import dataclasses
 import enum
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -220,11 +221,15 @@ def queue_for(device: Device) -> str:
     return "gpu" if device == Device.CUDA else "cpu"
 
 
-def submit_grading(job: GradingJob, *, callback: Signature[Any] | None = None) -> str:
-    """Queue `job` for a worker; the task id is the job id. `callback` gets the result dict."""
+def submit_grading(
+    job: GradingJob, *, callback: Signature[Any] | None = None, expires_s: float | None = None
+) -> str:
+    """Queue `job` for a worker; the task id is the job id. `callback` gets the result dict;
+    a message still queued `expires_s` after sending is dropped unrun (for a re-send)."""
     from runner.tasks import grade_submission, grading_time_limits
 
     soft, hard = grading_time_limits(job)
+    expiry: dict[str, Any] = {} if expires_s is None else {"expires": expires_s}
     grade_submission.apply_async(
         args=(job.to_dict(),),
         task_id=job.job_id,
@@ -232,8 +237,31 @@ def submit_grading(job: GradingJob, *, callback: Signature[Any] | None = None) -
         link=callback,
         soft_time_limit=soft,
         time_limit=hard,
+        **expiry,
     )
     return job.job_id
+
+
+def grading_time_limit_s(job: GradingJob) -> int:
+    """The longest a worker may spend on `job` (its hard task limit), in seconds."""
+    from runner.tasks import grading_time_limits
+
+    return grading_time_limits(job)[1]
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    """When a worker last picked a job up and its result once finished (None: not yet)."""
+
+    claimed_at: datetime | None
+    result: dict[str, Any] | None
+
+
+def job_progress(job_id: str) -> JobProgress:
+    """How far job `job_id` got; both fields are None for a job no worker has picked up."""
+    from runner.records import job_record_progress
+
+    return JobProgress(*job_record_progress(job_id=job_id))
 
 
 # How long the web tier waits for a worker by default: a warm one answers in well under a second.

@@ -23,6 +23,7 @@ class JobRecord(models.Model):
     result = models.JSONField(default=dict, blank=True)
     deliveries = models.PositiveIntegerField(default=0)  # how often a worker picked the job up
     created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)  # when a worker last picked it up
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

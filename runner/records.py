@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -33,7 +34,8 @@ def job_record_claim(
             job_id=job_id, defaults={"kind": kind}
         )
         record.deliveries += 1
-        record.save(update_fields=["deliveries"])
+        record.claimed_at = timezone.now()
+        record.save(update_fields=["deliveries", "claimed_at"])
         if record.state == JobState.FINISHED:
             stored: dict[str, Any] = record.result
             return stored
@@ -73,3 +75,11 @@ def job_record_wait(*, job_id: str, timeout_s: float) -> dict[str, Any] | None:
             return result
         time.sleep(min(pause, remaining))
         pause = min(2 * pause, _LONGEST_PAUSE_S)
+
+
+def job_record_progress(*, job_id: str) -> tuple[datetime | None, dict[str, Any] | None]:
+    """When a worker last claimed `job_id`, and its stored result if it finished."""
+    record = JobRecord.objects.filter(job_id=job_id).first()
+    if record is None:
+        return None, None
+    return record.claimed_at, record.result if record.state == JobState.FINISHED else None

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # `make run`: migrate, load the bank and demo data, then serve the site with a
 # grading worker and the beat scheduler on the embedded defaults (SQLite, the
-# filesystem broker). Ctrl-C stops all three.
+# filesystem broker). Ctrl-C stops all three. PORT (default 8000) is the site's port;
+# VIVABANK_VAR_DIR (default var/) holds the broker's folders and the logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 CELERY=.venv/bin/celery
+PORT="${PORT:-8000}"
+VAR="${VIVABANK_VAR_DIR:-var}"
 export DEBUG="${DEBUG:-true}"
 
 if [ "$(id -u)" != "0" ] && [ -z "${RUNNER_ALLOW_UNSANDBOXED:-}" ]; then
@@ -14,7 +17,7 @@ if [ "$(id -u)" != "0" ] && [ -z "${RUNNER_ALLOW_UNSANDBOXED:-}" ]; then
   export RUNNER_ALLOW_UNSANDBOXED=true
 fi
 
-mkdir -p var/broker var/broker-control var/log
+mkdir -p "$VAR/broker" "$VAR/broker-control" "$VAR/log"
 $PY manage.py migrate --noinput
 $PY manage.py load_demo
 
@@ -22,10 +25,10 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
-$CELERY -A config worker -Q default,cpu -c 2 --loglevel=INFO >var/log/worker.log 2>&1 &
+$CELERY -A config worker -Q default,cpu -c 2 --loglevel=INFO >"$VAR/log/worker.log" 2>&1 &
 pids+=($!)
-$CELERY -A config beat --loglevel=INFO >var/log/beat.log 2>&1 &
+$CELERY -A config beat --loglevel=INFO >"$VAR/log/beat.log" 2>&1 &
 pids+=($!)
-echo "Worker and beat are running (logs in var/log/)."
-echo "Serving Vivabank on http://127.0.0.1:8000/ (admin at /admin/, API docs at /api/docs/)"
-$PY manage.py runserver 127.0.0.1:8000 --noreload
+echo "Worker and beat are running (logs in $VAR/log/)."
+echo "Serving Vivabank on http://127.0.0.1:$PORT/ (admin at /admin/, API docs at /api/docs/)"
+$PY manage.py runserver "127.0.0.1:$PORT" --noreload

@@ -50,9 +50,12 @@ def new_job_id(response: Response) -> str:
     return f"{JOB_PREFIX}{response.pk}-{uuid.uuid4().hex[:12]}"
 
 
-def code_job_enqueue_on_commit(response: Response) -> None:
-    """Hand the job to the runner once the response row is committed."""
+def code_job_enqueue_on_commit(response: Response, *, expires_s: float | None = None) -> None:
+    """Hand the job to the runner once the response row is committed (a re-send keeps the
+    job id, so a worker that already finished it returns the stored result)."""
     job = code_job(response, response.job_id)
     # By name: the task module imports services, so services must not import it.
     callback = signature(APPLY_RESULT_TASK, queue="default")
-    transaction.on_commit(lambda: runner_api.submit_grading(job, callback=callback))
+    transaction.on_commit(
+        lambda: runner_api.submit_grading(job, callback=callback, expires_s=expires_s)
+    )

@@ -8,7 +8,7 @@ from quizbank.models import Quiz
 
 
 def default_threshold() -> float:
-    return float(getattr(settings, "GRADING_DISAGREEMENT_THRESHOLD", 0.2))
+    return settings.GRADING_DISAGREEMENT_THRESHOLD
 
 
 def quiz_marking_policy(quiz: Quiz) -> QuizMarkingPolicy:

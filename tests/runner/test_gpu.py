@@ -57,15 +57,32 @@ def test_a_cuda_job_grades_on_the_gpu(gpu: Supervisor) -> None:
     assert result.score == 1.0
 
 
+# An out-of-range index trips a device-side assert, at once and every time. The error is sticky:
+# the process's CUDA context refuses every later call, here one made after catching the first.
+STICKY = """\
+import torch
+
+def f(x):
+    try:
+        torch.zeros(1, device="cuda")[torch.tensor([5], device="cuda")]
+        torch.cuda.synchronize()
+    except RuntimeError:
+        pass
+    return torch.zeros_like(x, device="cuda")  # the context is still poisoned here
+"""
+
+
 @pytest.mark.gpu
 def test_a_sticky_cuda_error_does_not_poison_the_next_job(gpu: Supervisor) -> None:
-    bad = _job(Device.CUDA)
-    crash = "import torch\ndef f(x):\n    torch.cuda._sleep(1 << 40)\n    return x\n"
-    crashed = grade(
-        GradingJob.from_dict(bad.to_dict() | {"source": crash, "limits": {"time_s": 2}})
-    )
-    assert crashed.score == 0.0
-    assert grade(_job(Device.CUDA)).score == 1.0
+    poisoned = grade(GradingJob.from_dict(_job(Device.CUDA).to_dict() | {"source": STICKY}))
+    after = grade(_job(Device.CUDA))
+
+    [case] = poisoned.cases
+    assert poisoned.status == Status.OK, poisoned.message  # it ran to the end, no time-out
+    assert (poisoned.score, case.passed) == (0.0, False)
+    assert "device-side assert triggered" in case.message
+    assert "still poisoned" in case.message  # raised again by the call after the first
+    assert (after.status, after.device, after.score) == (Status.OK, "cuda", 1.0)
 
 
 @pytest.mark.gpu
