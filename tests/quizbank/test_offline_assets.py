@@ -25,10 +25,7 @@ INTEGRITY = re.compile(r'(?:src|href)="(?P<url>[^"]+)"\s+integrity="sha384-(?P<d
 
 @pytest.fixture
 def pages(admin_client: Client) -> dict[str, str]:
-    """Every server-rendered page, as an administrator (who sees the most) or anonymously.
-
-    The API's Swagger page (/api/docs/) is drf-spectacular's and is not among them yet.
-    """
+    """Every server-rendered page, as an administrator (who sees the most) or anonymously."""
     choice = make_choice(correct=True, text="$x^2$", question__prompt="Rank of $x$?")
     question_snapshot(question=choice.question)
     preview = reverse("quizbank:question-preview", args=[choice.question.pk])
@@ -38,6 +35,7 @@ def pages(admin_client: Client) -> dict[str, str]:
         "admin login": Client().get(reverse("admin:login")),
         "admin index": admin_client.get(reverse("admin:index")),
         "admin questions": admin_client.get(reverse("admin:quizbank_question_changelist")),
+        "API docs": admin_client.get("/api/docs/"),
     }
     assert {name: reply.status_code for name, reply in replies.items()} == dict.fromkeys(
         replies, 200
