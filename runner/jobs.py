@@ -10,6 +10,7 @@ a baseline, both cached) whose CPU time and memory the kernel reports.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -23,7 +24,8 @@ from runner.api import (
     Status,
 )
 from runner.harness.judge_efficiency import Measured, TimingEvidence
-from runner.harness.payload import PayloadError
+from runner.harness.payload import PayloadError, clean_strings
+from runner.harness.reach import reached_forbidden, reached_refusals
 from runner.harness.results import decode_timed
 from runner.harness.scoring import Payloads, score_job, visible_and_hidden
 from runner.harness.spec import Case, parse_cases
@@ -34,6 +36,7 @@ from runner.reference_cache import reference_cache
 from runner.registry import get_supervisor
 from runner.supervisor import Supervisor
 
+logger = logging.getLogger(__name__)
 UNSANDBOXED_NOTE = "ran WITHOUT the sandbox (RUNNER_ALLOW_UNSANDBOXED is on): rlimits only"
 HIDDEN_RUN_FAILED = "on the hidden cases: "
 TIMED_REPEATS = 5
@@ -55,6 +58,21 @@ def _note(supervisor: Supervisor, message: str) -> str:
     return f"{message}\n{UNSANDBOXED_NOTE}".strip()
 
 
+def only_cases(job: GradingJob, indexes: list[int] | None) -> list[Any]:
+    """The job's cases at `indexes` (all of them for None), each with its own name and seed
+    spelled out, so a run's child never holds a case it does not run: the visible cases' run
+    knows nothing of the hidden ones."""
+    if indexes is None:
+        return job.cases
+    return [_standalone(job.cases[index], index) for index in indexes]
+
+
+def _standalone(case: Any, index: int) -> Any:
+    if not isinstance(case, dict):
+        return case
+    return {**case, "name": case.get("name", f"case {index + 1}"), "seed": case.get("seed", index)}
+
+
 def harness_request(
     job: GradingJob, *, role: str, device: str, run: list[int] | None = None
 ) -> dict[str, Any]:
@@ -62,11 +80,10 @@ def harness_request(
     return {
         "source": job.source if role == "student" else job.reference_source,
         "entry_point": job.entry_point,
-        "cases": job.cases,
+        "cases": only_cases(job, run),
         "forbidden": job.forbidden,
         "device": device,
         "role": role,
-        "run": run,
     }
 
 
@@ -86,12 +103,12 @@ def _static_refusal(job: GradingJob) -> tuple[Status, str] | None:
         return Status.ERROR, str(error)
     if usage is None:
         return None  # a syntax error: the child reports it with the line
-    if usage.refusals:
-        refused = sorted(usage.refusals)
-        shown = "; ".join(str(refusal) for refusal in refused[:_SHOWN_REFUSALS])
+    refused = [str(refusal) for refusal in sorted(usage.refusals)] or reached_refusals(usage)
+    if refused:
+        shown = "; ".join(refused[:_SHOWN_REFUSALS])
         more = f" and {len(refused) - _SHOWN_REFUSALS} more" if len(refused) > 3 else ""
         return Status.FORBIDDEN, f"the answer uses {shown}{more}: {WHY}"
-    names = forbidden_in(usage, job.forbidden)
+    names = sorted({*forbidden_in(usage, job.forbidden), *reached_forbidden(usage, job.forbidden)})
     if names:
         return Status.FORBIDDEN, f"the answer uses {', '.join(names)}, which this question forbids"
     return None
@@ -119,8 +136,8 @@ def _timed(
     request = {
         "source": job.source if role == "student" else job.reference_source,
         "entry_point": job.entry_point,
-        "cases": job.cases,
-        "case": case,
+        "cases": only_cases(job, [case]),
+        "case": 0,
         "repeats": TIMED_REPEATS,
         "calls": calls,
         "device": device,
@@ -129,12 +146,12 @@ def _timed(
     outcome = supervisor.run({"kind": "timing", "request": request}, job.limits, device=device)
     if outcome.status != Status.OK or outcome.payload is None:
         failure = f"{outcome.status}: {outcome.message}"
-        return Measured(outcome.cpu_s, None, failure)
+        return Measured(outcome.cpu_s, None, failure, outcome.peak_kb)
     try:
         run = decode_timed(outcome.payload)
     except PayloadError as error:
-        return Measured(outcome.cpu_s, None, f"invalid result: {error}")
-    return Measured(outcome.cpu_s, run)
+        return Measured(outcome.cpu_s, None, f"invalid result: {error}", outcome.peak_kb)
+    return Measured(outcome.cpu_s, run, peak_kb=outcome.peak_kb)
 
 
 def _reference_timing(
@@ -202,7 +219,21 @@ def _with_output(outcome: ChildOutcome, shown: ChildOutcome) -> ChildOutcome:
 
 
 def grade_job(job: GradingJob) -> GradingResult:
-    """Static checks, reference outputs (cached), the answer's runs, then the comparison."""
+    """Static checks, reference outputs (cached), the answer's runs, then the comparison.
+
+    Always returns a result: an unexpected failure of the grader itself is logged and the
+    answer ends as an `error` an examiner can regrade, never as an uncaught exception that
+    would leave the job unfinished.
+    """
+    try:
+        return _grade(job)
+    except Exception:  # the task's edge: whatever broke, the job must end with a result
+        logger.exception("grading job %s failed in the grader", job.job_id)
+        message = "the grader could not judge this answer; an examiner can regrade it"
+        return _failed(job, Status.ERROR, message)
+
+
+def _grade(job: GradingJob) -> GradingResult:
     started = time.perf_counter()
     supervisor = get_supervisor()
     device, refusal = _resolve_device(supervisor, job.device)
@@ -301,7 +332,7 @@ def generate_parameters(source: str, seed: int, limits: Limits) -> dict[str, Any
     if len(outcome.payload) > _GENERATOR_CAP:
         raise GeneratorFailed("the generator returned more than 1 MB")
     try:
-        reply = json.loads(outcome.payload)
+        reply = clean_strings(json.loads(outcome.payload))
     except (ValueError, RecursionError):
         reply = None
     if not isinstance(reply, dict):

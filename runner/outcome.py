@@ -28,6 +28,7 @@ class ChildOutcome:
     exit_code: int | None = None
     duration_ms: float = 0.0
     cpu_s: float = 0.0  # the kernel's user + system CPU time of the child
+    peak_kb: int | None = None  # the most memory the kernel charged to the job's cgroup
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,12 @@ def _limit_status(got: Collected, limits: RunLimits, oom: bool) -> tuple[Status,
 
 
 def _outcome(
-    got: Collected, limits: RunLimits, status: Status, message: str, payload: bytes | None = None
+    got: Collected,
+    limits: RunLimits,
+    status: Status,
+    message: str,
+    payload: bytes | None = None,
+    peak_kb: int | None = None,
 ) -> ChildOutcome:
     record = got.exit_record
     return ChildOutcome(
@@ -94,22 +100,25 @@ def _outcome(
         exit_code=_describe_exit(record[0] if record else None)[1],
         duration_ms=got.elapsed_s * 1000,
         cpu_s=record[1] + record[2] if record else 0.0,
+        peak_kb=peak_kb,
     )
 
 
-def classify(got: Collected, limits: RunLimits, *, oom: bool) -> ChildOutcome:
+def classify(
+    got: Collected, limits: RunLimits, *, oom: bool, peak_kb: int | None = None
+) -> ChildOutcome:
     """Decide the status of a finished run from the pipes, the exit record and the cgroup."""
     limited = _limit_status(got, limits, oom)
     if limited is not None:
-        return _outcome(got, limits, *limited)
+        return _outcome(got, limits, *limited, peak_kb=peak_kb)
     try:
         payload = parse_single_frame(bytes(got.result), cap=limits.result_cap)
     except FrameError as error:
         record = got.exit_record
         exit_text = _describe_exit(record[0] if record else None)[0]
         text = exit_text if not got.result else f"invalid result: {error}"
-        return _outcome(got, limits, Status.ERROR, text)
-    return _outcome(got, limits, Status.OK, "", payload)
+        return _outcome(got, limits, Status.ERROR, text, peak_kb=peak_kb)
+    return _outcome(got, limits, Status.OK, "", payload, peak_kb=peak_kb)
 
 
 def setup_failure(stderr: bytes) -> ChildOutcome:

@@ -167,10 +167,11 @@ class Supervisor:
             return setup_failure(_read_available(standby.err_r))
         pidfd = os.pidfd_open(inner_pid)
         try:
-            oom_before = 0
+            oom_before, counting_peak = 0, False
             if standby.cgroup is not None:
                 self.cgroups.set_limits(standby.cgroup, memory_mb=limits.memory_mb, pids=PIDS_MAX)
                 oom_before = self.cgroups.oom_kills(standby.cgroup)
+                counting_peak = self.cgroups.reset_peak(standby.cgroup)
             standby.send_job(encode_frame(json.dumps(message).encode()))
             run_limits = RunLimits(
                 wall_s=limits.time_s,
@@ -186,7 +187,10 @@ class Supervisor:
                 result_cap=RESULT_CAP,
             )
             oom = standby.cgroup is not None and self.cgroups.oom_kills(standby.cgroup) > oom_before
-            return classify(got, run_limits, oom=oom)
+            peak = (
+                self.cgroups.peak_kb(standby.cgroup) if counting_peak and standby.cgroup else None
+            )
+            return classify(got, run_limits, oom=oom, peak_kb=peak)
         finally:
             _kill_quietly(pidfd)
             os.close(pidfd)

@@ -65,13 +65,25 @@ _WARM_CASES: list[dict[str, Any]] = [
 ]
 
 
-def _warm_harness() -> None:
+# Without autograd: a backward in the zygote starts autograd's device threads, which initialise
+# CUDA, and every child forked after that fails with "CUDA error: initialization error".
+_FORWARD_CASES: list[dict[str, Any]] = [
+    {
+        "name": "warm forward",
+        "args": [{"random": [3, 4]}, {"random": [4, 2], "dtype": "float64"}],
+        "checks": ["purity", "determinism", "no_graph"],
+    },
+]
+
+
+def _warm_harness(*, autograd: bool) -> None:
     # Lazy imports (sympy through torch.fx, optimisers...) would otherwise happen in every child.
     import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
     from runner.harness.child import run_request
 
-    for entry_point, cases in (("warm", _WARM_CASES), ("train_step", [_TRAIN_CASE])):
+    warm = [("warm", _WARM_CASES), ("train_step", [_TRAIN_CASE])]
+    for entry_point, cases in warm if autograd else [("warm", _FORWARD_CASES)]:
         request = {
             "source": _WARM_SOURCE,
             "entry_point": entry_point,
@@ -110,10 +122,11 @@ def _warm_up() -> dict[str, Any]:
 
     with contextlib.suppress(OSError):  # without seccomp only unsandboxed runs are possible
         prebuilt_filter()
-    x = torch.randn(8, 8, requires_grad=True)
-    (x @ x).tanh().sum().backward()  # type: ignore[no-untyped-call]  # torch leaves it untyped
-    _warm_harness()
     available = torch.cuda.is_available()  # NVML-based: leaves CUDA uninitialised
+    if not available:
+        x = torch.randn(8, 8, requires_grad=True)
+        (x @ x).tanh().sum().backward()  # type: ignore[no-untyped-call]  # torch leaves it untyped
+    _warm_harness(autograd=not available)
     return {
         "pid": os.getpid(),
         "cuda_available": available,

@@ -105,6 +105,10 @@ def _response_view(response: Response, visible: bool, update: ScoreUpdate | None
 def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
     """The attempt for `user`: scores and feedback only where the release policy allows;
     the student sees no total while any answer is pending, and is told of changed marks."""
+    # Answers first, then the attempt's totals: grading commits both at once, so answers read
+    # as graded are never shown beside totals read from before that commit.
+    responses = list(attempt_responses(attempt))
+    attempt.refresh_from_db(fields=["status", "score", "max_score", "graded_at"])
     visible = results_visible(user, attempt, now)
     pending = attempt.status == AttemptStatus.SUBMITTED
     # The owner never sees a total that may still change as if it were final.
@@ -128,9 +132,7 @@ def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, An
         "final_score": attempt_final_score(attempt) if total_shown else None,
         "max_score": attempt.max_score,
         "updated_at": max((u.updated_at for u in updates.values()), default=None),
-        "responses": [
-            _response_view(r, visible, updates.get(r.pk)) for r in attempt_responses(attempt)
-        ],
+        "responses": [_response_view(r, visible, updates.get(r.pk)) for r in responses],
     }
 
 

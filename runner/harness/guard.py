@@ -100,15 +100,31 @@ class _OperatorWatch(TorchDispatchMode):  # type: ignore[no-untyped-call]  # tor
 
 
 class GraphProbe(TorchFunctionMode):
-    """Notes whether any torch call returned a tensor with autograd history (a grad_fn).
+    """Notes whether autograd recorded history while active.
 
-    At the torch-function level outputs already carry the history autograd gave
-    them, so a detach or a computation under no_grad records nothing.
+    Two witnesses: autograd's node counter (every node it creates takes a number),
+    and any tensor with a grad_fn passing into or out of a torch call (the
+    inputs matter too: `vmap(...)(x).detach()` shows its history only to the
+    detach). A detach, or a computation under no_grad, records nothing.
     """
 
     def __init__(self) -> None:
         super().__init__()
-        self.graph_recorded = False
+        self.saw_history = False
+        self.first_node = self.last_node = 0
+
+    def __enter__(self) -> GraphProbe:
+        self.first_node = pristine.autograd_sequence_nr()
+        super().__enter__()  # type: ignore[no-untyped-call]  # torch's base is untyped
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.last_node = pristine.autograd_sequence_nr()
+        super().__exit__(*exc)  # type: ignore[no-untyped-call]  # torch's base is untyped
+
+    @property
+    def graph_recorded(self) -> bool:
+        return self.saw_history or self.last_node != self.first_node
 
     def __torch_function__(
         self,
@@ -118,9 +134,9 @@ class GraphProbe(TorchFunctionMode):
         kwargs: dict[str, Any] | None = None,
     ) -> Any:
         output = func(*args, **(kwargs or {}))
-        if not self.graph_recorded:
-            tensors = pristine.tensors_in(output)
-            self.graph_recorded = any(pristine.grad_fn_of(t) is not None for t in tensors)
+        if not self.saw_history:
+            tensors = pristine.tensors_in([list(args), kwargs or {}, output])
+            self.saw_history = any(pristine.grad_fn_of(t) is not None for t in tensors)
         return output
 
 

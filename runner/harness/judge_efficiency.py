@@ -7,7 +7,10 @@ of each child; the baseline's is subtracted so the ratio compares the calls
 alone. The timed outputs are compared too, so a fast path that returns wrong
 values fails instead of winning, and each timed call has fresh inputs, so a
 cache cannot win. Memory: the peak tensor memory of the compared call
-(`runner.harness.memory`), the answer's against the reference's.
+(`runner.harness.memory`), the answer's against the reference's; and, as a net
+for memory the tensor count cannot see (buffers made outside torch's operators),
+the kernel's peak charge to the timing child's cgroup may not exceed the
+reference's by more than a generous slack (it varies by tens of MB between runs).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from runner.harness.tb import format_error
 
 CPU_FLOOR_S = 0.002  # CPU time below this is accounting noise; ratios use at least this
 MEMORY_FLOOR_BYTES = 4096
+KERNEL_SLACK_KB = 64 << 10  # run-to-run noise of a cgroup's peak is well under this
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class Measured:
     cpu_s: float
     run: TimedRun | None
     failure: str = ""  # why there is no payload (time limit, memory limit, crash)
+    peak_kb: int | None = None  # the kernel's peak charge to the child's cgroup, if counted
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,16 @@ def judge_efficiency(
     return _within_limits(timing, limits, memory, number)
 
 
+def _kernel_excess_kb(timing: TimingEvidence, limit: float, reference_bytes: int) -> int | None:
+    """How far the answer's kernel-counted peak passes the reference's plus the slack."""
+    mine, theirs = timing.student.peak_kb, timing.reference.peak_kb
+    if mine is None or theirs is None:
+        return None
+    allowed = KERNEL_SLACK_KB + int((limit - 1) * reference_bytes) // 1024
+    excess = mine - theirs
+    return excess if excess > allowed else None
+
+
 def _within_limits(
     timing: TimingEvidence,
     limits: dict[str, float],
@@ -96,21 +111,38 @@ def _within_limits(
     number: int,
 ) -> Outcome:
     s, r, b = timing.student, timing.reference, timing.baseline
-    figures = [("CPU time", "max_time_ratio", _ratio(s.cpu_s, r.cpu_s, b.cpu_s, CPU_FLOOR_S))]
+    limit = limits.get("max_time_ratio")
+    ratio = _ratio(s.cpu_s, r.cpu_s, b.cpu_s, CPU_FLOOR_S)
+    if limit is not None and ratio > limit:
+        return _over("CPU time", ratio, limit)
     if "max_memory_ratio" in limits:
-        mine, theirs = memory
-        if theirs is None:
-            raise ReferenceFailure(f"case {number}: the reference's memory was not measured")
-        if mine is None:
-            return Outcome(False, "efficiency: the memory was not measured", kind="efficiency")
-        ratio = max(mine, MEMORY_FLOOR_BYTES) / max(theirs, MEMORY_FLOOR_BYTES)
-        figures.append(("peak memory", "max_memory_ratio", ratio))
-    for what, key, ratio in figures:
-        limit = limits.get(key)
-        if limit is not None and ratio > limit:
-            return Outcome(
-                False,
-                f"{what} {ratio:.1f}× the reference's (limit {limit:g}×)",
-                kind="efficiency",
-            )
+        return _memory_outcome(timing, limits["max_memory_ratio"], memory, number)
     return Outcome(True)
+
+
+def _memory_outcome(
+    timing: TimingEvidence, limit: float, memory: tuple[int | None, int | None], number: int
+) -> Outcome:
+    mine, theirs = memory
+    if theirs is None:
+        raise ReferenceFailure(f"case {number}: the reference's memory was not measured")
+    if mine is None:
+        return Outcome(False, "efficiency: the memory was not measured", kind="efficiency")
+    ratio = max(mine, MEMORY_FLOOR_BYTES) / max(theirs, MEMORY_FLOOR_BYTES)
+    if ratio > limit:
+        return _over("peak memory", ratio, limit)
+    excess = _kernel_excess_kb(timing, limit, theirs)
+    if excess is not None:
+        return Outcome(
+            False,
+            f"the timed calls used {excess >> 10} MiB more memory than the reference's "
+            "(the kernel's count)",
+            kind="efficiency",
+        )
+    return Outcome(True)
+
+
+def _over(what: str, ratio: float, limit: float) -> Outcome:
+    return Outcome(
+        False, f"{what} {ratio:.1f}× the reference's (limit {limit:g}×)", kind="efficiency"
+    )

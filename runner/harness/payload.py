@@ -63,6 +63,33 @@ class Decoded:
     blob: bytes
 
 
+def clean_strings(value: Any) -> Any:
+    """`value` (parsed JSON) with every string safe to store and show: lone surrogates become
+    U+FFFD and NUL becomes `\\x00` (PostgreSQL refuses both in text)."""
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if isinstance(item, str):
+            holder[key] = _clean_text(item)
+        elif isinstance(item, list):
+            stack.extend((item, index) for index in range(len(item)))
+        elif isinstance(item, dict):
+            cleaned = {_clean_text(k): v for k, v in item.items()}
+            holder[key] = cleaned
+            stack.extend((cleaned, k) for k in cleaned)
+    return root[0]
+
+
+def _clean_text(text: str) -> str:
+    if text.isascii():
+        return text.replace("\x00", "\\x00")
+    return "".join(
+        "\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else "\\x00" if ch == "\x00" else ch for ch in text
+    )
+
+
 def split_payload(data: bytes) -> Decoded:
     """Check the frame and parse the JSON header; raises PayloadError."""
     if len(data) < 8 or data[:4] != MAGIC:
@@ -76,6 +103,7 @@ def split_payload(data: bytes) -> Decoded:
         raise PayloadError(f"header is not valid JSON: {error}") from error
     if not isinstance(header, dict):
         raise PayloadError("header is not a JSON object")
+    header = clean_strings(header)
     blob = data[8 + length :]
     if header.get("blob_size") != len(blob):
         raise PayloadError("blob size does not match the header")
@@ -102,7 +130,10 @@ class NodeDecoder:
             raise PayloadError("a value node is not an object")
         kind = node.get("k")
         if kind == "py":
-            return _plain(node.get("v"))
+            value = _plain(node.get("v"))
+            if type(value) is int and not -(2**63) <= value < 2**63:
+                return Rejected("an integer too large to compare (more than 64 bits)")
+            return value
         if kind in ("list", "tuple"):
             items = [self.decode(item, depth + 1) for item in _items(node)]
             return items if kind == "list" else tuple(items)
@@ -170,10 +201,13 @@ class NodeDecoder:
 def _rebuild(
     blob: bytes, offset: int, nbytes: int, dtype: torch.dtype, shape: list[int]
 ) -> torch.Tensor:
-    if nbytes == 0:
-        return torch.empty(shape, dtype=dtype)
-    buffer = bytearray(blob[offset : offset + nbytes])
-    return torch.frombuffer(buffer, dtype=dtype).reshape(shape)
+    try:
+        if nbytes == 0:
+            return torch.empty(shape, dtype=dtype)
+        buffer = bytearray(blob[offset : offset + nbytes])
+        return torch.frombuffer(buffer, dtype=dtype).reshape(shape)
+    except (RuntimeError, ValueError, OverflowError) as error:
+        raise PayloadError(f"a tensor of shape {tuple(shape)} cannot be rebuilt: {error}") from None
 
 
 def _shape(raw: object) -> list[int]:

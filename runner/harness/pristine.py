@@ -98,6 +98,7 @@ get_default_dtype = torch.get_default_dtype
 set_default_dtype = torch.set_default_dtype
 function_mode_depth = torch._C._len_torch_function_stack
 dispatch_mode_depth = torch._C._len_torch_dispatch_stack
+autograd_sequence_nr = torch._C._autograd._get_sequence_nr
 pop_function_mode = torch._C._pop_torch_function_stack
 pop_dispatch_mode = torch._C._pop_torch_dispatch_stack
 push_function_mode = torch._C._push_on_torch_function_stack

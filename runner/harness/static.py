@@ -15,6 +15,7 @@ forbidden functions however they are reached (import aliases, assignments,
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -32,8 +33,10 @@ REFUSED_PATHS = (
     "torch.autograd.profiler", "torch.jit", "torch.compile", "torch.fx", "torch.export",
     "torch.package", "torch.hub", "torch.multiprocessing", "torch.distributed", "torch.utils",
     "torch.from_file", "torch.load", "torch.save", "torch.classes", "torch.storage",
-    "torch.UntypedStorage", "torch.TypedStorage", "torch.cuda.memory",
-    "operator.attrgetter", "operator.methodcaller", "typing.get_type_hints",
+    "torch.UntypedStorage", "torch.TypedStorage", "torch.cuda.memory", "torch.serialization",
+    "torch.cuda.tunable", "torch.frombuffer", "operator.attrgetter", "operator.methodcaller",
+    "typing.get_type_hints", "typing.ForwardRef", "functools.singledispatch",
+    "functools.singledispatchmethod",
 )  # fmt: skip
 # Attribute names refused on any object: interpreter, frame and code internals, raw memory.
 REFUSED_ATTRIBUTES = frozenset(
@@ -211,6 +214,18 @@ def _constant_str(node: ast.AST) -> str | None:
     return None
 
 
+# A replacement field whose name goes on to an attribute or an item: {0.attr}, {x[key]}.
+_FORMAT_FIELD = re.compile(r"\{[^{}!:]*[.\[]")
+
+
+def _annotations(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+        return [node.annotation]
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+        return [node.returns]
+    return []
+
+
 def _walk(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node, parents before children, in source order, without recursion."""
     stack = [tree]
@@ -235,6 +250,19 @@ class _Scanner:
             handler = getattr(self, f"visit_{type(node).__name__}", None)
             if handler is not None:
                 handler(node)
+            for annotation in _annotations(node):
+                self.scan_strings(annotation)
+
+    def scan_strings(self, annotation: ast.AST) -> None:
+        """String annotations are code too: typing and functools evaluate them."""
+        for node in _walk(annotation):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                try:
+                    tree = ast.parse(node.value, mode="eval")
+                except (SyntaxError, ValueError):
+                    self.refuse("a string annotation that is not an expression")
+                    continue
+                self.scan(tree)
 
     def refuse(self, what: str) -> None:
         self.usage.refusals.add(Refusal(self.line, what))
@@ -339,9 +367,20 @@ class _Scanner:
 
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func
+        if isinstance(function, ast.Attribute) and function.attr in ("format", "format_map"):
+            self._format(function.value)
         if isinstance(function, ast.Name) and function.id in ATTRIBUTE_BUILTINS:
             self.skip.add(id(function))  # judged here, with its arguments
             self._attribute_builtin(node, function.id)
+
+    def _format(self, template: ast.AST) -> None:
+        """str.format reads attributes and items its template names: only constant templates
+        whose fields name no attribute or item may be used."""
+        text = _constant_str(template)
+        if text is None:
+            self.refuse("str.format with a template that is not a constant string")
+        elif _FORMAT_FIELD.search(text):
+            self.refuse("a format template that reads an attribute or item ({x.y}, {x[k]})")
 
     def _attribute_builtin(self, node: ast.Call, builtin: str) -> None:
         name = _constant_str(node.args[1]) if len(node.args) >= 2 else None

@@ -87,6 +87,12 @@ def _v2_base(slot: int) -> str | None:
     return base
 
 
+def _peak_file(leaf: Cgroup) -> tuple[str, str]:
+    if leaf.version == 1:
+        return leaf.dirs["memory"], "memory.max_usage_in_bytes"
+    return leaf.dirs[""], "memory.peak"
+
+
 class CgroupPool:
     """Leaf groups for one slot; `available` is False where the host gives us none."""
 
@@ -154,6 +160,23 @@ class CgroupPool:
             if os.path.exists(os.path.join(leaf.dirs[""], "memory.swap.max")):
                 _write(leaf.dirs[""], "memory.swap.max", "0")
             _write(leaf.dirs[""], "pids.max", str(pids))
+
+    def reset_peak(self, leaf: Cgroup) -> bool:
+        """Start the leaf's peak memory count afresh (v1, or v2 on Linux 6.12+); False if not."""
+        directory, name = _peak_file(leaf)
+        try:
+            _write(directory, name, "0")
+        except OSError:
+            return False
+        return True
+
+    def peak_kb(self, leaf: Cgroup) -> int | None:
+        """The most memory the kernel charged to the leaf since its last reset, in KiB."""
+        directory, name = _peak_file(leaf)
+        try:
+            return int(_read(directory, name).strip()) >> 10
+        except (OSError, ValueError):
+            return None
 
     def oom_kills(self, leaf: Cgroup) -> int:
         """How many processes the kernel has OOM-killed in this leaf so far."""

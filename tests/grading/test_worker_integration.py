@@ -50,7 +50,7 @@ def test_a_real_worker_grades_code_answers_end_to_end(redis_url: str) -> None:
 
     right, wrong = scores
     assert right["questions"][0]["score"] == 1.0
-    assert right["score"] == "2.000"
+    assert right["score"] == "2.000", right
     assert right["status"] == "graded"
     assert wrong["questions"][0]["score"] < 1.0
     assert wrong["questions"][0]["feedback"]["cases"][0]["passed"] is False

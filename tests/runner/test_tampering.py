@@ -116,6 +116,7 @@ CUSTOM = Question(
             "checks": ["gradcheck"],
         }
     ],
+    forbidden=["torch.sigmoid", "torch.special.expit", "torch.nn.functional.silu"],
 )
 SUM_OF_SQUARES = Question(
     "sumsq",
@@ -132,6 +133,21 @@ SUM_OF_SQUARES = Question(
         }
     ],
     efficiency={"max_time_ratio": 5},
+)
+MEMORY = Question(
+    "energy",
+    "import torch\ndef energy(x):\n    return (x * x).sum()\n",
+    "import torch\ndef energy(x):\n    big = x.repeat(16, 1)\n    return (big * big).sum() / 16\n",
+    [
+        {
+            "name": "timed",
+            "seed": 10,
+            "args": [{"random": [512, 256]}],
+            "checks": ["efficiency"],
+            "compare": {"rtol": 1e-4, "atol": 1e-2},
+        }
+    ],
+    efficiency={"max_memory_ratio": 3},
 )
 SOFTMAX = Question(
     "softmax_rows",
@@ -369,6 +385,93 @@ ATTEMPTS = [
     Attempt("an alias variable", SOFTMAX, _sm("sm = torch.softmax\n    return sm(x, 1)")),
     Attempt("log_softmax then exp", SOFTMAX, _sm("return x.log_softmax(1).exp()")),
     Attempt("the nn.Softmax module", SOFTMAX, _sm("return torch.nn.Softmax(dim=1)(x)")),
+    # Found by the outside red team: names that reach refused modules under other names,
+    # code hidden in strings, aliases behind re-exports, crashes of the grader.
+    Attempt(
+        "builtins reached as enum.bltns",
+        SOFTMAX,
+        _sm("return x").replace(
+            "import torch\n", "import torch\nfrom enum import bltns\nbltns.exec('1')\n", 1
+        ),
+    ),
+    Attempt("numpy reached as F.np", SOFTMAX, _sm("return F.np.exp(x)")),
+    Attempt(
+        "torch.serialization.load unpickling code",
+        SOFTMAX,
+        _sm("torch.serialization.load(None)\n    return x"),
+    ),
+    Attempt(
+        "multiprocessing reached as torch.cuda.tunable.mp",
+        SOFTMAX,
+        _sm(
+            "pool = torch.cuda.tunable.mp.pool.ThreadPool(1)\n"
+            "    return pool.apply(torch.softmax, (x, 1))"
+        ),
+    ),
+    Attempt(
+        "a string annotation evaluated by functools.singledispatch",
+        SOFTMAX,
+        "import functools\nimport torch\n@functools.singledispatch\ndef d(a):\n    return a\n"
+        "def p(a: \"[__import__('sys'), int][1]\"):\n    return a\nd.register(p)\n"
+        + SOFTMAX.wrong.split("\n", 1)[1],
+    ),
+    Attempt(
+        "a format template reading a traceback's frames",
+        SOFTMAX,
+        _sm(
+            "try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
+            "        print('{0.__traceback__.tb_frame.f_back.f_locals}'.format(e))\n"
+            "    return x"
+        ),
+    ),
+    Attempt(
+        "a forbidden sigmoid behind a re-export, in backward",
+        CUSTOM,
+        CUSTOM.reference.replace(
+            "return grad * out * (1 - out)",
+            "s = torch.nn.modules.activation.torch.special.expit(out)\n"
+            "        return grad * out * (1 - out) + 0 * s",
+        ),
+    ),
+    Attempt(
+        "sigmoid through silu",
+        CUSTOM,
+        CUSTOM.reference.replace(
+            "out = 1 / (1 + torch.exp(-x))", "out = torch.nn.functional.silu(x) / x"
+        ),
+    ),
+    Attempt(
+        "a graph built by vmap, then detached",
+        NO_GRAPH,
+        "import torch\ndef predict(x, w):\n"
+        "    return torch.func.vmap(lambda r: r @ w)(x).detach()\n",
+    ),
+    Attempt(
+        "a graph built by an autograd.Function, then detached",
+        NO_GRAPH,
+        "import torch\nclass Mm(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x, w):\n        return x @ w\n    @staticmethod\n"
+        "    def backward(ctx, g):\n        return None, None\n"
+        "def predict(x, w):\n    return Mm.apply(x, w).detach()\n",
+    ),
+    Attempt(
+        "a zero-size tensor whose shape overflows when rebuilt",
+        PURE,
+        "import torch\ndef f(x, w):\n    return torch.empty(0, 1, 1).expand(0, 2 ** 40, 2 ** 40)\n",
+    ),
+    Attempt("an integer too large to compare", PURE, "def f(x, w):\n    return 10 ** 400\n"),
+    Attempt(
+        "NUL and a lone surrogate in an error message",
+        PURE,
+        "def f(x, w):\n    raise ValueError('bad\\x00value \\ud800')\n",
+    ),
+    Attempt(
+        "memory taken outside torch's operators (frombuffer)",
+        MEMORY,
+        "import torch\ndef energy(x):\n"
+        "    waste = torch.frombuffer(bytearray(256 << 20), dtype=torch.uint8)\n"
+        "    waste.fill_(1)\n    return (x * x).sum()\n",
+    ),
     Attempt(
         "functools.partial",
         SOFTMAX,
@@ -424,7 +527,7 @@ def test_there_are_at_least_thirty_attempts() -> None:
 
 
 @pytest.mark.parametrize(
-    "question", [PURE, NO_GRAPH, KEEP_GRAPH, TRAIN, CUSTOM, SUM_OF_SQUARES, SOFTMAX]
+    "question", [PURE, NO_GRAPH, KEEP_GRAPH, TRAIN, CUSTOM, SUM_OF_SQUARES, MEMORY, SOFTMAX]
 )
 def test_each_questions_reference_scores_one_and_its_wrong_answer_less(
     supervisor: Supervisor, question: Question

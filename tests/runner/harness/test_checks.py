@@ -238,3 +238,26 @@ def test_gradcheck_accepts_an_autograd_function_as_the_entry_point() -> None:
         function_only, reference, case("gradcheck", "gradients"), entry_point="Half"
     )
     assert (score, status) == (1.0, Status.OK)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\ndef f(x, w):\n"
+        "    return torch.func.vmap(lambda r: (r * w).sum())(x).detach()\n",
+        "import torch\nclass Mul(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x, w):\n        return (x * w).sum()\n    @staticmethod\n"
+        "    def backward(ctx, g):\n        return None, None\n"
+        "def f(x, w):\n    return Mul.apply(x, w).detach()\n",
+        "def f(x, w):\n    return (x * w).sum().data\n",
+    ],
+    ids=["vmap then detach", "autograd.Function then detach", ".data"],
+)
+def test_no_graph_sees_history_however_it_was_dropped(source: str) -> None:
+    under_no_grad = (
+        "import torch\ndef f(x, w):\n    with torch.no_grad():\n        return (x * w).sum()\n"
+    )
+    checks = case("no_graph", args=[{"random": [3]}, {"random": [3], "requires_grad": True}])
+    score, results, _status, _message = grade(source, under_no_grad, checks)
+    assert score == 0.0, results
+    assert "recorded autograd history" in only_message(results)

@@ -93,3 +93,23 @@ def test_a_reference_whose_timing_failed_is_the_questions_fault() -> None:
     broken = TimingEvidence(timing.student, Measured(0.1, None, "error: crashed"), timing.baseline)
     with pytest.raises(ReferenceFailure, match="timing run failed"):
         judge_efficiency(broken, TIME, TOLERANCE, 1)
+
+
+def test_memory_outside_torchs_operators_is_caught_by_the_kernels_count() -> None:
+    timing = evidence(0.06)
+    hoarding = TimingEvidence(
+        Measured(0.06, run(1.0, 2.0), peak_kb=300 << 10),
+        Measured(0.06, run(1.0, 2.0), peak_kb=30 << 10),
+        timing.baseline,
+    )
+    limits = {"max_memory_ratio": 3.0}
+    outcome = judge_efficiency(hoarding, limits, TOLERANCE, 1, (1 << 20, 1 << 20))
+    assert outcome.message == (
+        "the timed calls used 270 MiB more memory than the reference's (the kernel's count)"
+    )
+    noisy = TimingEvidence(
+        Measured(0.06, run(1.0, 2.0), peak_kb=60 << 10),
+        Measured(0.06, run(1.0, 2.0), peak_kb=30 << 10),
+        timing.baseline,
+    )
+    assert judge_efficiency(noisy, limits, TOLERANCE, 1, (1 << 20, 1 << 20)).ok

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from runner.api import Status
-from tests.runner.harness.helpers import grade, only_message
+from runner.harness.scoring import visible_and_hidden
+from runner.harness.spec import parse_cases
+from runner.jobs import harness_request
+from tests.runner.harness.helpers import grade, make_job, only_message
 
 DOUBLE = "import torch\ndef f(x):\n    return x * 2\n"
 ONE_CASE: list[dict[str, Any]] = [{"args": [{"tensor": [1.0, 2.0, 3.0]}]}]
@@ -179,3 +183,15 @@ def test_a_hidden_case_says_which_kind_of_check_failed_and_nothing_else() -> Non
     _score, results, _status, _message = grade(leaky, DOUBLE, cases)
     assert results[1].message == "hidden case failed: the code raised an error"
     assert "7.0" not in results[1].message
+
+
+def test_the_visible_cases_run_never_holds_a_hidden_case() -> None:
+    hidden = {"args": [{"tensor": [123.25]}], "hidden": True}
+    job = make_job(DOUBLE, DOUBLE, [ONE_CASE[0], hidden, {"args": [{"random": [2]}]}])
+    visible, _hidden = visible_and_hidden(parse_cases(job.cases))
+    request = harness_request(job, role="student", device="cpu", run=visible)
+    assert "123.25" not in json.dumps(request)
+    assert [(case["name"], case["seed"]) for case in request["cases"]] == [
+        ("case 1", 0),
+        ("case 3", 2),
+    ]

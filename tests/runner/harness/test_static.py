@@ -163,3 +163,27 @@ def test_a_forbidden_operation_covers_its_namesakes_in_other_torch_namespaces() 
         "torch.Tensor.dropout_ (as torch.nn.functional.dropout)"
     ]
     assert with_namesakes(["torch.autograd.grad"]) == {"torch.autograd.grad": "torch.autograd.grad"}
+
+
+@pytest.mark.parametrize(
+    ("source", "refused"),
+    [
+        ("def f(x: \"__import__('sys')\"): pass", "the builtin __import__"),
+        ("def f(x) -> 'vars(x)': pass", "the builtin vars"),
+        ("y: 'x.__class__' = 1", "the special attribute __class__"),
+        ("import typing\ndef f(x: typing.List['eval']): pass", "the builtin eval"),
+        ("'{0.__class__}'.format(x)", "a format template that reads an attribute"),
+        ("'{0[cases]}'.format(x)", "a format template that reads an attribute"),
+        ("t = '{0.f}'\nt.format(x)", "str.format with a template that is not a constant string"),
+        ("str.format('{0}', x)", "str.format with a template that is not a constant string"),
+        ("import functools\nfunctools.singledispatch", "functools.singledispatch"),
+    ],
+)
+def test_code_hidden_in_strings_is_refused_too(source: str, refused: str) -> None:
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found
+
+
+def test_plain_format_templates_and_annotations_are_fine() -> None:
+    source = "import torch\ndef f(x: 'torch.Tensor') -> 'torch.Tensor':\n    return x\n"
+    assert find_refusals(source + "msg = 'loss {0:.3f} at {1}'.format(1.0, 2)\n") == []
