@@ -18,7 +18,7 @@ _state: dict[str, Supervisor | int | None] = {"supervisor": None, "pid": None}
 def default_config() -> SupervisorConfig:
     """Children never see the project or its data folder; settings add paths and the CPU quota."""
     base = Path(settings.BASE_DIR).resolve()
-    var = Path(getattr(settings, "VAR_DIR", base / "var")).resolve()
+    var = Path(settings.VAR_DIR).resolve()
     return SupervisorConfig(
         excluded_paths=(str(base), str(var)),
         extra_readonly_paths=tuple(settings.RUNNER_EXTRA_READONLY_PATHS),
