@@ -147,3 +147,24 @@ def test_the_beat_task_submits_every_overdue_attempt_and_counts_them(quiz: Quiz)
         assert (attempt.submitted_at, attempt.idempotency_key) == (CLOSES + TICK, "")
     late_starter.refresh_from_db()
     assert late_starter.status == AttemptStatus.OPEN
+
+
+def test_one_beat_run_submits_at_most_500_attempts_the_longest_overdue_first(quiz: Quiz) -> None:
+    users = User.objects.bulk_create(User(username=f"many{n}") for n in range(501))
+    Attempt.objects.bulk_create(
+        Attempt(quiz=quiz, user=user, number=1, seed=n, started_at=T0, last_activity_at=T0,
+                deadline=T0 + timedelta(seconds=n))
+        for n, user in enumerate(users)
+    )  # fmt: skip
+    assert attempts_close_overdue(now=T0 + timedelta(hours=1)) == 500
+    still_open = Attempt.objects.get(status=AttemptStatus.OPEN)
+    assert still_open.deadline == T0 + timedelta(seconds=500)
+
+
+def test_a_beat_run_spends_its_batch_on_open_attempts_only(quiz: Quiz) -> None:
+    submitted = attempt_submit(attempt=started(quiz), now=T0 + timedelta(minutes=1))
+    Attempt.objects.filter(pk=submitted.pk).update(deadline=T0 - timedelta(days=1))
+    overdue = started(quiz)
+    assert attempts_close_overdue(now=CLOSES + TICK, limit=1) == 1
+    overdue.refresh_from_db()
+    assert overdue.auto_submitted is True

@@ -111,3 +111,16 @@ def test_asking_for_a_second_mark_withdraws_a_final_score_until_the_second_mark_
     mark_create(response_id=response.pk, marker=staff.second, data=MarkInput([2, 1]), now=T3)
     assert fresh(response).graded_at is None  # 1 and 4/6 are a third apart: flagged
     assert MarkingState.objects.get(response=response).status == "flagged"
+
+
+def test_a_second_mark_asked_for_before_the_first_makes_the_first_mark_wait(
+    setup: tuple[Staff, Response],
+) -> None:
+    staff, response = setup
+    status = second_mark_request(response_id=response.pk, examiner=staff.examiner, now=T1)
+    assert status == "unmarked"
+    state = MarkingState.objects.get(response=response)
+    assert (state.second_requested, state.updated_at) == (True, T1)
+    mark_create(response_id=response.pk, marker=staff.examiner, data=MarkInput([2, 2]), now=T2)
+    assert MarkingState.objects.get(response=response).status == "awaiting_second"
+    assert fresh(response).score is None

@@ -100,7 +100,7 @@ def test_a_level_a_criterion_does_not_have_is_refused_naming_the_criterion() -> 
     assert refused.value.message == "Criterion 1 (Practice) has no level 3."
     assert refused.value.fields == {"levels[1]": ["must be between 0 and 2"]}
     with pytest.raises(InvalidMark, match="Criterion 0 \\(\\) has no level 0"):
-        rubric_points([{"criterion": ""}], [0])
+        rubric_points([{}], [0])
 
 
 def test_the_maximum_adds_each_criterions_best_level_and_nothing_for_one_without_levels() -> None:
