@@ -8,9 +8,9 @@ ASSETS_STAMP := vendor/.installed-stamp
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank
 
 # Checks run with a throwaway key; production must set SECRET_KEY itself.
-lint typecheck pytest test: export SECRET_KEY ?= vivabank-checks-only-not-a-real-secret
+lint typecheck pytest test mutation: export SECRET_KEY ?= vivabank-checks-only-not-a-real-secret
 
-.PHONY: install run test lint typecheck pytest bench clean
+.PHONY: install run test lint typecheck pytest bench mutation clean
 
 install: $(STAMP) $(ASSETS_STAMP)
 
@@ -57,5 +57,14 @@ bench: install
 	DEBUG=true $(PY) manage.py runner_bench --json
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
 
+# Mutation testing of the rules that decide a grade (docs/mutation.md): slow, so not in `make test`.
+# A fresh copy and test database each run; prints killed/survived per area, fails under 90%.
+MUTATION_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank_mutation
+mutation: install
+	rm -rf mutants
+	psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS test_vivabank_mutation"
+	DATABASE_URL=$(MUTATION_DATABASE_URL) $(VENV)/bin/mutmut run
+	$(VENV)/bin/mutmut results --all true | $(PY) scripts/mutation_report.py --fail-under 90
+
 clean:
-	rm -rf $(VENV) var vendor node_modules .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) var vendor node_modules mutants .mypy_cache .ruff_cache .pytest_cache

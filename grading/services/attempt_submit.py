@@ -10,10 +10,9 @@ from grading.services.attempt_totals import attempt_refresh_total
 from grading.services.response_grade import response_grade
 
 
-def attempt_submit(
-    *, attempt: Attempt, now: datetime, idempotency_key: str = "", auto: bool = False
-) -> Attempt:
-    """Close the attempt and grade what was saved; a second call returns the first result."""
+def attempt_submit(*, attempt: Attempt, now: datetime, idempotency_key: str = "") -> Attempt:
+    """Close the attempt and grade what was saved; a second call returns the first result.
+    It counts as automatic when its time (and grace) had run out, decided on the locked row."""
     with transaction.atomic():
         locked = (
             Attempt.objects.select_for_update(of=("self",))
@@ -23,7 +22,7 @@ def attempt_submit(
         if locked.status != AttemptStatus.OPEN:
             return locked
         # A student's late submit is the same as the automatic one: what was saved counts.
-        late = auto or attempt_is_overdue(locked, now)
+        late = attempt_is_overdue(locked, now)
         locked.status = AttemptStatus.SUBMITTED
         locked.submitted_at = now
         locked.auto_submitted = late
@@ -37,7 +36,7 @@ def attempt_submit(
 def attempt_close_if_overdue(*, attempt: Attempt, now: datetime) -> Attempt:
     """Submit an open attempt whose time (and grace) ran out; otherwise return it as is."""
     if attempt_is_overdue(attempt, now):
-        return attempt_submit(attempt=attempt, now=now, auto=True)
+        return attempt_submit(attempt=attempt, now=now)
     return attempt
 
 
@@ -47,6 +46,6 @@ def attempts_close_overdue(*, now: datetime, limit: int = 500) -> int:
     closed = 0
     for attempt in candidates.select_related("quiz").order_by("deadline")[:limit]:
         if attempt_is_overdue(attempt, now):
-            attempt_submit(attempt=attempt, now=now, auto=True)
+            attempt_submit(attempt=attempt, now=now)
             closed += 1
     return closed

@@ -4,8 +4,9 @@ from typing import Any
 
 import pytest
 
-from grading.scoring import score_answer
+from grading.scoring import Verdict, score_answer
 from grading.scoring.numeric import parse_number
+from grading.scoring.verdict import clamp
 from tests.grading.content import MULTIPLE, NUMERIC, SHORT_TEXT, SINGLE, TRUE_FALSE
 
 
@@ -106,3 +107,74 @@ def test_short_text_case_sensitive_and_whitespace_ignore_rules() -> None:
 def test_general_feedback_is_added_to_every_verdict() -> None:
     verdict = score_answer({**SINGLE, "general_feedback": "Count the axes."}, {"choice": 2})
     assert verdict.feedback["general"] == "Count the axes."
+
+
+def test_single_choice_gives_no_marks_and_no_feedback_for_a_choice_that_does_not_exist() -> None:
+    for picked in (3, -1):
+        assert score_answer(SINGLE, {"choice": picked}) == Verdict(0.0, {"choices": []})
+
+
+def test_the_first_choice_counts_and_shows_its_feedback() -> None:
+    assert score_answer(SINGLE, {"choice": 0}) == Verdict(
+        1.0, {"choices": [{"choice": 0, "feedback": "Three axes."}]}
+    )
+
+
+def test_multiple_choice_feedback_lists_only_picked_choices_that_have_feedback() -> None:
+    content = {
+        **MULTIPLE,
+        "choices": [
+            {"text": "a", "correct": True, "feedback": "Yes, a."},
+            {"text": "b"},
+            {"text": "c", "correct": True, "feedback": "Yes, c."},
+        ],
+    }
+    expected = {"choices": [{"choice": 0, "feedback": "Yes, a."}]}
+    assert score_answer(content, {"choices": [0, 1, 5]}) == Verdict(0.0, expected)
+    strict = {**content, "scoring": "all_or_nothing"}
+    assert score_answer(strict, {"choices": [1, 0]}) == Verdict(0.0, expected)
+
+
+def test_multiple_choice_without_a_scoring_rule_is_all_or_nothing() -> None:
+    content = {key: value for key, value in MULTIPLE.items() if key != "scoring"}
+    assert score(content, {"choices": [0]}) == 0.0
+    assert score(content, {"choices": [0, 2]}) == 1.0
+
+
+def test_partial_multiple_choice_with_one_correct_choice_gives_full_marks_for_it() -> None:
+    content = {**MULTIPLE, "choices": [{"text": "a", "correct": True}, {"text": "b"}]}
+    assert score(content, {"choices": [0]}) == 1.0
+    assert score(content, {"choices": [0, 1]}) == 0.0
+
+
+def test_true_false_shows_the_feedback_of_the_answer_given_and_none_when_there_is_none() -> None:
+    assert score_answer(TRUE_FALSE, {"value": True}) == Verdict(1.0, {"answer": "Right."})
+    bare = {"type": "true_false", "answer": False}
+    assert score_answer(bare, {"value": False}) == Verdict(1.0, {})
+    assert score_answer(bare, {"value": True}) == Verdict(0.0, {})
+
+
+def test_general_feedback_keeps_the_score_and_the_rules_feedback() -> None:
+    verdict = score_answer({**SINGLE, "general_feedback": "Count the axes."}, {"choice": 0})
+    assert verdict == Verdict(
+        1.0, {"choices": [{"choice": 0, "feedback": "Three axes."}], "general": "Count the axes."}
+    )
+
+
+@pytest.mark.parametrize(
+    ("qtype", "answer"),
+    [
+        ("single_choice", {"choice": 0}),
+        ("multiple_choice", {"choices": [0]}),
+        ("numeric", {"value": 1}),
+        ("short_text", {"text": "a"}),
+    ],
+)
+def test_a_question_without_choices_or_answers_gives_no_marks(
+    qtype: str, answer: dict[str, Any]
+) -> None:
+    assert score({"type": qtype}, answer) == 0.0
+
+
+def test_clamp_keeps_a_share_within_zero_and_one() -> None:
+    assert [clamp(v) for v in (-0.5, 0.0, 0.25, 1.0, 1.5)] == [0.0, 0.0, 0.25, 1.0, 1.0]

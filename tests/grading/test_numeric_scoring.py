@@ -1,0 +1,70 @@
+"""Numeric answers: what counts as a number, the tolerance's edges and the rounding slack."""
+
+from typing import Any
+
+import pytest
+
+from grading.scoring import Verdict, score_answer
+from grading.scoring.numeric import parse_number
+
+
+def numeric(*answers: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "numeric", "answers": list(answers)}
+
+
+def score(content: dict[str, Any], value: object) -> float:
+    return score_answer(content, {"value": value}).score
+
+
+def test_an_exact_answer_counts_at_zero_tolerance_and_a_near_one_does_not() -> None:
+    exact = numeric({"value": 11, "tolerance": 0})
+    assert score(exact, 11) == 1.0
+    assert score(exact, "11.0") == 1.0
+    assert score(exact, 11.001) == 0.0
+
+
+def test_an_answer_exactly_at_the_tolerance_counts() -> None:
+    content = numeric({"value": 10, "tolerance": 0.5})
+    assert score(content, 10.5) == 1.0
+    assert score(content, 9.5) == 1.0
+    assert score(content, 10.6) == 0.0
+
+
+def test_a_relative_tolerance_is_a_share_of_the_value() -> None:
+    content = numeric({"value": 200, "tolerance": 0.01, "tolerance_mode": "relative"})
+    assert score(content, 202) == 1.0
+    assert score(content, 202.5) == 0.0
+
+
+def test_rounding_slack_is_a_trillionth_of_the_value_and_at_least_a_trillionth() -> None:
+    at_zero = numeric({"value": 0})
+    assert score(at_zero, 1e-12) == 1.0
+    assert score(at_zero, 1.5e-12) == 0.0
+    large = numeric({"value": 1e9 + 0.1})
+    assert score(large, "1000000000.1000001") == 1.0  # one unit in the last place
+    assert score(large, 1e9 + 0.2) == 0.0
+
+
+def test_a_matching_answer_without_feedback_gives_empty_feedback_and_a_wrong_one_none() -> None:
+    content = numeric({"value": 3})
+    assert score_answer(content, {"value": 3}) == Verdict(1.0, {"answer": ""})
+    assert score_answer(content, {"value": 4}) == Verdict(0.0, {})
+
+
+def test_a_decimal_comma_is_read_as_a_point() -> None:
+    assert parse_number(" 3,5 ") == 3.5
+    assert score(numeric({"value": 3.5}), "3,5") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (True, "a number is required, not true/false"),
+        (None, "a number is required"),
+        ("inf", "the number must be finite"),
+        (float("nan"), "the number must be finite"),
+    ],
+)
+def test_what_is_not_a_finite_number_is_refused_with_a_reason(raw: object, message: str) -> None:
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        parse_number(raw)
