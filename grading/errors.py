@@ -47,6 +47,6 @@ class AnswerTooLarge(DomainError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
 
 
-class GeneratorFailed(DomainError):
+class VariantGenerationFailed(DomainError):
     code = "generator_failed"
     status_code = status.HTTP_502_BAD_GATEWAY

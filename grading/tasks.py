@@ -7,10 +7,11 @@ from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
-import grading.tasks_examiner  # noqa: F401  (registers the examiner tasks)
 from grading.services.attempt_submit import attempts_close_overdue
 from grading.services.code_results import code_result_apply
 from grading.services.code_sweep import code_responses_sweep
+from grading.services.regrade_chunk import regrade_chunk
+from grading.services.regrade_dispatch import regrade_dispatch
 
 
 def _payload(result: Any) -> dict[str, Any]:
@@ -47,3 +48,26 @@ def sweep_stuck_code_answers() -> dict[str, int]:
 def close_overdue_attempts() -> int:
     """Beat: submit attempts whose deadline and grace period have passed."""
     return attempts_close_overdue(now=timezone.now())
+
+
+@shared_task(name="grading.regrade_dispatch", acks_late=True, ignore_result=True)
+def regrade_dispatch_task(run_id: int) -> int:
+    """Split a run into chunks and send them to the workers as a group."""
+    return regrade_dispatch(run_id=run_id, now=timezone.now())
+
+
+# Above the chunk's own grading budget (120 s) plus one slow answer.
+@shared_task(name="grading.regrade_chunk", acks_late=True, ignore_result=True,
+             soft_time_limit=240, time_limit=270)  # fmt: skip
+def regrade_chunk_task(run_id: int, item_ids: list[int], queue: str = "default") -> int:
+    """Regrade a chunk in this worker; what the time budget left goes out as a new chunk.
+
+    Code chunks go to the `cpu`/`gpu` queues, whose workers grade in their own warm sandbox;
+    only a task may hand the worker's `grade` to a service.
+    """
+    from runner.worker import grade  # worker-only: it imports torch
+
+    left = regrade_chunk(run_id=run_id, item_ids=item_ids, now=timezone.now(), grade=grade)
+    if left:
+        regrade_chunk_task.apply_async(args=(run_id, left), kwargs={"queue": queue}, queue=queue)
+    return len(item_ids) - len(left)

@@ -7,6 +7,7 @@ code itself; it only reads capped bytes from pipes and classifies them.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import logging
@@ -18,15 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runner.api import Limits, Status
-from runner.collect import drain
+from runner.child_outcome import ChildOutcome, RunLimits, classify, setup_failure
+from runner.drain import drain
 from runner.framing import encode_frame
-from runner.outcome import ChildOutcome, RunLimits, classify, setup_failure
 from runner.pool import Standby, Zygote
 from runner.sandbox.cgroups import CgroupPool
 from runner.sandbox.identity import slot_uid
 from runner.sandbox.probe import sandbox_unavailable_reason
 from runner.standby import PID_RECORD, READY
+from runner.types import Limits, Status
 
 RESULT_CAP = 32 << 20
 PIDS_MAX = 64
@@ -153,7 +154,7 @@ class Supervisor:
         self.zygote.collect_ready()
         standby = self.zygote.take(device)
         try:
-            return self._run_on(standby, {**message, "limits": _limits_dict(limits)}, limits)
+            return self._run_on(standby, {**message, "limits": dataclasses.asdict(limits)}, limits)
         finally:
             standby.close()
             if standby.cgroup is not None:
@@ -202,10 +203,6 @@ class Supervisor:
         with contextlib.suppress(OSError):
             (_slots_folder() / f"root-{self.slot}").rmdir()
         os.close(self._slot_fd)
-
-
-def _limits_dict(limits: Limits) -> dict[str, Any]:
-    return {"time_s": limits.time_s, "memory_mb": limits.memory_mb, "output_kb": limits.output_kb}
 
 
 def _read_exact(fd: int, size: int, timeout: float) -> bytes:

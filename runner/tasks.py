@@ -10,7 +10,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init, worker_process_shutdown
 
-from runner import api
+from runner import types
 from runner.models import JobKind
 from runner.records import job_record_claim, job_record_finish
 
@@ -19,13 +19,13 @@ _STARTUP_S = 30.0
 _HARD_MARGIN_S = 15
 
 
-def time_limits(limits: api.Limits, runs: int = 2) -> tuple[int, int]:
+def time_limits(limits: types.Limits, runs: int = 2) -> tuple[int, int]:
     """Soft and hard task limits (whole seconds) a little above what `runs` sandbox runs take."""
     soft = math.ceil(runs * limits.time_s + _STARTUP_S)
     return soft, soft + _HARD_MARGIN_S
 
 
-def grading_time_limits(job: api.GradingJob) -> tuple[int, int]:
+def grading_time_limits(job: types.GradingJob) -> tuple[int, int]:
     """Task limits for a grading: the reference, the visible and the hidden cases' runs, and
     three timing runs per efficiency case."""
     timed = sum(1 for case in job.cases if _has_efficiency(case))
@@ -40,7 +40,7 @@ def _has_efficiency(case: object) -> bool:
     return "efficiency" in kinds
 
 
-_DEFAULT_SOFT, _DEFAULT_HARD = time_limits(api.Limits())
+_DEFAULT_SOFT, _DEFAULT_HARD = time_limits(types.Limits())
 
 
 def _poison(stopped: int) -> str:
@@ -59,21 +59,23 @@ def _poison(stopped: int) -> str:
 )
 def grade_submission(job_data: dict[str, Any]) -> dict[str, Any]:
     """Grade one job (a GradingJob dict); a job id that already finished is not run again."""
-    job = api.GradingJob.from_dict(job_data)
+    job = types.GradingJob.from_dict(job_data)
 
     def poisoned(stopped: int) -> dict[str, Any]:
-        result = api.GradingResult(job.job_id, api.Status.ERROR, 0.0, message=_poison(stopped))
+        result = types.GradingResult(job.job_id, types.Status.ERROR, 0.0, message=_poison(stopped))
         return result.to_dict()
 
     stored = job_record_claim(job_id=job.job_id, kind=JobKind.GRADE, poisoned=poisoned)
     if stored is not None:
         return stored
+    from runner import worker  # worker-only: it imports torch, which the web tier must not
+
     try:
-        result = api.grade(job)
+        result = worker.grade(job)
     except SoftTimeLimitExceeded:
-        result = api.GradingResult(
+        result = types.GradingResult(
             job_id=job.job_id,
-            status=api.Status.INTERNAL,
+            status=types.Status.INTERNAL,
             score=0.0,
             message="the grading task ran out of time",
         )
@@ -93,14 +95,16 @@ def run_snippet(run_id: str, source: str, limits: dict[str, Any] | None = None) 
     stored = job_record_claim(
         job_id=run_id,
         kind=JobKind.RUN,
-        poisoned=lambda stopped: api.RunResult(
-            api.Status.ERROR, None, message=_poison(stopped)
+        poisoned=lambda stopped: types.RunResult(
+            types.Status.ERROR, None, message=_poison(stopped)
         ).to_dict(),
     )
     if stored is not None:
         return stored
-    parsed = api.Limits(**limits) if limits else api.Limits()
-    data = api.execute(source, parsed).to_dict()
+    from runner import worker  # worker-only: it imports torch, which the web tier must not
+
+    parsed = types.Limits(**limits) if limits else types.Limits()
+    data = worker.execute(source, parsed).to_dict()
     return job_record_finish(job_id=run_id, kind=JobKind.RUN, result=data)
 
 
@@ -118,18 +122,23 @@ def generate_variant(
     stored = job_record_claim(
         job_id=job_id,
         kind=JobKind.GENERATE,
-        poisoned=lambda stopped: {"status": api.Status.ERROR.value, "message": _poison(stopped)},
+        poisoned=lambda stopped: {"status": types.Status.ERROR.value, "message": _poison(stopped)},
     )
     if stored is not None:
         return stored
-    parsed = api.Limits(**limits) if limits else api.Limits()
+    from runner import worker  # worker-only: it imports torch, which the web tier must not
+
+    parsed = types.Limits(**limits) if limits else types.Limits()
     try:
-        data = {"status": api.Status.OK.value, "value": api.run_generator(source, seed, parsed)}
-    except api.GeneratorFailed as error:
-        data = {"status": api.Status.ERROR.value, "message": str(error)}
+        data = {
+            "status": types.Status.OK.value,
+            "value": worker.run_generator(source, seed, parsed),
+        }
+    except types.GeneratorFailed as error:
+        data = {"status": types.Status.ERROR.value, "message": str(error)}
     except SoftTimeLimitExceeded:
         data = {
-            "status": api.Status.INTERNAL.value,
+            "status": types.Status.INTERNAL.value,
             "message": "the generator task ran out of time",
         }
     return job_record_finish(job_id=job_id, kind=JobKind.GENERATE, result=data)

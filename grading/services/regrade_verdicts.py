@@ -1,10 +1,12 @@
 """Work out a regraded answer's new score in this process, without writing anything.
 
-Code answers are graded here through `runner.api.grade` (the worker's sandbox is
-warm), so a chunk costs one task instead of a grade task and a callback per answer.
+Code answers are graded here by the worker's `grade` (its sandbox is warm), which the
+chunk task passes in, so a chunk costs one task instead of a grade task and a callback
+per answer.
 """
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,12 +17,14 @@ from grading.scoring import score_answer
 from grading.services.code_jobs import code_job
 from grading.services.code_results import code_feedback
 from runner import api as runner_api
+from runner.contract import CaseError
 
 _RUNNER_FAILED = "The runner could not grade this answer."
+Grade = Callable[[runner_api.GradingJob], runner_api.GradingResult]
 
 
 @dataclass
-class Verdict:
+class RegradeVerdict:
     """A new score and feedback for one item, or why it could not be regraded."""
 
     item_id: int
@@ -48,15 +52,20 @@ class JobTemplates:
         return dataclasses.replace(template, job_id=job_id, source=source)
 
 
-def _verdict(item: RegradeItem, response: Response, **outcome: Any) -> Verdict:
-    return Verdict(item_id=item.pk, response_id=response.pk, attempt_id=response.attempt_id,
+def _verdict(item: RegradeItem, response: Response, **outcome: Any) -> RegradeVerdict:
+    return RegradeVerdict(item_id=item.pk, response_id=response.pk, attempt_id=response.attempt_id,
                    version_id=response.question_version_id, **outcome)  # fmt: skip
 
 
-def _code(item: RegradeItem, response: Response, templates: JobTemplates) -> Verdict:
-    job = templates.job(response, f"regrade-{item.run_id}-{item.pk}")
+def _code(
+    item: RegradeItem, response: Response, templates: JobTemplates, grade: Grade
+) -> RegradeVerdict:
     try:
-        result = runner_api.grade(job)
+        job = templates.job(response, f"regrade-{item.run_id}-{item.pk}")
+    except CaseError as error:
+        return _verdict(item, response, failure=f"This question cannot be graded: {error}.")
+    try:
+        result = grade(job)
     except Exception as error:  # noqa: BLE001  (sandbox edge: a crash fails this item only)
         return _verdict(item, response, failure=f"{_RUNNER_FAILED} {error!r}")
     if result.status == runner_api.Status.INTERNAL:
@@ -65,7 +74,7 @@ def _code(item: RegradeItem, response: Response, templates: JobTemplates) -> Ver
     return _verdict(item, response, score=score, feedback=code_feedback(result.to_dict()))
 
 
-def _auto(item: RegradeItem, response: Response) -> Verdict:
+def _auto(item: RegradeItem, response: Response) -> RegradeVerdict:
     if response.answer is None:
         return _verdict(item, response, score=0.0, feedback={"general": "No answer was given."})
     content = variant_content(
@@ -79,8 +88,11 @@ def _auto(item: RegradeItem, response: Response) -> Verdict:
     return _verdict(item, response, score=verdict.score, feedback=verdict.feedback)
 
 
-def regrade_verdict(item: RegradeItem, response: Response, templates: JobTemplates) -> Verdict:
-    """The new score of a choice, numeric, text or code answer on `response.question_version`."""
+def regrade_verdict(
+    item: RegradeItem, response: Response, templates: JobTemplates, grade: Grade
+) -> RegradeVerdict:
+    """The new score of a choice, numeric, text or code answer on `response.question_version`;
+    `grade` grades a code answer's job in this worker's sandbox."""
     if response.question_version.content.get("type") == "code":
-        return _code(item, response, templates)
+        return _code(item, response, templates, grade)
     return _auto(item, response)

@@ -11,7 +11,7 @@ from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeRun
 from grading.services.attempt_totals import attempts_refresh_totals
 from grading.services.regrade_progress import regrade_progress
 from grading.services.regrade_score import regrade_change
-from grading.services.regrade_verdicts import Verdict
+from grading.services.regrade_verdicts import RegradeVerdict
 
 _RESPONSE_FIELDS = ["score", "status", "feedback", "graded_at", "question_version"]
 
@@ -35,7 +35,7 @@ def _log_row(
     return row
 
 
-def _add(batch: _Batch, run: RegradeRun, verdict: Verdict, item: RegradeItem,
+def _add(batch: _Batch, run: RegradeRun, verdict: RegradeVerdict, item: RegradeItem,
          response: Response, now: datetime) -> None:  # fmt: skip
     batch.items.append(item)
     if verdict.failure:
@@ -54,7 +54,9 @@ def _add(batch: _Batch, run: RegradeRun, verdict: Verdict, item: RegradeItem,
     batch.changed += int(verdict.score != item.before)
 
 
-def regrade_verdicts_write(*, run: RegradeRun, verdicts: list[Verdict], now: datetime) -> int:
+def regrade_verdicts_write(
+    *, run: RegradeRun, verdicts: list[RegradeVerdict], now: datetime
+) -> int:
     """Apply the verdicts whose items are still pending (a redelivered chunk applies
     nothing twice), log score changes, re-total attempts and count progress; how many applied."""
     if not verdicts:

@@ -5,7 +5,7 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from grading.content import generator_source
-from grading.errors import GeneratorFailed
+from grading.errors import VariantGenerationFailed
 from runner import api as runner_api
 
 
@@ -20,7 +20,7 @@ def _as_dict(result: object) -> dict[str, Any]:
         return asdict(result)
     if isinstance(result, dict):
         return result
-    raise GeneratorFailed("The question's generator returned an unreadable result.")
+    raise VariantGenerationFailed("The question's generator returned an unreadable result.")
 
 
 def variant_generate(
@@ -35,8 +35,10 @@ def variant_generate(
             runner_api.request_generator(source, seed, runner_api.Limits(time_s=5.0))
         )
     except runner_api.GeneratorFailed as exc:
-        raise GeneratorFailed(f"The question's parameter generator failed: {exc}") from None
+        raise VariantGenerationFailed(f"The question's parameter generator failed: {exc}") from None
     params, answers = payload.get("params", {}), payload.get("answers", {})
     if not isinstance(params, dict) or not isinstance(answers, dict):
-        raise GeneratorFailed("The question's generator must return params and answers mappings.")
+        raise VariantGenerationFailed(
+            "The question's generator must return params and answers mappings."
+        )
     return params, answers

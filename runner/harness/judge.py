@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from runner.api import HIDDEN_CASE_FAILED, CaseResult, GradingJob
 from runner.harness.compare import compare
 from runner.harness.judge_checks import JUDGES, JudgeInput
 from runner.harness.judge_common import ReferenceFailure, reference_value, student_value
@@ -20,6 +19,7 @@ from runner.harness.outcome import FAILURE_KINDS, Outcome, Tolerance, worst
 from runner.harness.results import CaseRecord
 from runner.harness.spec import Case
 from runner.harness.tb import format_error
+from runner.types import HIDDEN_CASE_FAILED, CaseResult, GradingJob
 
 HIDDEN_MESSAGE = HIDDEN_CASE_FAILED
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from runner.api import FAILURE_KINDS
+from runner.types import FAILURE_KINDS
 
 __all__ = ["FAILURE_KINDS", "Outcome", "Tolerance", "worst"]
 

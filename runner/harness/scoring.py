@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runner.api import CaseResult, GradingJob, Status
 from runner.harness.child import ENTRY_AUTOGRAD
 from runner.harness.judge import HIDDEN_MESSAGE, CaseContext, judge_case
 from runner.harness.judge_common import ReferenceFailure, argument_labels, parameter_names
@@ -23,6 +22,7 @@ from runner.harness.spec import Case, parse_cases
 from runner.harness.spec_values import CaseError
 from runner.harness.static import find_forbidden
 from runner.harness.tb import format_error
+from runner.types import CaseResult, GradingJob, Status
 
 Scored = tuple[float, list[CaseResult], Status, str]
 

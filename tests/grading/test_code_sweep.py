@@ -15,6 +15,7 @@ from grading.models import Attempt, Response, ResponseStatus
 from grading.services.attempt_start import attempt_start
 from grading.services.attempt_submit import attempt_submit
 from grading.services.code_jobs import code_job
+from grading.services.code_results import code_result_apply
 from grading.services.code_sweep import code_responses_sweep
 from grading.tasks import apply_code_result
 from quizbank.models import Role
@@ -183,7 +184,7 @@ def eager_retries() -> Iterator[None]:
 def test_a_locked_database_is_retried_until_the_result_is_applied_once(
     waiting: Response, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls, apply = _failing(3, grading.tasks.code_result_apply)
+    calls, apply = _failing(3, code_result_apply)
     monkeypatch.setattr(grading.tasks, "code_result_apply", apply)
 
     outcome = apply_code_result.apply(args=(_result(waiting.job_id, 1.0),))
@@ -195,7 +196,21 @@ def test_a_locked_database_is_retried_until_the_result_is_applied_once(
 
 
 def test_result_application_backs_off_exponentially_and_gives_up_to_the_sweeper() -> None:
-    task = apply_code_result
-    assert task.autoretry_for == (OperationalError,)
-    assert (task.retry_backoff, task.retry_backoff_max, task.retry_jitter) == (1, 60, True)
-    assert task.max_retries == 10
+    # Celery sets these from the decorator; its stubs do not declare them on Task.
+    options = {
+        name: getattr(apply_code_result, name)
+        for name in (
+            "autoretry_for",
+            "retry_backoff",
+            "retry_backoff_max",
+            "retry_jitter",
+            "max_retries",
+        )
+    }
+    assert options == {
+        "autoretry_for": (OperationalError,),
+        "retry_backoff": 1,
+        "retry_backoff_max": 60,
+        "retry_jitter": True,
+        "max_retries": 10,
+    }

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-import grading.tasks_examiner  # noqa: F401  (registers the tasks eager mode runs by name)
+import grading.tasks  # noqa: F401  (registers the tasks eager mode runs by name)
 from config.celery import app
 from grading.models import Attempt, Response
 from grading.models.marking import ScoreChange, ScoreSource

@@ -12,8 +12,9 @@ from grading.models.regrade import RegradeItem, RegradeRun
 from grading.services.regrade_chunk import regrade_chunk
 from grading.services.regrade_dispatch import regrade_lanes
 from grading.services.regrade_start import regrade_run_start
-from grading.tasks_examiner import regrade_chunk_task
+from grading.tasks import regrade_chunk_task
 from quizbank.models import Question
+from runner.worker import grade
 from tests.grading.content import CODE, SINGLE
 from tests.grading.factories import Staff, new_version, staffed_quiz, submitted_attempt
 
@@ -72,8 +73,8 @@ def test_a_chunk_delivered_twice_logs_and_counts_each_answer_once(choice_run: Re
 
 def test_overlapping_chunks_regrade_the_shared_answers_once(choice_run: RegradeRun) -> None:
     first, second, third = _item_ids(choice_run)
-    regrade_chunk(run_id=choice_run.pk, item_ids=[first, second], now=timezone.now())
-    regrade_chunk(run_id=choice_run.pk, item_ids=[second, third], now=timezone.now())
+    regrade_chunk(run_id=choice_run.pk, item_ids=[first, second], now=timezone.now(), grade=grade)
+    regrade_chunk(run_id=choice_run.pk, item_ids=[second, third], now=timezone.now(), grade=grade)
     run = RegradeRun.objects.get(pk=choice_run.pk)
     assert (run.done, run.changed) == (3, 3)
     assert sorted(ScoreChange.objects.values_list("response_id", flat=True)) == sorted(
@@ -83,7 +84,9 @@ def test_overlapping_chunks_regrade_the_shared_answers_once(choice_run: RegradeR
 
 def test_a_chunk_out_of_time_hands_back_what_it_did_not_grade(choice_run: RegradeRun) -> None:
     ids = _item_ids(choice_run)
-    left = regrade_chunk(run_id=choice_run.pk, item_ids=ids, now=timezone.now(), budget_s=-1)
+    left = regrade_chunk(
+        run_id=choice_run.pk, item_ids=ids, now=timezone.now(), grade=grade, budget_s=-1
+    )
     assert left == ids
     run = RegradeRun.objects.get(pk=choice_run.pk)
     assert (run.done, run.status) == (0, "pending")
@@ -99,8 +102,8 @@ def test_code_answers_are_graded_in_the_chunk_and_written_once(
     ids = _item_ids(run)
     # Reads, locks, bulk writes, totals and progress: a fixed count, whatever the chunk size.
     with django_assert_max_num_queries(16):
-        regrade_chunk(run_id=run.pk, item_ids=ids, now=timezone.now())
-    regrade_chunk(run_id=run.pk, item_ids=ids, now=timezone.now())
+        regrade_chunk(run_id=run.pk, item_ids=ids, now=timezone.now(), grade=grade)
+    regrade_chunk(run_id=run.pk, item_ids=ids, now=timezone.now(), grade=grade)
     run.refresh_from_db()
     assert (run.status, run.done, run.changed, run.failed) == ("done", 4, 3, 0)
     scores = list(Response.objects.order_by("attempt__number").values_list("score", flat=True))

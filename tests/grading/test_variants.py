@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from grading.api.presenters import student_question
-from grading.errors import GeneratorFailed
+from grading.errors import VariantGenerationFailed
 from grading.models import Response
 from grading.services.attempt_draw import attempt_draw
 from grading.services.attempt_start import attempt_start
@@ -64,7 +64,7 @@ def test_the_same_seed_generates_the_same_variant(db: None) -> None:
 @pytest.mark.usefixtures("celery_eager")
 def test_a_broken_generator_is_a_clear_error(db: None) -> None:
     broken = {**PARAM_NUMERIC, "files": {"generate.py": "def generate(rng):\n    return 1 / 0\n"}}
-    with pytest.raises(GeneratorFailed, match="generator failed"):
+    with pytest.raises(VariantGenerationFailed, match="generator failed"):
         variant_generate(content=broken, seed=1)
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-from runner.api import GradingJob, GradingResult, Status, grade
+from runner.api import GradingJob, GradingResult, Status
 from runner.supervisor import Supervisor
+from runner.worker import grade
 
 REFERENCE = "import torch\ndef total(x):\n    return (x * x).sum(dim=1)\n"
 CASES = [

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import GeneratorFailed, Limits, Status, execute, run_generator
+from runner.api import GeneratorFailed, Limits, Status
 from runner.supervisor import Supervisor
+from runner.worker import execute, run_generator
 
 
 def test_execute_returns_stdout_and_a_zero_exit(supervisor: Supervisor) -> None:

@@ -7,8 +7,9 @@ import uuid
 
 import pytest
 
-from runner.api import Device, GradingJob, Status, execute, grade
+from runner.api import Device, GradingJob, Status
 from runner.supervisor import Supervisor
+from runner.worker import execute, grade
 from tests.runner.conftest import CASES, CORRECT, REFERENCE
 
 

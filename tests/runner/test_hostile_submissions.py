@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import GradingJob, GradingResult, Limits, RunResult, Status, execute, grade
+from runner.api import GradingJob, GradingResult, Limits, RunResult, Status
 from runner.supervisor import Supervisor
+from runner.worker import execute, grade
 from tests.runner.conftest import CASES, CORRECT, REFERENCE
 from tests.runner.hostile import CALL, HOSTILE, Hostile, body, probe
 

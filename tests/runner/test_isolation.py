@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from runner.api import Limits, RunResult, Status, execute
+from runner.api import Limits, RunResult, Status
 from runner.sandbox.allow_list import RootConfig, allow_list
 from runner.supervisor import Supervisor
+from runner.worker import execute
 
 DEVICES = {"null", "zero", "full", "random", "urandom"}
 SCRATCH = {"/tmp", "/dev/shm"}
@@ -177,7 +178,8 @@ def copied_venv(request: pytest.FixtureRequest) -> Iterator[Path]:
 GRADE_ONE = f"""
 import json, django
 django.setup()
-from runner.api import Limits, execute
+from runner.api import Limits
+from runner.worker import execute
 print(json.dumps(execute({LAZY_TORCH!r}, Limits(time_s=20)).to_dict()))
 """
 

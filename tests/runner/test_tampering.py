@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from runner.api import GradingJob, GradingResult, Limits, Status, grade
+from runner.api import GradingJob, GradingResult, Limits, Status
 from runner.supervisor import Supervisor
+from runner.worker import grade
 
 LIMITS = Limits(time_s=5.0, memory_mb=1024, output_kb=64)
 

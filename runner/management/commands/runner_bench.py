@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from runner.benchmark import BenchSettings, run_benchmark
+from runner.bench.figures import BenchSettings, run_benchmark
 
 _ROWS = (
     ("warm_p50_ms", "warm zygote, p50 (ms)"),

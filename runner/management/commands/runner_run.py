@@ -9,7 +9,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from runner.api import Limits, RunResult, Status, execute
+from runner.types import Limits, RunResult, Status
+from runner.worker import execute
 
 
 def _readable(result: RunResult) -> str:

@@ -10,7 +10,7 @@ from runner.harness.judge_efficiency import TimingEvidence
 from runner.harness.scoring import Payloads, score_job, visible_and_hidden
 from runner.harness.spec import parse_cases
 from runner.harness.spec_values import CaseError
-from runner.jobs import harness_request
+from runner.worker import harness_request
 
 
 def make_job(

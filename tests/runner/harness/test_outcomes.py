@@ -8,7 +8,7 @@ from typing import Any
 from runner.api import Status
 from runner.harness.scoring import visible_and_hidden
 from runner.harness.spec import parse_cases
-from runner.jobs import harness_request
+from runner.worker import harness_request
 from tests.runner.harness.helpers import grade, make_job, only_message
 
 DOUBLE = "import torch\ndef f(x):\n    return x * 2\n"

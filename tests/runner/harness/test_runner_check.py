@@ -1,4 +1,4 @@
-"""`manage.py runner_check` on a tiny bank, graded through runner.api.grade (the sandbox)."""
+"""`manage.py runner_check` on a tiny bank, graded through runner.worker.grade (the sandbox)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import statistics
 import subprocess
 import sys
@@ -13,34 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runner.api import GradingJob, Status, grade
+from runner.bench.question import CASES, REFERENCE, bench_job
+from runner.bench.throughput import measure_throughput
 from runner.registry import get_supervisor
+from runner.types import GradingJob, Status
+from runner.worker import grade
 
-REFERENCE = """
-import torch
-
-def weighted_tanh_loss(x, w):
-    return torch.tanh(x @ w).pow(2).mean()
-"""
-CASES: list[dict[str, Any]] = [
-    {
-        "name": "small",
-        "args": [
-            {"random": [4, 3], "requires_grad": True},
-            {"random": [3, 2], "requires_grad": True},
-        ],
-        "checks": ["gradients"],
-    },
-    {
-        "name": "batch",
-        "seed": 5,
-        "args": [
-            {"random": [16, 8], "requires_grad": True},
-            {"random": [8, 4], "requires_grad": True},
-        ],
-        "checks": ["gradients"],
-    },
-]
 _COLD_SCRIPT = (
     "import json, sys\n"
     "import torch\n"
@@ -56,17 +33,6 @@ class BenchSettings:
     warm_jobs: int = 200
     cold_jobs: int = 8
     workers: int = 2
-
-
-def bench_job(index: int) -> GradingJob:
-    """The benchmark's question, answered correctly by a copy of the reference."""
-    return GradingJob(
-        job_id=f"bench-{os.getpid()}-{index}",
-        source=REFERENCE,
-        entry_point="weighted_tanh_loss",
-        reference_source=REFERENCE,
-        cases=CASES,
-    )
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -122,7 +88,6 @@ def _zygote_rss_mb() -> float:
 
 def run_benchmark(settings: BenchSettings) -> dict[str, Any]:
     """Run all three measurements in this process (plus worker processes) and return figures."""
-    from runner.bench_throughput import measure_throughput
     from runner.reference_cache import reference_cache
 
     for index in range(5):

@@ -1,4 +1,8 @@
-"""The work behind runner.api: grading, try-it runs and generators, on this process's supervisor.
+"""The worker side of the runner: grade, execute and run_generator, in this process's sandbox.
+
+Only Celery tasks on the `cpu` and `gpu` queues call these (the web tier uses
+`runner.api`, which queues the work); each runs code in the supervisor this
+worker process owns.
 
 A grading is a few sandboxed runs, each in a fresh child: the reference on
 every case (cached), the answer on the visible cases, the answer on the
@@ -14,15 +18,7 @@ import logging
 import time
 from typing import Any
 
-from runner.api import (
-    Device,
-    GeneratorFailed,
-    GradingJob,
-    GradingResult,
-    Limits,
-    RunResult,
-    Status,
-)
+from runner.child_outcome import ChildOutcome
 from runner.harness.judge_efficiency import Measured, TimingEvidence
 from runner.harness.payload import PayloadError, clean_strings
 from runner.harness.reach import reached_forbidden, reached_refusals
@@ -31,10 +27,18 @@ from runner.harness.scoring import Payloads, score_job, visible_and_hidden
 from runner.harness.spec import Case, parse_cases
 from runner.harness.spec_values import CaseError
 from runner.harness.static import WHY, SourceTooComplex, forbidden_in, scan
-from runner.outcome import ChildOutcome
 from runner.reference_cache import reference_cache
 from runner.registry import get_supervisor
 from runner.supervisor import Supervisor
+from runner.types import (
+    Device,
+    GeneratorFailed,
+    GradingJob,
+    GradingResult,
+    Limits,
+    RunResult,
+    Status,
+)
 
 logger = logging.getLogger(__name__)
 UNSANDBOXED_NOTE = "ran WITHOUT the sandbox (RUNNER_ALLOW_UNSANDBOXED is on): rlimits only"
@@ -218,7 +222,7 @@ def _with_output(outcome: ChildOutcome, shown: ChildOutcome) -> ChildOutcome:
     )
 
 
-def grade_job(job: GradingJob) -> GradingResult:
+def grade(job: GradingJob) -> GradingResult:
     """Static checks, reference outputs (cached), the answer's runs, then the comparison.
 
     Always returns a result: an unexpected failure of the grader itself is logged and the
@@ -290,8 +294,10 @@ def _exit_code(payload: bytes) -> int | None:
     return code if type(code) is int else None
 
 
-def execute_source(source: str, limits: Limits, *, device: Device = Device.CPU) -> RunResult:
-    """Run a snippet as __main__; the status says how it ended, never whether it was right."""
+def execute(source: str, limits: Limits | None = None, *, device: Device = Device.CPU) -> RunResult:
+    """Run a snippet as __main__ ("try it"); the status says how it ended, never whether it
+    was right."""
+    limits = limits or Limits()
     supervisor = get_supervisor()
     where, refusal = _resolve_device(supervisor, device)
     refusal = refusal or supervisor.refusal()
@@ -319,8 +325,12 @@ def execute_source(source: str, limits: Limits, *, device: Device = Device.CPU) 
     )
 
 
-def generate_parameters(source: str, seed: int, limits: Limits) -> dict[str, Any]:
-    """Run `generate(random.Random(seed))` in the sandbox and return its JSON object."""
+def run_generator(source: str, seed: int, limits: Limits | None = None) -> dict[str, Any]:
+    """Run an author's `generate(random.Random(seed))` in the sandbox; its JSON object.
+
+    Raises GeneratorFailed (a ValueError) with the reason when it does not return one.
+    """
+    limits = limits or Limits()
     supervisor = get_supervisor()
     if supervisor.refusal():
         raise GeneratorFailed(supervisor.refusal())

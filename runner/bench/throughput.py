@@ -15,8 +15,9 @@ def _worker(jobs: Any, results: Any) -> None:
     import django
 
     django.setup()
-    from runner.api import Status, grade
-    from runner.benchmark import bench_job
+    from runner.bench.question import bench_job
+    from runner.types import Status
+    from runner.worker import grade
 
     grade(bench_job(-1))
     results.put(("ready", True))

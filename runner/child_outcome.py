@@ -6,10 +6,10 @@ import os
 import signal
 from dataclasses import dataclass
 
-from runner.api import Status
-from runner.collect import Collected
+from runner.drain import Collected
 from runner.framing import FrameError, parse_single_frame
 from runner.standby import READY
+from runner.types import Status
 
 _CONTROL = {c: f"\\x{c:02x}" for c in range(32) if chr(c) not in "\n\t"}
 _CONTROL[127] = "\\x7f"

@@ -1,0 +1,1 @@
+"""The runner's benchmark (`manage.py runner_bench`): figures printed, never asserted."""
