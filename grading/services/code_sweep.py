@@ -13,16 +13,17 @@ from runner import api as runner_api
 _WAITING = (ResponseStatus.QUEUED, ResponseStatus.RUNNING)
 
 
-def _patience(response: Response) -> timedelta:
+def _patience(job: runner_api.GradingJob) -> timedelta:
     """The job's time limit plus the margin: longer than a live worker can hold the job."""
-    limit_s = runner_api.grading_time_limit_s(code_job(response, response.job_id))
+    limit_s = runner_api.grading_time_limit_s(job)
     return timedelta(seconds=limit_s + settings.GRADING_STUCK_MARGIN_S)
 
 
 def code_response_sweep(*, response: Response, now: datetime) -> str:
     """One waiting code answer: "waiting" while its job may still be queued or running,
     "applied" when the runner already holds its result, "resent" when the job was lost."""
-    patience = _patience(response)
+    job = code_job(response, response.job_id)
+    patience = _patience(job)
     submitted_at = response.attempt.submitted_at
     if submitted_at is None or now < submitted_at + patience:
         return "waiting"
@@ -33,7 +34,7 @@ def code_response_sweep(*, response: Response, now: datetime) -> str:
     if progress.claimed_at is not None and now < progress.claimed_at + patience:
         return "waiting"  # a worker picked it up lately and may still be grading it
     # A copy still queued at the next sweep is dropped, so re-sends never pile up.
-    code_job_enqueue_on_commit(response, expires_s=settings.GRADING_SWEEP_STUCK_EVERY_S)
+    code_job_enqueue_on_commit(job, expires_s=settings.GRADING_SWEEP_STUCK_EVERY_S)
     return "resent"
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from quizbank.bankfiles import schema
+from runner import contract
 
 _DEFAULTS: dict[str, Any] = {
     "difficulty": "beginner",
@@ -23,26 +24,19 @@ _DEFAULTS: dict[str, Any] = {
     "device": "cpu",
 }
 _EMPTY: tuple[Any, ...] = ("", [], {}, None)
-_NESTED_ORDER = (
-    "tensor",
-    "random",
-    "kind",
-    "check",
-    "dtype",
-    "distribution",
-    "low",
-    "high",
-    "scale",
-    "requires_grad",
-    "upstream",
-    "expected",
-    "weight",
-    "tolerance",
-    "x",
-    "y",
-    "lr",
+# Keys of nested mappings in file order: tensor and random values first as the runner lists
+# them, then checks ({kind, upstream, expected}), stages ({check, tolerance}) and the rest.
+_NESTED_ORDER = tuple(
+    dict.fromkeys(
+        (
+            contract.TENSOR_KEYS[0],
+            *contract.RANDOM_KEYS,
+            *contract.TENSOR_KEYS,
+            *("kind", "check", "upstream", "expected", "weight", "tolerance", "x", "y", "lr"),
+        )
+    )
 )
-_CASE_ORDER = tuple(dict.fromkeys((*schema.CALL_CASE_KEYS, *schema.TRAINING_CASE_KEYS)))
+_CASE_ORDER = tuple(dict.fromkeys((*contract.CALL_CASE_KEYS, *contract.TRAINING_CASE_KEYS)))
 
 
 def canonical_text(value: object) -> str:
@@ -204,9 +198,9 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "choices": _choices,
     "cases": _cases,
     "rubric": _rubric,
-    "limits": _keyed(schema.LIMIT_KEYS),
-    "compare": _keyed(schema.COMPARE_KEYS),
-    "efficiency": _keyed(schema.EFFICIENCY_KEYS),
+    "limits": _keyed(contract.LIMIT_KEYS),
+    "compare": _keyed(contract.COMPARE_KEYS),
+    "efficiency": _keyed(contract.EFFICIENCY_KEYS),
     "files": _files,
     "answer": _same,
 }

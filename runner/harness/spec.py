@@ -20,12 +20,21 @@ CHECK_KINDS = (
     "efficiency",
     "retain_graph",
 )
-COMPARE_KEYS = {"rtol": "number", "atol": "number", "dtype": "mode", "equal_nan": "bool"}
-COMPARE_KEYS_ALL = {**COMPARE_KEYS, "check_device": "bool"}
-_CASE_KEYS = {
-    "name", "weight", "hidden", "seed", "kind", "args", "kwargs", "checks", "compare",
-    "compare_output", "model", "data", "loss", "optimizer", "steps", "stages",
-}  # fmt: skip
+COMPARE_FIELDS = {
+    "rtol": "number",
+    "atol": "number",
+    "dtype": "mode",
+    "equal_nan": "bool",
+    "check_device": "bool",
+}
+COMPARE_KEYS = tuple(COMPARE_FIELDS)
+COMPARE_DTYPE_RULES = ("strict", "promotable")
+CASE_KINDS = ("call", "training")
+_COMMON_CASE_KEYS = ("name", "kind", "weight", "hidden", "seed")
+# In the order bank files write them.
+CALL_CASE_KEYS = (*_COMMON_CASE_KEYS, "args", "kwargs", "checks", "compare", "compare_output")
+TRAINING_CASE_KEYS = (*_COMMON_CASE_KEYS, "model", "data", "loss", "optimizer", "steps", "stages")
+MAX_CASE_NAME = 200
 _CHECK_OPTIONS: dict[str, set[str]] = {
     "gradients": {"upstream"},
     "requires_grad": {"expected"},
@@ -67,19 +76,26 @@ def parse_cases(raw: object) -> list[Case]:
     """Parse and validate a question's `cases`; raises CaseError naming the field."""
     if not isinstance(raw, list) or not raw:
         raise CaseError(("cases",), "must be a non-empty list")
-    return [parse_case(item, index) for index, item in enumerate(raw)]
+    cases = [parse_case(item, index) for index, item in enumerate(raw)]
+    seen: set[str] = set()
+    for case in cases:
+        if case.name in seen:
+            raise CaseError(("cases", case.index, "name"), "two cases have this name")
+        seen.add(case.name)
+    return cases
 
 
 def parse_case(raw: object, index: int) -> Case:
     path: Path = ("cases", index)
     if not isinstance(raw, dict):
         raise CaseError(path, "a case must be a mapping")
-    unknown = sorted(set(raw) - _CASE_KEYS)
-    if unknown:
-        raise CaseError((*path, unknown[0]), "unknown field")
     kind = raw.get("kind", "call")
-    if kind not in ("call", "training"):
+    if kind not in CASE_KINDS:
         raise CaseError((*path, "kind"), f"unknown kind {kind!r}; use call or training")
+    allowed = TRAINING_CASE_KEYS if kind == "training" else CALL_CASE_KEYS
+    unknown = sorted(set(raw) - set(allowed))
+    if unknown:
+        raise CaseError((*path, unknown[0]), f"unknown field; allowed: {', '.join(allowed)}")
     base = _case_basics(raw, index, path)
     if kind == "training":
         return Case(**base, kind=kind, training=parse_training(raw, path))
@@ -90,8 +106,8 @@ def _case_basics(raw: dict[str, Any], index: int, path: Path) -> dict[str, Any]:
     name = raw.get("name", f"case {index + 1}")
     weight = raw.get("weight", 1)
     seed = raw.get("seed", index)
-    if not isinstance(name, str) or not name.strip():
-        raise CaseError((*path, "name"), "must be a non-empty string")
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_CASE_NAME:
+        raise CaseError((*path, "name"), f"must be a non-empty string of {MAX_CASE_NAME} or fewer")
     if not is_number(weight) or weight < 0:
         raise CaseError((*path, "weight"), "must be a number >= 0")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**32:
@@ -104,7 +120,7 @@ def _case_basics(raw: dict[str, Any], index: int, path: Path) -> dict[str, Any]:
         "weight": float(weight),
         "hidden": raw.get("hidden", False),
         "seed": seed,
-        "compare": parse_compare(raw.get("compare", {}), (*path, "compare"), COMPARE_KEYS_ALL),
+        "compare": parse_compare(raw.get("compare", {}), (*path, "compare")),
     }
 
 
@@ -116,7 +132,8 @@ def _call_fields(raw: dict[str, Any], path: Path) -> dict[str, Any]:
     if not isinstance(kwargs, dict) or not all(isinstance(k, str) for k in kwargs):
         raise CaseError((*path, "kwargs"), "must be a mapping of names to values")
     validate_value(args, (*path, "args"))
-    validate_value(kwargs, (*path, "kwargs"))
+    for name, value in kwargs.items():
+        validate_value(value, (*path, "kwargs", name))
     compare_output = raw.get("compare_output", True)
     if not isinstance(compare_output, bool):
         raise CaseError((*path, "compare_output"), "must be true or false")
@@ -157,21 +174,22 @@ def _validate_check_options(kind: str, options: dict[str, Any], path: Path) -> N
     if kind == "gradients" and upstream not in ("sum", "ones"):
         validate_value(upstream, (*path, "upstream"))
         if not isinstance(upstream, dict) or not ({"tensor", "random"} & set(upstream)):
-            raise CaseError((*path, "upstream"), "use sum, ones, or a {tensor: ...} value")
+            what = "must be sum, ones or a {tensor: ...} or {random: ...} value"
+            raise CaseError((*path, "upstream"), what)
 
 
-def parse_compare(raw: object, path: Path, allowed: dict[str, str]) -> dict[str, Any]:
+def parse_compare(raw: object, path: Path) -> dict[str, Any]:
     """Validate a `compare` mapping (question defaults or a case's overrides)."""
     if not isinstance(raw, dict):
         raise CaseError(path, "must be a mapping")
     for key, value in raw.items():
-        expected = allowed.get(key)
+        expected = COMPARE_FIELDS.get(key)
         if expected is None:
-            raise CaseError((*path, str(key)), f"unknown field; allowed: {', '.join(allowed)}")
+            raise CaseError((*path, str(key)), f"unknown field; allowed: {', '.join(COMPARE_KEYS)}")
         ok = {
             "number": is_number(value) and value >= 0,
             "bool": isinstance(value, bool),
-            "mode": value in ("strict", "promotable"),
+            "mode": value in COMPARE_DTYPE_RULES,
         }[expected]
         if not ok:
             hint = {

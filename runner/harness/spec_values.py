@@ -13,8 +13,9 @@ MAX_DEPTH = 16
 
 Path = tuple[str | int, ...]
 
-_TENSOR_KEYS = {"tensor", "dtype", "requires_grad"}
-_RANDOM_KEYS = {"random", "dtype", "distribution", "low", "high", "scale", "requires_grad"}
+# In the order bank files write them.
+TENSOR_KEYS = ("tensor", "dtype", "requires_grad")
+RANDOM_KEYS = ("random", "dtype", "distribution", "low", "high", "scale", "requires_grad")
 
 
 class CaseError(ValueError):
@@ -54,10 +55,8 @@ def validate_value(value: Any, path: Path, depth: int = 0) -> None:
     elif "random" in value:
         _validate_random(value, path)
     else:
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise CaseError(path, "mapping keys must be strings")
-            validate_value(item, (*path, key), depth + 1)
+        # A plain mapping is refused: it is almost always a misspelt tensor or random value.
+        raise CaseError(path, "a mapping value needs exactly one of tensor or random")
 
 
 def _check_keys(spec: dict[str, Any], allowed: set[str], path: Path) -> None:
@@ -83,22 +82,29 @@ def _check_dtype(spec: dict[str, Any], path: Path) -> None:
 
 
 def _validate_tensor(spec: dict[str, Any], path: Path) -> None:
-    _check_keys(spec, _TENSOR_KEYS, path)
+    _check_keys(spec, set(TENSOR_KEYS), path)
     _check_dtype(spec, path)
-    if not _is_nested_numbers(spec["tensor"]):
-        raise CaseError((*path, "tensor"), "must be a number or nested lists of numbers")
+    if _shape_of(spec["tensor"]) is None:
+        raise CaseError(
+            (*path, "tensor"), "must be a number or a rectangular nested list of numbers"
+        )
 
 
-def _is_nested_numbers(data: object, depth: int = 0) -> bool:
+def _shape_of(data: object, depth: int = 0) -> tuple[int, ...] | None:
+    """The shape of nested lists of numbers, or None if they are ragged or not numbers."""
     if isinstance(data, bool) or is_number(data):
-        return True
-    if isinstance(data, list) and depth < MAX_DEPTH:
-        return all(_is_nested_numbers(item, depth + 1) for item in data)
-    return False
+        return ()
+    if not isinstance(data, list) or depth >= MAX_DEPTH:
+        return None
+    shapes = {_shape_of(item, depth + 1) for item in data}
+    if None in shapes or len(shapes) > 1:
+        return None
+    inner = shapes.pop() if shapes else ()
+    return None if inner is None else (len(data), *inner)
 
 
 def _validate_random(spec: dict[str, Any], path: Path) -> None:
-    _check_keys(spec, _RANDOM_KEYS, path)
+    _check_keys(spec, set(RANDOM_KEYS), path)
     shape = spec["random"]
     if not isinstance(shape, list) or not all(
         isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape

@@ -12,16 +12,9 @@ from typing import Any
 import torch
 
 from runner.harness import pristine
+from runner.harness.spec_values import DTYPES
 
-_DTYPES: dict[str, torch.dtype] = {
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "float32": torch.float32,
-    "float64": torch.float64,
-    "int32": torch.int32,
-    "int64": torch.int64,
-    "bool": torch.bool,
-}
+_DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in DTYPES}
 
 
 def seed_everything(seed: int, device: str = "cpu") -> None:

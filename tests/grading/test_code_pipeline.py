@@ -112,3 +112,31 @@ def test_an_internal_runner_failure_is_an_error_not_a_zero(submitted: Any) -> No
     response.refresh_from_db()
     assert response.status == ResponseStatus.ERROR
     assert response.score is None
+
+
+def test_a_stored_question_the_runner_contract_refuses_ends_as_an_error_naming_the_field(
+    db: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    broken = {**CODE, "compare": {"rtol": 1e-3, "rtool": 1e-2}}  # a typo, once silently dropped
+    add_slots(quiz, make_question(course, broken))
+    attempt = attempt_start(quiz=quiz, user=member(course, Role.STUDENT), now=timezone.now())
+    response_autosave(attempt=attempt, position=0, answer={"source": SOURCE}, version=0,
+                      now=timezone.now())  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        attempt_submit(attempt=attempt, now=timezone.now())
+    response = Response.objects.get(attempt=attempt)
+    assert response.status == ResponseStatus.ERROR
+    assert "compare.rtool: unknown field" in response.feedback["general"]
+    assert response.answer == {"source": SOURCE}  # kept for a regrade once the question is fixed
+    assert callbacks == []  # nothing half-built reaches the runner
+
+
+def test_the_job_takes_the_question_settings_through_the_runner_contract(submitted: Any) -> None:
+    _, response, _ = submitted
+    version = response.question_version
+    version.content = {**version.content, "compare": {"atol": 0.5}, "limits": {"time_s": 2}}
+    job = code_job(response, response.job_id)
+    assert (job.compare.atol, job.compare.rtol) == (0.5, 1e-5)
+    assert (job.limits.time_s, job.limits.memory_mb) == (2.0, 1024)

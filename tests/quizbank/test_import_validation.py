@@ -271,17 +271,17 @@ RULES: list[tuple[str, dict[str, str], str]] = [
     (
         "code: device enum",
         code_question(CODE + CASE + "device: tpu\n"),
-        "t/c/question.yaml:8 device: must be one of: cpu, cuda, any",
+        "t/c/question.yaml:8 device: must be one of cpu, cuda, any",
     ),
     (
         "code: limits positive",
         code_question(CODE + CASE + "limits:\n  memory_mb: 0\n"),
-        "t/c/question.yaml:9 limits.memory_mb: must be a whole number above 0",
+        "t/c/question.yaml:9 limits.memory_mb: must be a positive whole number",
     ),
     (
         "code: compare dtype enum",
         code_question(CODE + CASE + "compare:\n  dtype: loose\n"),
-        "t/c/question.yaml:9 compare.dtype: must be one of: strict, promotable",
+        "t/c/question.yaml:9 compare.dtype: must be strict or promotable",
     ),
     (
         "code: forbidden names",
@@ -311,17 +311,17 @@ RULES: list[tuple[str, dict[str, str], str]] = [
     (
         "code: seed whole number",
         code_question(CODE + CASE + "    seed: 1.5\n"),
-        "t/c/question.yaml:8 cases[0].seed: must be a whole number",
+        "t/c/question.yaml:8 cases[0].seed: must be an integer in [0, 2**32)",
     ),
     (
         "code: unknown case key",
         code_question(CODE + CASE + "    expected: 3\n"),
-        "t/c/question.yaml:8 cases[0].expected: unknown key",
+        "t/c/question.yaml:8 cases[0].expected: unknown field; allowed: name, kind",
     ),
     (
         "code: check names known",
         code_question(CODE + CASE + "    checks: [gradient]\n"),
-        "t/c/question.yaml:8 cases[0].checks[0]: unknown check 'gradient'",
+        "t/c/question.yaml:8 cases[0].checks[0].kind: unknown check 'gradient'",
     ),
     (
         "code: check mapping kind known",
@@ -340,12 +340,12 @@ RULES: list[tuple[str, dict[str, str], str]] = [
             + CASE
             + "    checks:\n      - {kind: gradients, upstream: {random: [2], dtype: float8}}\n"
         ),
-        "t/c/question.yaml:9 cases[0].checks[0].upstream.dtype: must be one of",
+        "t/c/question.yaml:9 cases[0].checks[0].upstream.dtype: unknown dtype 'float8'; use one of float16",
     ),
     (
         "code: efficiency check needs ratios",
         code_question(CODE + CASE + "    checks: [efficiency]\n"),
-        "t/c/question.yaml:8 cases[0].checks[0]: the efficiency check needs the question's efficiency ratios",
+        "t/c/question.yaml:8 cases[0].checks: the efficiency check needs the question's efficiency ratios",
     ),
     (
         "code: value mapping form",
@@ -360,7 +360,7 @@ RULES: list[tuple[str, dict[str, str], str]] = [
     (
         "code: dtype known",
         code_question(CODE + "  - name: one\n    args:\n      - {tensor: [1.0], dtype: float8}\n"),
-        "t/c/question.yaml:8 cases[0].args[0].dtype: must be one of: float16",
+        "t/c/question.yaml:8 cases[0].args[0].dtype: unknown dtype 'float8'; use one of float16",
     ),
     (
         "code: random shape",
@@ -372,7 +372,7 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         code_question(
             CODE + "  - name: one\n    args:\n      - {random: [2], distribution: cauchy}\n"
         ),
-        "t/c/question.yaml:8 cases[0].args[0].distribution: must be one of: normal, uniform, randint, bernoulli",
+        "t/c/question.yaml:8 cases[0].args[0].distribution: unknown distribution 'cauchy'; use one of normal, uniform, randint, bernoulli",
     ),
     (
         "code: requires_grad needs floats",
@@ -380,7 +380,7 @@ RULES: list[tuple[str, dict[str, str], str]] = [
             CODE
             + "  - name: one\n    args:\n      - {random: [2], dtype: int64, requires_grad: true}\n"
         ),
-        "t/c/question.yaml:8 cases[0].args[0].requires_grad: only floating-point tensors can require grad",
+        "t/c/question.yaml:8 cases[0].args[0].requires_grad: only floating tensors can require grad, not int64",
     ),
     (
         "code: training loss known",
@@ -388,7 +388,7 @@ RULES: list[tuple[str, dict[str, str], str]] = [
             CODE
             + "  - name: train\n    kind: training\n    model: {linear: [2, 1]}\n    data: {x: {random: [4, 2]}, y: {random: [4, 1]}}\n    loss: hinge\n    optimizer: {sgd: {lr: 0.1}}\n    steps: 3\n    stages: [{check: runs}]\n"
         ),
-        "t/c/question.yaml:10 cases[0].loss: must be one of: mse, bce_with_logits",
+        "t/c/question.yaml:10 cases[0].loss: unknown loss 'hinge'; use one of mse, bce_with_logits",
     ),
     (
         "code: training optimizer known",

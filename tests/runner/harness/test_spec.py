@@ -64,7 +64,7 @@ def test_checks_may_be_names_or_mappings() -> None:
         ),
         (
             [{"checks": [{"kind": "gradients", "upstream": "max"}]}],
-            "cases[0].checks[0].upstream: use sum",
+            "cases[0].checks[0].upstream: must be sum, ones or a {tensor",
         ),
         ([{"weight": -1}], "cases[0].weight: must be a number >= 0"),
         ([{"seed": "x"}], "cases[0].seed: must be an integer"),
@@ -103,7 +103,7 @@ def test_a_training_case_gets_default_optimizer_steps_and_stages() -> None:
         ({"steps": 0}, "cases[0].steps: must be an integer"),
         ({"stages": [{"check": "converges"}]}, "cases[0].stages[0].check: must be one of"),
         ({"stages": [{"check": "runs", "tolerance": 2}]}, "cases[0].stages[0].tolerance"),
-        ({"args": [1]}, "cases[0].args: not used by a training case"),
+        ({"args": [1]}, "cases[0].args: unknown field; allowed: name, kind"),
     ],
 )
 def test_invalid_training_cases_name_the_field(change: dict[str, Any], message: str) -> None:

@@ -1,0 +1,186 @@
+"""The one schema of a code question, owned by the runner: what the bank stores and the runner runs.
+
+Bank import (quizbank), grading's job building and `runner_check` all parse a
+code question's runner settings here, so a key, a check name or a limit is
+known in exactly one place, and an unknown key is the same clear error
+everywhere. Pure Python (no Django, Celery or torch): the web tier and the
+bank import it. Errors are `CaseError`s whose `path` names the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from runner.harness.spec import (
+    CALL_CASE_KEYS,
+    CASE_KINDS,
+    CHECK_KINDS,
+    COMPARE_DTYPE_RULES,
+    COMPARE_KEYS,
+    MAX_CASE_NAME,
+    TRAINING_CASE_KEYS,
+    parse_cases,
+    parse_compare,
+)
+from runner.harness.spec_training import LOSSES, OPTIMIZERS, STAGES
+from runner.harness.spec_values import (
+    DISTRIBUTIONS,
+    DTYPES,
+    FLOAT_DTYPES,
+    RANDOM_KEYS,
+    TENSOR_KEYS,
+    CaseError,
+    format_path,
+    is_number,
+)
+from runner.types import CompareSettings, Device, GradingJob, Limits
+
+__all__ = [
+    "CALL_CASE_KEYS",
+    "CASE_KINDS",
+    "CHECK_KINDS",
+    "COMPARE_DTYPE_RULES",
+    "COMPARE_KEYS",
+    "CONTRACT_VERSION",
+    "DEVICES",
+    "DISTRIBUTIONS",
+    "DTYPES",
+    "EFFICIENCY_KEYS",
+    "FLOAT_DTYPES",
+    "LIMIT_KEYS",
+    "LOSSES",
+    "MAX_CASE_NAME",
+    "OPTIMIZERS",
+    "RANDOM_KEYS",
+    "RUNNER_KEYS",
+    "STAGES",
+    "TENSOR_KEYS",
+    "TRAINING_CASE_KEYS",
+    "CaseError",
+    "CodeQuestionSpec",
+    "format_path",
+    "parse_code_question",
+]
+
+# Raised when a stored question's shape changes incompatibly; stored with each job's spec.
+CONTRACT_VERSION = 1
+# The keys of a code question that belong to the runner, in the order bank files write them.
+RUNNER_KEYS = ("entry_point", "device", "limits", "compare", "forbidden", "efficiency", "cases")
+DEVICES = tuple(device.value for device in Device)
+LIMIT_KEYS = ("time_s", "memory_mb", "output_kb")
+EFFICIENCY_KEYS = ("max_time_ratio", "max_memory_ratio")
+_QUALIFIED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_LIMIT_TYPES: dict[str, type] = {"time_s": float, "memory_mb": int, "output_kb": int}
+
+
+@dataclass(frozen=True)
+class CodeQuestionSpec:
+    """A code question's runner settings, validated; `job` makes the GradingJob of an answer."""
+
+    entry_point: str
+    cases: list[dict[str, Any]]
+    compare: CompareSettings = field(default_factory=CompareSettings)
+    device: Device = Device.CPU
+    limits: Limits = field(default_factory=Limits)
+    forbidden: list[str] = field(default_factory=list)
+    efficiency: dict[str, float] = field(default_factory=dict)
+
+    def job(self, *, job_id: str, source: str, reference_source: str) -> GradingJob:
+        """The job that grades `source` against `reference_source` on this question."""
+        return GradingJob(
+            job_id=job_id,
+            source=source,
+            entry_point=self.entry_point,
+            reference_source=reference_source,
+            cases=self.cases,
+            compare=self.compare,
+            device=self.device,
+            limits=self.limits,
+            forbidden=self.forbidden,
+            efficiency=self.efficiency,
+        )
+
+
+def parse_code_question(data: Mapping[str, Any], *, cases: bool = True) -> CodeQuestionSpec:
+    """The runner's part of a code question (the RUNNER_KEYS of `data`; other keys are the
+    bank's), validated; raises CaseError naming the field. `cases=False` skips the cases
+    (an editor that keeps them elsewhere checks the rest)."""
+    entry_point = data.get("entry_point")
+    if not isinstance(entry_point, str) or not entry_point.isidentifier():
+        raise CaseError(("entry_point",), "must be a Python identifier")
+    efficiency = _efficiency(data.get("efficiency", {}))
+    raw_cases = data.get("cases") if cases else None
+    if cases:
+        _require_case_names(raw_cases)
+        parsed = parse_cases(raw_cases)
+        if not efficiency:
+            for case in parsed:
+                if case.has("efficiency"):
+                    raise CaseError(
+                        ("cases", case.index, "checks"),
+                        "the efficiency check needs the question's efficiency ratios",
+                    )
+    return CodeQuestionSpec(
+        entry_point=entry_point,
+        cases=list(raw_cases) if isinstance(raw_cases, list) else [],
+        compare=CompareSettings(**parse_compare(data.get("compare", {}), ("compare",))),
+        device=_device(data.get("device", "cpu")),
+        limits=_limits(data.get("limits", {})),
+        forbidden=_forbidden(data.get("forbidden", [])),
+        efficiency=efficiency,
+    )
+
+
+def _require_case_names(raw_cases: object) -> None:
+    """A question names every case: students read the names in their feedback (a job made
+    elsewhere may leave them out and get "case 1", "case 2", ...)."""
+    if isinstance(raw_cases, list):
+        for index, case in enumerate(raw_cases):
+            if isinstance(case, dict) and "name" not in case:
+                raise CaseError(("cases", index, "name"), "is required")
+
+
+def _device(raw: object) -> Device:
+    if raw not in DEVICES:
+        raise CaseError(("device",), f"must be one of {', '.join(DEVICES)}")
+    return Device(str(raw))
+
+
+def _limits(raw: object) -> Limits:
+    if not isinstance(raw, dict):
+        raise CaseError(("limits",), "must be a mapping")
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        kind = _LIMIT_TYPES.get(key)
+        if kind is None:
+            allowed = ", ".join(LIMIT_KEYS)
+            raise CaseError(("limits", str(key)), f"unknown field; allowed: {allowed}")
+        if not is_number(value) or value <= 0 or (kind is int and value != int(value)):
+            what = "a positive whole number" if kind is int else "a positive number"
+            raise CaseError(("limits", key), f"must be {what}")
+        values[key] = kind(value)
+    return Limits(**values)
+
+
+def _forbidden(raw: object) -> list[str]:
+    if not isinstance(raw, list):
+        raise CaseError(("forbidden",), "must be a list of qualified names like torch.linalg.inv")
+    for index, name in enumerate(raw):
+        if not isinstance(name, str) or not _QUALIFIED_NAME.match(name):
+            raise CaseError(("forbidden", index), "must be a qualified name such as torch.softmax")
+    return list(raw)
+
+
+def _efficiency(raw: object) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        raise CaseError(("efficiency",), "must be a mapping")
+    for key, value in raw.items():
+        if key not in EFFICIENCY_KEYS:
+            allowed = ", ".join(EFFICIENCY_KEYS)
+            raise CaseError(("efficiency", str(key)), f"unknown field; allowed: {allowed}")
+        if not is_number(value) or value < 1:
+            raise CaseError(("efficiency", key), "must be a number >= 1")
+    return {key: float(value) for key, value in raw.items()}
