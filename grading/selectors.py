@@ -9,14 +9,8 @@ from django.http import Http404
 
 from grading.models import Attempt, AttemptStatus, Response
 from grading.models.marking import ScoreChange
+from quizbank.access import AnyUser, course_roles, courses_for, holds_every_role, user_id
 from quizbank.models import GradingMethod, Quiz, ReleasePolicy, Role
-from quizbank.selectors_quizzes import (
-    AnyUser,
-    course_roles,
-    courses_for_user,
-    is_admin,
-    user_id,
-)
 
 REVIEW_ROLES = frozenset({Role.EXAMINER})
 
@@ -24,9 +18,9 @@ REVIEW_ROLES = frozenset({Role.EXAMINER})
 def attempts_for_user(user: AnyUser) -> QuerySet[Attempt]:
     """The user's own attempts, plus every attempt in courses the user examines."""
     qs = Attempt.objects.select_related("quiz", "quiz__course", "user")
-    if is_admin(user):
+    if holds_every_role(user):
         return qs
-    examined = courses_for_user(user).filter(
+    examined = courses_for(user).filter(
         memberships__user_id=user_id(user), memberships__role=Role.EXAMINER
     )
     return qs.filter(user_id=user_id(user)) | qs.filter(quiz__course__in=examined)

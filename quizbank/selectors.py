@@ -1,14 +1,10 @@
-"""Reads of the question bank; `access_*` is the only way to fetch what a user may see."""
+"""Reads of the question bank and its quizzes (what a user may see is `quizbank.access`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
-from django.http import Http404
 
-from quizbank.models import Course, Question, QuestionVersion, Role
+from quizbank.models import Course, Question, QuestionVersion, Quiz, QuizSlot
 
 
 def course_questions(course: Course) -> QuerySet[Question]:
@@ -20,54 +16,24 @@ def course_questions(course: Course) -> QuerySet[Question]:
     )
 
 
-def courses_for(
-    user: AbstractBaseUser | AnonymousUser, roles: Iterable[str] | None = None
-) -> QuerySet[Course]:
-    """Courses `user` belongs to (with one of `roles`, if given); superusers see all."""
-    if not user.is_authenticated or not user.is_active:
-        return Course.objects.none()
-    if getattr(user, "is_superuser", False):
-        return Course.objects.all()
-    # One filter() call, so user and role must hold for the same membership row.
-    conditions: dict[str, object] = {"memberships__user": user}
-    if roles is not None:
-        conditions["memberships__role__in"] = list(roles)
-    return Course.objects.filter(**conditions).distinct()
-
-
-def access_course(
-    *, user: AbstractBaseUser | AnonymousUser, slug: str, roles: Iterable[str] | None = None
-) -> Course:
-    """The course `slug` if `user` may see it; 404 otherwise, so existence never leaks."""
-    course = courses_for(user, roles).filter(slug=slug).first()
-    if course is None:
-        raise Http404("No such course.")
-    return course
-
-
-def access_question(
-    *,
-    user: AbstractBaseUser | AnonymousUser,
-    pk: int,
-    roles: Iterable[str] = (Role.AUTHOR, Role.EXAMINER),
-) -> Question:
-    """A question of a course where `user` has one of `roles` (authors and examiners by default)."""
-    course_ids = courses_for(user, roles).values("pk")
-    question = (
-        Question.objects.filter(pk=pk, course__in=course_ids)
-        .select_related("course", "topic", "current_version")
-        .first()
-    )
-    if question is None:
-        raise Http404("No such question.")
-    return question
-
-
-def question_current_version(question: Question) -> QuestionVersion | None:
-    """The version new attempts use (None only before the first save)."""
-    return question.current_version
-
-
 def question_versions(question: Question) -> QuerySet[QuestionVersion]:
     """Every version of the question, newest first."""
     return question.versions.select_related("created_by").order_by("-number")
+
+
+def quiz_slots(quiz: Quiz) -> list[QuizSlot]:
+    return list(quiz.slots.select_related("question__current_version").order_by("position"))
+
+
+def slot_pool(slot: QuizSlot) -> list[Question]:
+    """Questions a pool slot may draw from, in a stable order (tags filtered in Python
+    because SQLite, the development database, has no JSON containment lookup)."""
+    qs = Question.objects.filter(course_id=slot.quiz.course_id, current_version__isnull=False)
+    if slot.pool_topic_id is not None:
+        qs = qs.filter(topic_id=slot.pool_topic_id)
+    if slot.pool_difficulty:
+        qs = qs.filter(difficulty=slot.pool_difficulty)
+    questions = list(qs.select_related("current_version").order_by("pk"))
+    if slot.pool_tag:
+        questions = [q for q in questions if slot.pool_tag in (q.tags or [])]
+    return questions

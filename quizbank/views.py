@@ -8,9 +8,10 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from quizbank.models import Course, QuestionVersion
+from quizbank.access import access_question
+from quizbank.models import Course, QuestionVersion, Role
 from quizbank.rendering import pygments_css, render_markdown
-from quizbank.selectors import access_question, question_versions
+from quizbank.selectors import question_versions
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -21,7 +22,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 def question_preview(request: HttpRequest, pk: int) -> HttpResponse:
     """A version of a question as a student sees it: no answers, feedback or solutions."""
-    question = access_question(user=request.user, pk=pk)
+    question = access_question(request.user, pk, roles=(Role.AUTHOR, Role.EXAMINER))
     number = request.GET.get("version")
     version = (
         question_versions(question).filter(number=number).first()

@@ -12,7 +12,7 @@ from grading.models.marking import MarkingState, MarkingStatus
 from grading.services.anonymity import anonymous_quizzes, names_hidden, student_label
 from grading.services.marking_rubric import rubric_of
 from grading.services.marking_selectors import marks_hidden, visible_marks
-from quizbank.selectors_quizzes import AnyUser
+from quizbank.access import AnyUser
 
 
 def _state(response: Response) -> dict[str, Any]:

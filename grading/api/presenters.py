@@ -19,8 +19,8 @@ from grading.selectors import (
 )
 from grading.services.attempt_clock import answers_close_at
 from grading.services.attempt_totals import PENDING
+from quizbank.access import AnyUser, user_id
 from quizbank.rendering import render_markdown
-from quizbank.selectors_quizzes import AnyUser, user_id
 
 
 def _prompt_html(response: Response) -> str:

@@ -16,8 +16,8 @@ from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeMode, RegradeRun
 from grading.services.regrade_selectors import access_regrade_run, regrade_runs_for
 from grading.services.regrade_start import regrade_run_start
+from quizbank.access import access_quiz
 from quizbank.models import Question, Role
-from quizbank.selectors_quizzes import access_quiz
 
 
 class RunSerializer(serializers.ModelSerializer[RegradeRun]):

@@ -20,8 +20,8 @@ from grading.services.release import (
     quiz_results_withdraw,
     release_blockers,
 )
+from quizbank.access import access_quiz
 from quizbank.models import Role
-from quizbank.selectors_quizzes import access_quiz
 
 
 class BlockerSerializer(serializers.Serializer[Any]):

@@ -16,8 +16,8 @@ from grading.services.export_grades import gradebook
 from grading.statistics.csv_report import statistics_csv
 from grading.statistics.report import quiz_statistics
 from grading.statistics.scope import AttemptScope
+from quizbank.access import access_quiz
 from quizbank.models import Role
-from quizbank.selectors_quizzes import access_quiz
 
 CSV = {(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV with a header row")}
 

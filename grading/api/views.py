@@ -19,8 +19,8 @@ from grading.selectors import access_attempt, access_own_attempt
 from grading.services.attempt_start import attempt_start
 from grading.services.attempt_submit import attempt_close_if_overdue, attempt_submit
 from grading.services.response_autosave import response_autosave
+from quizbank.access import access_quiz
 from quizbank.models import Role
-from quizbank.selectors_quizzes import access_quiz
 
 
 def _attempt_response(request: Request, attempt: Any, code: int = 200) -> Response:

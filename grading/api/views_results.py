@@ -28,8 +28,8 @@ from grading.selectors import (
     results_released,
 )
 from grading.services.attempt_submit import attempt_close_if_overdue
+from quizbank.access import access_quiz, user_id
 from quizbank.models import Role
-from quizbank.selectors_quizzes import access_quiz, user_id
 
 
 class AttemptListApi(generics.ListAPIView[Attempt]):

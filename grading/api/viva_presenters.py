@@ -4,7 +4,7 @@ from typing import Any
 
 from grading.api.marking_presenters import marking_view
 from grading.models.viva_sessions import VivaSession
-from quizbank.selectors_quizzes import AnyUser
+from quizbank.access import AnyUser
 
 
 def viva_session_view(user: AnyUser, session: VivaSession) -> dict[str, Any]:

@@ -31,8 +31,8 @@ from grading.services.viva_session import (
     viva_session_start,
 )
 from grading.services.viva_session_selectors import access_viva_session, viva_sessions_for
+from quizbank.access import access_quiz, require_role_somewhere
 from quizbank.models import Difficulty, Role
-from quizbank.selectors_quizzes import access_quiz, require_role_somewhere
 
 Question = MarkingResponseApi.OutputSerializer
 

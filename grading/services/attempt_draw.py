@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from quizbank.models import Question, QuestionVersion, Quiz
-from quizbank.selectors_quizzes import quiz_slots, slot_pool
+from quizbank.selectors import quiz_slots, slot_pool
 
 CHOICE_TYPES = frozenset({"single_choice", "multiple_choice"})
 

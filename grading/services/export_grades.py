@@ -22,7 +22,7 @@ from grading.models import Attempt, AttemptStatus, Response
 from grading.selectors import attempt_final_score, quiz_grade
 from grading.services.export_csv import Cell
 from quizbank.models import GradingMethod, Quiz, QuizSlot, Role
-from quizbank.selectors_quizzes import quiz_slots
+from quizbank.selectors import quiz_slots
 
 _Q = Decimal("0.001")
 SlotKey = tuple[bool, int]  # (asked in a live viva, slot position)

@@ -9,17 +9,17 @@ from django.http import Http404
 from grading.models import AttemptStatus, Response
 from grading.models.marking import Mark, MarkChange, MarkingStatus, ScoreChange
 from grading.selectors import released_since
+from quizbank.access import AnyUser, courses_for, holds_every_role, require_role, user_id
 from quizbank.models import Role
-from quizbank.selectors_quizzes import AnyUser, courses_for_user, is_admin, require_role, user_id
 
 EXAMINERS = [Role.EXAMINER]
 
 
 def examined_courses_filter(user: AnyUser, prefix: str) -> Q:
     """A Q over `<prefix>course` limiting rows to courses the user examines (all for staff)."""
-    if is_admin(user):
+    if holds_every_role(user):
         return Q()
-    courses = courses_for_user(user).filter(
+    courses = courses_for(user).filter(
         memberships__user_id=user_id(user), memberships__role=Role.EXAMINER
     )
     return Q(**{f"{prefix}course__in": courses})

@@ -5,7 +5,7 @@ from django.http import Http404
 
 from grading.models.regrade import RegradeRequest, RegradeRun
 from grading.services.marking_selectors import EXAMINERS, examined_courses_filter
-from quizbank.selectors_quizzes import AnyUser, require_role, user_id
+from quizbank.access import AnyUser, require_role, user_id
 
 
 def regrade_runs_for(user: AnyUser) -> QuerySet[RegradeRun]:

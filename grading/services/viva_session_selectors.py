@@ -5,7 +5,7 @@ from django.http import Http404
 
 from grading.models.viva_sessions import VivaSession
 from grading.services.marking_selectors import EXAMINERS, examined_courses_filter
-from quizbank.selectors_quizzes import AnyUser, require_role
+from quizbank.access import AnyUser, require_role
 
 
 def viva_sessions_for(user: AnyUser) -> QuerySet[VivaSession]:

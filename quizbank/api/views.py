@@ -10,6 +10,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from quizbank.access import (
+    access_course,
+    access_question,
+    access_quiz,
+    courses_for,
+    questions_for,
+    quizzes_for,
+)
 from quizbank.api.serializers import (
     CourseSerializer,
     QuestionDetailSerializer,
@@ -17,14 +25,6 @@ from quizbank.api.serializers import (
     QuizSerializer,
 )
 from quizbank.models import Course, Question, Quiz
-from quizbank.selectors_quizzes import (
-    access_course,
-    access_question,
-    access_quiz,
-    courses_for_user,
-    questions_for_author,
-    quizzes_for_user,
-)
 
 
 class CourseListApi(generics.ListAPIView[Course]):
@@ -33,7 +33,7 @@ class CourseListApi(generics.ListAPIView[Course]):
     ordering_fields = ["slug", "title"]
 
     def get_queryset(self) -> QuerySet[Course]:
-        return courses_for_user(self.request.user).order_by("slug")
+        return courses_for(self.request.user).order_by("slug")
 
 
 class CourseDetailApi(APIView):
@@ -55,7 +55,7 @@ class QuestionListApi(generics.ListAPIView[Question]):
     ordering_fields = ["slug", "title", "updated_at"]
 
     def get_queryset(self) -> QuerySet[Question]:
-        return questions_for_author(self.request.user).order_by("course", "slug")
+        return questions_for(self.request.user).order_by("course", "slug")
 
 
 class QuestionDetailApi(APIView):
@@ -72,7 +72,7 @@ class QuizListApi(generics.ListAPIView[Quiz]):
     ordering_fields = ["slug", "title", "opens_at", "closes_at"]
 
     def get_queryset(self) -> QuerySet[Quiz]:
-        return quizzes_for_user(self.request.user).order_by("course", "slug")
+        return quizzes_for(self.request.user).order_by("course", "slug")
 
 
 class QuizDetailApi(APIView):

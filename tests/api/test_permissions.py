@@ -39,7 +39,7 @@ def _course_objects() -> tuple[Target, dict[str, User]]:
 def matrix(db: None) -> tuple[Target, Target, dict[str, User | None]]:
     own, users = _course_objects()
     other, _ = _course_objects()
-    admin = User.objects.create(username="root", is_staff=True)
+    admin = User.objects.create(username="root", is_staff=True, is_superuser=True)
     return own, other, {"anonymous": None, **users, "admin": admin}
 
 
