@@ -15,7 +15,7 @@ from django.core.management import call_command
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
-from grading.bench.workers import worker_processes
+from config.celery_workers import worker_processes
 from grading.models import Response
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

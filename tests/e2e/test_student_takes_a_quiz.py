@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from grading.bench.workers import worker_processes
+from config.celery_workers import worker_processes
 from quizbank.models import Role
 from tests.grading.content import CODE, NUMERIC, SHORT_TEXT, SINGLE, VIVA
 from tests.grading.factories import add_slots, member, new_course, new_quiz, question

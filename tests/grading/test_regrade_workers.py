@@ -5,7 +5,7 @@ import time
 import pytest
 from django.utils import timezone
 
-from grading.bench.workers import worker_processes
+from config.celery_workers import worker_processes
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeRun, RegradeStatus

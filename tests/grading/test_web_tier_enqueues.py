@@ -7,7 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from config.celery import app
-from grading.bench.workers import worker_processes
+from config.celery_workers import worker_processes
 from grading.models import Attempt, Response
 from grading.services.variants import variant_seed
 from quizbank.models import Role

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from grading.bench.workers import worker_processes
+from config.celery_workers import worker_processes
 from quizbank.models import Role
 from tests.api.helpers import save, start, submit
 from tests.grading.content import CODE

@@ -33,7 +33,7 @@ def filesystem_worker(tmp_path: Path) -> Iterator[Celery]:
     if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
         pytest.skip("the worker process needs the shared PostgreSQL test database")
     options = _folders(tmp_path)
-    client = Celery("embedded-broker-test", broker="filesystem://")
+    client = Celery("embedded-broker-test", broker="filesystem://", set_as_current=False)
     client.conf.update(
         broker_transport_options=options, task_serializer="json", accept_content=["json"]
     )

@@ -2,7 +2,7 @@
 
 import pytest
 
-from grading.bench.workers import use_broker
+from config.celery_workers import use_broker
 from runner.api import GeneratorFailed, Limits, Status, request_generator, request_run
 from runner.models import JobKind, JobRecord, JobState
 from runner.supervisor import Supervisor

@@ -17,6 +17,7 @@ from collections.abc import Callable
 import pytest
 from celery import Celery
 
+from config.celery_workers import worker_names
 from runner.api import GradingJob, Limits
 from runner.models import JobRecord, JobState
 from tests.runner.conftest import CASES, REFERENCE
@@ -32,7 +33,7 @@ SLOW_BUT_RIGHT = (
 
 def _worker_pids(name: str) -> list[int]:
     found = subprocess.run(  # noqa: S603 (fixed argv)
-        ["/usr/bin/pgrep", "-f", "--", f"-n {name}-{os.getpid()}@localhost"],
+        ["/usr/bin/pgrep", "-f", "--", f"-n {worker_names(name)[0]}"],
         capture_output=True,
         text=True,
         check=False,
@@ -65,7 +66,7 @@ def test_a_job_held_by_a_killed_worker_is_run_again_by_the_next(
         cases=CASES,
         limits=Limits(time_s=20),
     )
-    client = Celery("crash-test", broker=BROKER)
+    client = Celery("crash-test", broker=BROKER, set_as_current=False)
     client.conf.update(task_serializer="json", accept_content=["json"])
 
     with cpu_worker("doomed", **broker):

@@ -23,7 +23,7 @@ def worker(require: Callable[[str, str, int], None]) -> Iterator[Celery]:
     import redis
 
     redis.Redis.from_url(BROKER).flushdb()
-    client = Celery("runner-test", broker=BROKER)
+    client = Celery("runner-test", broker=BROKER, set_as_current=False)
     client.conf.update(task_serializer="json", accept_content=["json"])
     with cpu_worker("runner-test", CELERY_BROKER_URL=BROKER):
         yield client

@@ -12,10 +12,10 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from config.celery_workers import worker_processes
 from grading.bench.measure import autosave_ms, client_for, submit_to_graded_ms, summary
 from grading.bench.regrade import bench_regrade_run
 from grading.bench.scenario import scenario_create, scenario_delete
-from grading.bench.workers import worker_processes
 
 
 class Command(BaseCommand):
