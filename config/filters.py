@@ -39,8 +39,11 @@ class TrueFalseField(forms.TypedChoiceField):
     """Exactly `true` or `false`, as OpenAPI writes a boolean in a query string."""
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.update(choices=[("true", "true"), ("false", "false")], empty_value=None,
-                      coerce=lambda value: value == "true")  # fmt: skip
+        kwargs.update(
+            choices=[("true", "true"), ("false", "false")],
+            empty_value=None,
+            coerce=lambda value: value == "true",
+        )
         super().__init__(**kwargs)
 
 

@@ -61,8 +61,16 @@ class VivabankAutoSchema(AutoSchema):
         body = self.method in _WRITES and self.get_request_serializer() is not None
         open_to_all = all(isinstance(p, AllowAny) for p in self.view.get_permissions())
         by_id = "{" in self.path or hasattr(self.view, "paginator")  # an id, or a page number
-        wanted = {400: True, 401: signed_in, 403: not open_to_all, 404: by_id, 409: writes,
-                  413: body, 415: body, 429: bool(self.view.get_throttles())}  # fmt: skip
+        wanted = {
+            400: True,
+            401: signed_in,
+            403: not open_to_all,
+            404: by_id,
+            409: writes,
+            413: body,
+            415: body,
+            429: bool(self.view.get_throttles()),
+        }
         return [status for status, applies in wanted.items() if applies]
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:

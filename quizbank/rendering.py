@@ -20,11 +20,12 @@ from pygments.lexers import get_lexer_by_name
 from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
-_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em",
-    "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre",
-    "s", "span", "strong", "sub", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
-}  # fmt: skip
+_TAGS = set(
+    """
+    a abbr b blockquote br code dd del div dl dt em h1 h2 h3 h4 h5 h6 hr i img kbd li ol
+    p pre s span strong sub sup table tbody td th thead tr ul
+""".split()
+)
 _ATTRIBUTES = {
     "a": {"href", "title"},
     "img": {"src", "alt", "title"},

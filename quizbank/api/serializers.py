@@ -19,8 +19,19 @@ class QuestionSummarySerializer(serializers.ModelSerializer[Question]):
 
     class Meta:
         model = Question
-        fields = ["id", "course", "topic", "slug", "type", "title", "difficulty", "tags",
-                  "points", "current_version", "updated_at"]  # fmt: skip
+        fields = [
+            "id",
+            "course",
+            "topic",
+            "slug",
+            "type",
+            "title",
+            "difficulty",
+            "tags",
+            "points",
+            "current_version",
+            "updated_at",
+        ]
 
 
 class QuestionVersionSerializer(serializers.ModelSerializer[QuestionVersion]):
@@ -43,10 +54,24 @@ class QuizSerializer(serializers.ModelSerializer[Quiz]):
 
     class Meta:
         model = Quiz
-        fields = ["id", "course", "slug", "title", "description", "time_limit", "opens_at",
-                  "closes_at", "grace_period", "attempts_allowed", "grading_method",
-                  "penalty_per_attempt", "shuffle_questions", "release_policy", "released_at",
-                  "slot_count"]  # fmt: skip
+        fields = [
+            "id",
+            "course",
+            "slug",
+            "title",
+            "description",
+            "time_limit",
+            "opens_at",
+            "closes_at",
+            "grace_period",
+            "attempts_allowed",
+            "grading_method",
+            "penalty_per_attempt",
+            "shuffle_questions",
+            "release_policy",
+            "released_at",
+            "slot_count",
+        ]
 
     def get_slot_count(self, quiz: Quiz) -> int:
         return quiz.slots.count()

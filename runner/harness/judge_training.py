@@ -92,8 +92,11 @@ def _returned_loss(step: int, value: Any, before: Any) -> Outcome:
     """A step returns its loss before the update: a number or a 0-D tensor without a graph."""
     if isinstance(value, TensorValue):
         if value.tensor.numel() != 1:
-            return Outcome(False, f"step {step} returned a tensor of shape "
-                           f"{tuple(value.tensor.shape)}, not a single loss value")  # fmt: skip
+            return Outcome(
+                False,
+                f"step {step} returned a tensor of shape "
+                f"{tuple(value.tensor.shape)}, not a single loss value",
+            )
         if value.requires_grad:
             return Outcome(
                 False,

@@ -7,10 +7,12 @@ from typing import Any
 
 from runner.harness.payload import NodeDecoder, PayloadError, split_payload
 
-VALUE_KEYS = {
-    "output", "inputs_after", "rng_after", "grads", "grads_once", "grads_twice", "rerun",
-    "gradcheck_grads", "returned", "losses", "params", "step_error", "retained_grads",
-}  # fmt: skip
+VALUE_KEYS = set(
+    """
+    output inputs_after rng_after grads grads_once grads_twice rerun gradcheck_grads
+    returned losses params step_error retained_grads
+""".split()
+)
 ENTRY_KINDS = ("function", "autograd_function")
 GRAPH_OUTCOMES = ("kept", "freed", "no_graph", "error")
 

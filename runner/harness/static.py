@@ -21,64 +21,61 @@ from dataclasses import dataclass, field
 
 # What a graded answer may import (and everything below these, unless refused below).
 ALLOWED_IMPORTS = frozenset(
-    {
-        "torch", "math", "cmath", "functools", "itertools", "operator", "collections",
-        "typing", "dataclasses", "random", "statistics", "numbers", "fractions", "decimal",
-        "__future__", "abc", "enum", "copy", "heapq", "bisect", "time", "re",
-    }
-)  # fmt: skip
+    """
+    torch math cmath functools itertools operator collections typing dataclasses random
+    statistics numbers fractions decimal __future__ abc enum copy heapq bisect time re
+""".split()
+)
 # Parts of allowed modules that reach the interpreter, raw memory, files or other processes.
-REFUSED_PATHS = (
-    "torch.ops", "torch.library", "torch.overrides", "torch.profiler",
-    "torch.autograd.profiler", "torch.jit", "torch.compile", "torch.fx", "torch.export",
-    "torch.package", "torch.hub", "torch.multiprocessing", "torch.distributed", "torch.utils",
-    "torch.from_file", "torch.load", "torch.save", "torch.classes", "torch.storage",
-    "torch.UntypedStorage", "torch.TypedStorage", "torch.cuda.memory", "torch.serialization",
-    "torch.cuda.tunable", "torch.frombuffer", "operator.attrgetter", "operator.methodcaller",
-    "typing.get_type_hints", "typing.ForwardRef", "functools.singledispatch",
-    "functools.singledispatchmethod",
-)  # fmt: skip
+REFUSED_PATHS = tuple(
+    """
+    torch.ops torch.library torch.overrides torch.profiler torch.autograd.profiler
+    torch.jit torch.compile torch.fx torch.export torch.package torch.hub
+    torch.multiprocessing torch.distributed torch.utils torch.from_file torch.load
+    torch.save torch.classes torch.storage torch.UntypedStorage torch.TypedStorage
+    torch.cuda.memory torch.serialization torch.cuda.tunable torch.frombuffer
+    operator.attrgetter operator.methodcaller typing.get_type_hints typing.ForwardRef
+    functools.singledispatch functools.singledispatchmethod
+""".split()
+)
 # Attribute names refused on any object: interpreter, frame and code internals, raw memory.
 REFUSED_ATTRIBUTES = frozenset(
-    {
-        "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace", "f_lasti",
-        "tb_frame", "tb_next", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code",
-        "cr_await", "ag_frame", "ag_code", "co_consts", "co_code", "co_names", "ctypes",
-        "share_memory_", "ops", "library", "overrides", "profiler", "jit", "fx", "hub",
-        "multiprocessing", "distributed", "from_file", "classes",
-    }
-)  # fmt: skip
+    """
+    f_back f_globals f_locals f_builtins f_code f_trace f_lasti tb_frame tb_next
+    gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code co_consts
+    co_code co_names ctypes share_memory_ ops library overrides profiler jit fx hub
+    multiprocessing distributed from_file classes
+""".split()
+)
 # `type` hands out an answer's classes and torch's, which could then be patched (isinstance
 # answers the questions answers need).
 REFUSED_BUILTINS = frozenset(
-    {
-        "eval", "exec", "compile", "globals", "locals", "vars", "__import__", "breakpoint",
-        "open", "type",
-    }
-)  # fmt: skip
+    """
+    eval exec compile globals locals vars __import__ breakpoint open type
+""".split()
+)
 ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 ALLOWED_DUNDERS = frozenset({"__init__", "__call__", "__name__"})
 # Special methods an answer may not define: they run at times the harness does not choose.
 REFUSED_DEFINITIONS = frozenset(
-    {
-        "__del__", "__torch_function__", "__torch_dispatch__", "__getattr__",
-        "__getattribute__", "__setattr__", "__delattr__", "__init_subclass__", "__set_name__",
-        "__class_getitem__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
-        "__instancecheck__", "__subclasscheck__", "__prepare__", "__mro_entries__", "__new__",
-    }
-)  # fmt: skip
+    """
+    __del__ __torch_function__ __torch_dispatch__ __getattr__ __getattribute__
+    __setattr__ __delattr__ __init_subclass__ __set_name__ __class_getitem__ __reduce__
+    __reduce_ex__ __getstate__ __setstate__ __instancecheck__ __subclasscheck__
+    __prepare__ __mro_entries__ __new__
+""".split()
+)
 SELF_NAMES = frozenset({"self", "cls", "ctx"})
 # Modules that hand out frames, tracing hooks, raw memory or processes, refused as attributes
 # too: allowed modules hold references to them (`torch.sys`, `F.torch.os`).
 DANGEROUS_MODULES = frozenset(
-    {
-        "sys", "os", "gc", "inspect", "ctypes", "importlib", "builtins", "threading",
-        "_thread", "traceback", "linecache", "weakref", "subprocess", "multiprocessing",
-        "asyncio", "concurrent", "mmap", "pickle", "marshal", "faulthandler", "tracemalloc",
-        "atexit", "resource", "posix", "logging", "warnings", "bdb", "pdb", "trace",
-        "cProfile", "profile", "runner", "django", "celery",
-    }
-)  # fmt: skip
+    """
+    sys os gc inspect ctypes importlib builtins threading _thread traceback linecache
+    weakref subprocess multiprocessing asyncio concurrent mmap pickle marshal
+    faulthandler tracemalloc atexit resource posix logging warnings bdb pdb trace
+    cProfile profile runner django celery
+""".split()
+)
 WHY = (
     "graded answers may import only torch, math and the standard modules "
     + ", ".join(sorted(ALLOWED_IMPORTS - {"__future__", "torch", "math"}))

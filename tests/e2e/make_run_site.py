@@ -19,9 +19,12 @@ def build(students: int) -> dict[str, Any]:
     course = Course.objects.get(slug="pytorch-fundamentals")
     code = Question.objects.select_related("current_version").get(slug="softmax-rows")
     quiz = Quiz.objects.create(
-        course=course, slug="sqlite-concurrency", title="Everyone submits at once",
-        attempts_allowed=0, shuffle_choices=False,
-    )  # fmt: skip
+        course=course,
+        slug="sqlite-concurrency",
+        title="Everyone submits at once",
+        attempts_allowed=0,
+        shuffle_choices=False,
+    )
     QuizSlot.objects.create(quiz=quiz, position=0, question=code)
     tokens = []
     for number in range(students):

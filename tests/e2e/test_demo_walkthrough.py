@@ -79,8 +79,11 @@ def test_the_demo_student_gets_every_question_scored_with_feedback(
     settings.DEBUG = True
     call_command("load_demo", stdout=None)
     student = signed_in("student", "student-demo-pass")
-    quiz = next(q for q in student.get("/api/quizzes/").json()["results"]
-                if q["slug"] == "fundamentals-check")  # fmt: skip
+    quiz = next(
+        q
+        for q in student.get("/api/quizzes/").json()["results"]
+        if q["slug"] == "fundamentals-check"
+    )
 
     with worker_processes(redis_url):
         attempt = student.post(f"/api/quizzes/{quiz['id']}/attempts/").json()

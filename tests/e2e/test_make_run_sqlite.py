@@ -120,8 +120,13 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 def _populate(environment: dict[str, str]) -> dict[str, Any]:
     built = subprocess.run(
         [sys.executable, "-m", "tests.e2e.make_run_site", str(STUDENTS)],
-        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert built.returncode == 0, built.stderr
     data: dict[str, Any] = json.loads(built.stdout.strip().splitlines()[-1])
     return data
@@ -136,10 +141,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     log = folder / "run-dev.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
-            ["bash", "scripts/run-dev.sh"], cwd=ROOT, env=environment,
-            stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+            ["bash", "scripts/run-dev.sh"],
+            cwd=ROOT,
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
             preexec_fn=_interruptible,
-        )  # fmt: skip
+        )
     try:
         _wait_until_serving(process, port, log)
         data = _populate(environment)
@@ -208,9 +217,11 @@ def test_twenty_code_answers_submitted_at_once_are_each_graded_once(site: Site) 
     attempts = _at_once([partial(_start_and_save, site, token) for token in tokens])
 
     replies = _at_once(
-        [partial(site.call, "POST", f"/api/attempts/{attempt}/submit/", token)
-         for token, attempt in zip(tokens, attempts, strict=True)]
-    )  # fmt: skip
+        [
+            partial(site.call, "POST", f"/api/attempts/{attempt}/submit/", token)
+            for token, attempt in zip(tokens, attempts, strict=True)
+        ]
+    )
     rows = _wait_until_settled(site, attempts)
 
     assert [status for status, _ in replies] == [200] * AT_ONCE
@@ -236,9 +247,11 @@ def test_twenty_concurrent_autosaves_of_one_answer_give_one_200_and_nineteen_409
     path = f"/api/attempts/{attempt}/responses/0/"
 
     replies = _at_once(
-        [partial(site.call, "PUT", path, token, {"version": 0, "answer": {"source": f"#{n}"}})
-         for n in range(AT_ONCE)]
-    )  # fmt: skip
+        [
+            partial(site.call, "PUT", path, token, {"version": 0, "answer": {"source": f"#{n}"}})
+            for n in range(AT_ONCE)
+        ]
+    )
 
     statuses = sorted(status for status, _ in replies)
     assert statuses == [200] + [409] * (AT_ONCE - 1), replies
@@ -255,9 +268,11 @@ def test_ten_concurrent_submits_of_one_attempt_all_answer_200_and_grade_it_once(
     path = f"/api/attempts/{attempt}/submit/"
 
     replies = _at_once(
-        [partial(site.call, "POST", path, token, None, **{"Idempotency-Key": f"tab-{n}"})
-         for n in range(10)]
-    )  # fmt: skip
+        [
+            partial(site.call, "POST", path, token, None, **{"Idempotency-Key": f"tab-{n}"})
+            for n in range(10)
+        ]
+    )
     rows = _wait_until_settled(site, [attempt])
 
     assert [status for status, _ in replies] == [200] * 10, replies

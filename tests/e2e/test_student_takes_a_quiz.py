@@ -42,15 +42,22 @@ def _poll_until_code_graded(client: APIClient, attempt: int) -> dict[str, Any]:
 def test_the_student_gets_a_scored_attempt_with_feedback_per_question(redis_url: str) -> None:
     course = new_course(slug="pytorch-fundamentals")
     quiz = new_quiz(course=course, shuffle_choices=False)
-    add_slots(quiz, *[question(course, c) for c in (SINGLE, NUMERIC, SHORT_TEXT)],
-              question(course, CODE, points="3"), question(course, VIVA, points="4"))  # fmt: skip
+    add_slots(
+        quiz,
+        *[question(course, c) for c in (SINGLE, NUMERIC, SHORT_TEXT)],
+        question(course, CODE, points="3"),
+        question(course, VIVA, points="4"),
+    )
     client = _client_for(member(course, Role.STUDENT))
 
     with worker_processes(redis_url):
         attempt = client.post(f"/api/quizzes/{quiz.pk}/attempts/").json()
         for position, answer in enumerate(ANSWERS):
-            saved = client.put(f"/api/attempts/{attempt['id']}/responses/{position}/",
-                               {"answer": answer, "version": 0}, format="json")  # fmt: skip
+            saved = client.put(
+                f"/api/attempts/{attempt['id']}/responses/{position}/",
+                {"answer": answer, "version": 0},
+                format="json",
+            )
             assert saved.status_code == 200, saved.content
         submitted = client.post(f"/api/attempts/{attempt['id']}/submit/").json()
         assert submitted["responses"][3]["status"] in ("queued", "running", "graded")
@@ -64,7 +71,9 @@ def test_the_student_gets_a_scored_attempt_with_feedback_per_question(redis_url:
     # 1 + 1 + 1 + 3 points so far; the viva (4) waits for an examiner, so no total yet.
     assert sum(float(q["points_awarded"] or 0) for q in result["questions"]) == 6.0
     assert (result["pending"], result["score"], result["questions"][4]["pending"]) == (
-        True, None, True,
-    )  # fmt: skip
+        True,
+        None,
+        True,
+    )
     assert result["max_score"] == "10.000"
     assert result["status"] == "submitted"
