@@ -7,8 +7,6 @@ so the supervisor can say why it failed. Functions are captured at import.
 
 from __future__ import annotations
 
-import json
-import struct
 from typing import Any
 
 import torch
@@ -20,8 +18,6 @@ MAX_BLOB_BYTES = 256 * 1024 * 1024
 MAX_STRING = 10_000
 
 _PLAIN = (bool, int, float, type(None))
-_dumps = json.dumps
-_pack = struct.pack
 
 
 class Encoder:
@@ -115,5 +111,5 @@ def _qualname(kind: type) -> str:
 def pack(header: dict[str, Any], blob: bytes | bytearray) -> bytes:
     """Frame a header and blob: MAGIC, uint32 LE header length, JSON header, blob."""
     header = {**header, "blob_size": pristine.len_(blob)}
-    encoded = _dumps(header, separators=(",", ":")).encode("utf-8")
-    return MAGIC + _pack("<I", pristine.len_(encoded)) + encoded + bytes(blob)
+    encoded = pristine.json_dumps(header, separators=(",", ":")).encode("utf-8")
+    return MAGIC + pristine.struct_pack("<I", pristine.len_(encoded)) + encoded + bytes(blob)

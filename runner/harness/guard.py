@@ -15,7 +15,6 @@ check in the supervisor (`runner.harness.static`) backs all of this up.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -25,10 +24,6 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from runner.harness import pristine
 from runner.harness.static import with_namesakes
-
-_import_module = importlib.import_module
-_getattr = getattr
-_setattr = setattr
 
 
 class ForbiddenOperation(RuntimeError):
@@ -161,7 +156,8 @@ class Guard:
     def operator_target(self, func: Any) -> str | None:
         """The forbidden name an aten operator overload stands for, or None."""
         if func not in self._operator_cache:
-            packet = str(_getattr(_getattr(func, "overloadpacket", None), "__name__", ""))
+            overload_packet = pristine.getattr_(func, "overloadpacket", None)
+            packet = str(pristine.getattr_(overload_packet, "__name__", ""))
             found = (
                 forbidden
                 for name, forbidden in self.operators.items()
@@ -174,12 +170,13 @@ class Guard:
     def installed(self) -> Iterator[None]:
         """Patch forbidden Python callables for the duration (restored afterwards)."""
         for owner, attribute, original in self.patches:
-            _setattr(owner, attribute, self._wrapper(f"{_name_of(owner)}.{attribute}", original))
+            wrapper = self._wrapper(f"{_name_of(owner)}.{attribute}", original)
+            pristine.setattr_(owner, attribute, wrapper)
         try:
             yield
         finally:
             for owner, attribute, original in self.patches:
-                _setattr(owner, attribute, original)
+                pristine.setattr_(owner, attribute, original)
 
     @contextlib.contextmanager
     def watching(
@@ -206,7 +203,7 @@ class Guard:
             return
         if isinstance(target, types.ModuleType):
             for attr in dir(target):
-                value = _getattr(target, attr, None)
+                value = pristine.getattr_(target, attr, None)
                 if not attr.startswith("_") and callable(value):
                     self._add(target, attr, value, f"{name}.{attr}")
             return
@@ -271,12 +268,12 @@ def _lookup(name: str) -> tuple[object, str, object]:
     parts = name.split(".")
     for split in range(len(parts), 0, -1):
         try:
-            obj: object = _import_module(".".join(parts[:split]))
+            obj: object = pristine.import_module(".".join(parts[:split]))
         except ImportError:
             continue
         owner: object = None
         for part in parts[split:]:
-            owner, obj = obj, _getattr(obj, part, None)
+            owner, obj = obj, pristine.getattr_(obj, part, None)
             if obj is None:
                 return None, "", None
         return owner, parts[-1], obj
@@ -284,4 +281,4 @@ def _lookup(name: str) -> tuple[object, str, object]:
 
 
 def _name_of(owner: object) -> str:
-    return str(_getattr(owner, "__name__", type(owner).__name__))
+    return str(pristine.getattr_(owner, "__name__", type(owner).__name__))

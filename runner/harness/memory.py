@@ -13,7 +13,6 @@ dominated by the process's own pages: megabytes of noise around the tensors.
 from __future__ import annotations
 
 import contextlib
-import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,9 +20,6 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from runner.harness import pristine
-
-_finalize = weakref.finalize
-_storage = torch.Tensor.untyped_storage
 
 
 class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's base is untyped
@@ -55,11 +51,11 @@ class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's
             return
         entry = self.live.get(pointer)
         if entry is None:
-            entry = self.live[pointer] = [_storage(tensor).nbytes(), 0]
+            entry = self.live[pointer] = [pristine.untyped_storage(tensor).nbytes(), 0]
             self.current += entry[0]
             self.peak = max(self.peak, self.current)
         entry[1] += 1
-        _finalize(tensor, self._release, pointer)
+        pristine.finalize(tensor, self._release, pointer)
 
     def _release(self, pointer: int) -> None:
         entry = self.live.get(pointer)
@@ -72,7 +68,7 @@ class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's
 
 
 def _pointer(tensor: torch.Tensor) -> int:
-    return int(_storage(tensor).data_ptr())
+    return int(pristine.untyped_storage(tensor).data_ptr())
 
 
 class Measured:

@@ -10,8 +10,14 @@ property or a patched `torch.Tensor` would answer.
 from __future__ import annotations
 
 import builtins
+import importlib
+import json
+import linecache
 import random
+import struct
+import traceback
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +62,7 @@ mul = torch.Tensor.mul
 add = torch.Tensor.add
 requires_grad_ = torch.Tensor.requires_grad_
 is_floating_point = torch.Tensor.is_floating_point
+untyped_storage = torch.Tensor.untyped_storage
 
 # Torch functions.
 tensor = torch.tensor
@@ -123,7 +130,17 @@ dict_ = builtins.dict
 tuple_: type[tuple[Any, ...]] = builtins.tuple
 compile_ = builtins.compile
 exec_ = builtins.exec
+getattr_ = builtins.getattr
+setattr_ = builtins.setattr
 ModuleType = types.ModuleType
+
+# Standard library.
+import_module = importlib.import_module
+json_dumps = json.dumps
+struct_pack = struct.pack
+finalize = weakref.finalize
+extract_tb = traceback.extract_tb
+linecache_entries = linecache.cache
 
 
 def tensors_in(value: Any) -> list[torch.Tensor]:

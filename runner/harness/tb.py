@@ -2,35 +2,33 @@
 
 from __future__ import annotations
 
-import linecache
-import traceback
 from typing import Any
+
+from runner.harness import pristine
 
 MAX_MESSAGE = 1000
 MAX_FRAMES = 20
-
-_extract_tb = traceback.extract_tb
-_linecache = linecache.cache
-_str = str
-_type = type
+UNPRINTABLE = "(the exception could not be printed)"
 
 
 def register_source(filename: str, source: str) -> None:
     """Let tracebacks show the lines of code that was compiled from a string."""
-    _linecache[filename] = (len(source), None, source.splitlines(True), filename)
+    pristine.linecache_entries[filename] = (len(source), None, source.splitlines(True), filename)
 
 
 def describe(error: BaseException, filename: str) -> dict[str, Any]:
     """Type, message and a traceback trimmed to frames of `filename` (the answer's code)."""
     return {
-        "type": _safe(lambda: _type(error).__name__, "Exception"),
-        "message": _safe(lambda: _str(error), "(the exception could not be printed)")[:MAX_MESSAGE],
+        "type": _safe(lambda: pristine.type_(error).__name__, "Exception"),
+        "message": _safe(lambda: pristine.str_(error), UNPRINTABLE)[:MAX_MESSAGE],
         "traceback": _trimmed(error, filename),
     }
 
 
 def _trimmed(error: BaseException, filename: str) -> str:
-    frames = [frame for frame in _extract_tb(error.__traceback__) if frame.filename == filename]
+    frames = [
+        frame for frame in pristine.extract_tb(error.__traceback__) if frame.filename == filename
+    ]
     lines = []
     for frame in frames[-MAX_FRAMES:]:
         lines.append(f"  line {frame.lineno}, in {frame.name}")
@@ -52,4 +50,4 @@ def _safe(make: Any, fallback: str) -> str:
         value = make()
     except Exception:  # noqa: BLE001  # a hostile __str__ must not break reporting
         return fallback
-    return value if _type(value) is _str else fallback
+    return value if pristine.type_(value) is pristine.str_ else fallback
