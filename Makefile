@@ -8,9 +8,9 @@ ASSETS_STAMP := vendor/.installed-stamp
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank
 
 # Checks run with a throwaway key; production must set SECRET_KEY itself.
-lint typecheck pytest test mutation: export SECRET_KEY ?= vivabank-checks-only-not-a-real-secret
+fmt lint typecheck pytest test mutation: export SECRET_KEY ?= vivabank-checks-only-not-a-real-secret
 
-.PHONY: install run test lint typecheck pytest bench mutation clean
+.PHONY: install run test fmt lint typecheck pytest bench mutation clean
 
 install: $(STAMP) $(ASSETS_STAMP)
 
@@ -34,16 +34,24 @@ PORT ?= 8000
 run: install
 	DEBUG=true PORT=$(PORT) bash scripts/run-dev.sh
 
+# Rewrites files: sorts imports, applies safe lint fixes, formats. `make lint` only checks.
+fmt: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+# .pre-commit-config.yaml runs these same checks on each commit (`.venv/bin/pre-commit install`).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/pre-commit validate-config .pre-commit-config.yaml
+	DEBUG=true DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
 
 typecheck: install
 	$(VENV)/bin/mypy .
 
 pytest: install
-	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest
+	DATABASE_URL=$(TEST_DATABASE_URL) $(VENV)/bin/pytest --cov --cov-report=term:skip-covered --cov-fail-under=80
 
 test: lint typecheck pytest
 	DEBUG=true DATABASE_URL=sqlite:///:memory: $(PY) manage.py runner_check fixtures/banks/pytorch-fundamentals
