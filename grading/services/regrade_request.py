@@ -15,7 +15,7 @@ from grading.models import Response, ResponseStatus
 from grading.models.marking import ScoreChange, ScoreSource
 from grading.models.regrade import RegradeRequest, RegradeRequestStatus
 from grading.selectors import results_visible
-from grading.services.attempt_totals import attempt_refresh_total
+from grading.services.attempts import attempt_refresh_total
 from grading.services.regrade_score import response_lock
 
 

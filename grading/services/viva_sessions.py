@@ -25,7 +25,7 @@ from grading.errors import (
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
-from grading.services.attempt_totals import attempt_refresh_total
+from grading.services.attempts import attempt_refresh_total
 from quizbank.models import CourseMembership, Question, Quiz, ReleasePolicy, Role
 
 
