@@ -9,8 +9,7 @@ from typing import Any
 
 from celery.signals import task_prerun
 
-from grading.services.code_jobs import JOB_PREFIX
-from grading.services.code_results import code_result_mark_running
+from grading.services.code import JOB_PREFIX, code_result_mark_running
 
 
 def _on_task_prerun(task_id: str | None = None, **_: Any) -> None:

@@ -7,11 +7,10 @@ from celery import shared_task
 from django.db import OperationalError
 from django.utils import timezone
 
-from grading.services.attempt_submit import attempts_close_overdue
-from grading.services.code_results import code_result_apply
-from grading.services.code_sweep import code_responses_sweep
+from grading.services.code import code_responses_sweep, code_result_apply
 from grading.services.regrade_chunk import regrade_chunk
 from grading.services.regrade_dispatch import regrade_dispatch
+from grading.services.responses import attempts_close_overdue
 
 
 def _payload(result: Any) -> dict[str, Any]:

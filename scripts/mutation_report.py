@@ -17,11 +17,11 @@ from collections.abc import Iterable
 AREAS: dict[str, tuple[str, ...]] = {
     "scoring": ("grading.scoring",),
     "attempt clock": (
-        "grading.services.attempt_clock",
-        "grading.services.attempt_submit",
-        "grading.services.attempt_start:_check_open",
-        "grading.services.attempt_start:quiz_deadline",
-        "grading.services.response_autosave:_check_open",
+        "grading.services.attempts",
+        "grading.services.responses",
+        "grading.services.attempts:_check_open",
+        "grading.services.attempts:quiz_deadline",
+        "grading.services.responses:_check_open",
     ),
     "viva marking": (
         "grading.services.marking",

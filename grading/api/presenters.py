@@ -17,8 +17,7 @@ from grading.selectors import (
     results_visible,
     score_updates,
 )
-from grading.services.attempt_clock import answers_close_at
-from grading.services.attempt_totals import PENDING
+from grading.services.attempts import PENDING, answers_close_at
 from quizbank.access import AnyUser, user_id
 from quizbank.rendering import render_markdown
 

@@ -11,8 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.api.stats_serializers import QuizStatisticsSerializer
-from grading.services.export_csv import csv_text
-from grading.services.export_grades import gradebook
+from grading.services.exports import csv_text, gradebook
 from grading.statistics.csv_report import statistics_csv
 from grading.statistics.report import quiz_statistics
 from grading.statistics.scope import AttemptScope

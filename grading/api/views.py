@@ -16,9 +16,8 @@ from grading.api.presenters import attempt_view
 from grading.api.serializers import AttemptOutputSerializer
 from grading.models import Response as ResponseRow
 from grading.selectors import access_attempt, access_own_attempt
-from grading.services.attempt_start import attempt_start
-from grading.services.attempt_submit import attempt_close_if_overdue, attempt_submit
-from grading.services.response_autosave import response_autosave
+from grading.services.attempts import attempt_start
+from grading.services.responses import attempt_close_if_overdue, attempt_submit, response_autosave
 from quizbank.access import access_quiz
 from quizbank.models import Role
 

@@ -27,7 +27,7 @@ from grading.selectors import (
     quiz_grade,
     results_released,
 )
-from grading.services.attempt_submit import attempt_close_if_overdue
+from grading.services.responses import attempt_close_if_overdue
 from quizbank.access import access_quiz, user_id
 from quizbank.models import Role
 

@@ -23,14 +23,14 @@ from grading.models.marking import Mark
 from grading.models.viva_sessions import VivaSession
 from grading.services.marking import MarkInput, mark_create, mark_update
 from grading.services.marking_selectors import access_marking_response
-from grading.services.viva_session import (
+from grading.services.viva_session_selectors import access_viva_session, viva_sessions_for
+from grading.services.viva_sessions import (
     Pool,
     viva_session_draw,
     viva_session_end,
     viva_session_notes,
     viva_session_start,
 )
-from grading.services.viva_session_selectors import access_viva_session, viva_sessions_for
 from quizbank.access import access_quiz, require_role_somewhere
 from quizbank.models import Difficulty, Role
 

@@ -7,16 +7,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from grading.models import Response
-from grading.models.marking import Mark, MarkChange, MarkingStatus, MarkRole
-from grading.services.marking_apply import marking_apply, marking_state_of
-from grading.services.marking_errors import (
+from grading.errors import (
     AlreadyMarked,
     InvalidMark,
     NotFlagged,
     NotYourMark,
     SameMarker,
 )
+from grading.models import Response
+from grading.models.marking import Mark, MarkChange, MarkingStatus, MarkRole
+from grading.services.marking_apply import marking_apply, marking_state_of
 from grading.services.marking_locks import response_lock_for_marking
 from grading.services.marking_rubric import mark_score, rubric_of
 

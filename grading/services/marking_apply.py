@@ -14,7 +14,7 @@ from grading.models.marking import (
     ScoreChange,
     ScoreSource,
 )
-from grading.services.attempt_totals import attempt_refresh_total
+from grading.services.attempts import attempt_refresh_total
 from grading.services.marking_policy import quiz_marking_policy
 from grading.services.marking_rubric import level_feedback, rubric_of
 from grading.services.marking_rule import marking_outcome

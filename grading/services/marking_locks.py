@@ -1,8 +1,8 @@
 """Lock a response for marking: the attempt row first, then the response (submit's order)."""
 
+from grading.errors import NotMarkable
 from grading.models import Attempt, AttemptStatus, Response
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
-from grading.services.marking_errors import NotMarkable
 
 
 def response_lock_for_marking(response_id: int) -> Response:

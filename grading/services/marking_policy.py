@@ -2,8 +2,8 @@
 
 from django.conf import settings
 
+from grading.errors import InvalidMark
 from grading.models.marking import QuizMarkingPolicy
-from grading.services.marking_errors import InvalidMark
 from quizbank.models import Quiz
 
 

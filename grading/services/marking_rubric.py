@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from grading.services.marking_errors import InvalidMark
+from grading.errors import InvalidMark
 
 _EPSILON = 1e-9
 

@@ -6,16 +6,16 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from grading.models import Response, ResponseStatus
-from grading.models.marking import ScoreChange, ScoreSource
-from grading.models.regrade import RegradeRequest, RegradeRequestStatus
-from grading.selectors import results_visible
-from grading.services.attempt_totals import attempt_refresh_total
-from grading.services.marking_errors import (
+from grading.errors import (
     InvalidMark,
     RegradeNotAllowed,
     RequestAlreadyAnswered,
 )
+from grading.models import Response, ResponseStatus
+from grading.models.marking import ScoreChange, ScoreSource
+from grading.models.regrade import RegradeRequest, RegradeRequestStatus
+from grading.selectors import results_visible
+from grading.services.attempts import attempt_refresh_total
 from grading.services.regrade_score import response_lock
 
 

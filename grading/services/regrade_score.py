@@ -6,7 +6,7 @@ from typing import Any
 from grading.models import Attempt, Response, ResponseStatus
 from grading.models.marking import ScoreChange, ScoreSource
 from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeRun
-from grading.services.attempt_totals import attempt_refresh_total
+from grading.services.attempts import attempt_refresh_total
 from grading.services.regrade_progress import regrade_progress
 
 

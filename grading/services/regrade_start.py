@@ -7,9 +7,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 
+from grading.errors import NothingToRegrade
 from grading.models import AttemptStatus, Response, ResponseStatus
 from grading.models.regrade import RegradeItem, RegradeMode, RegradeRun
-from grading.services.marking_errors import NothingToRegrade
 from quizbank.models import Question, Quiz
 
 DISPATCH_TASK = "grading.regrade_dispatch"

@@ -14,8 +14,7 @@ from grading.content import variant_content
 from grading.models import Response
 from grading.models.regrade import RegradeItem
 from grading.scoring import score_answer
-from grading.services.code_jobs import code_job
-from grading.services.code_results import code_feedback
+from grading.services.code import code_feedback, code_job
 from runner import api as runner_api
 from runner.contract import CaseError
 

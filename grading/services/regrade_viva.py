@@ -8,12 +8,12 @@ from datetime import datetime
 
 from django.db import transaction
 
+from grading.errors import InvalidMark
 from grading.models import Response
 from grading.models.marking import Mark, MarkChange
 from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeMode, RegradeRun
 from grading.services.marking import mark_snapshot
 from grading.services.marking_apply import marking_apply
-from grading.services.marking_errors import InvalidMark
 from grading.services.marking_rubric import mark_score, rubric_of
 from grading.services.regrade_score import (
     regrade_change,

@@ -8,7 +8,7 @@ from django.db import transaction
 from grading.models import Attempt, Response, ResponseStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeRun
-from grading.services.attempt_totals import attempts_refresh_totals
+from grading.services.attempts import attempts_refresh_totals
 from grading.services.regrade_progress import regrade_progress
 from grading.services.regrade_score import regrade_change
 from grading.services.regrade_verdicts import RegradeVerdict

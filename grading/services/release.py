@@ -15,10 +15,10 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 
+from grading.errors import InvalidRelease, ReleaseBlocked
 from grading.models import Attempt, Response, ResponseStatus
 from grading.models.marking import MarkingStatus
 from grading.models.release import QuizRelease, ReleaseAction
-from grading.services.marking_errors import InvalidRelease, ReleaseBlocked
 from quizbank.models import Quiz
 from quizbank.services.quiz_release import quiz_release, quiz_withdraw_release
 

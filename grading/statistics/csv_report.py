@@ -7,7 +7,7 @@ discrimination or correlation as a number; only text cells are guarded.
 from decimal import Decimal
 from typing import Any
 
-from grading.services.export_csv import Cell, csv_text
+from grading.services.exports import Cell, csv_text
 
 COLUMNS = [
     "question", "title", "type", "responses", "mean_time_s", "facility", "discrimination_index",

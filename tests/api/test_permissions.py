@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from grading.models import Attempt
-from grading.services.attempt_start import attempt_start
+from grading.services.attempts import attempt_start
 from quizbank.models import Question, Quiz, Role
 from tests.api.helpers import ANON, ROLES, assert_matrix_status, client_as, listed_ids
 from tests.grading.content import SINGLE

@@ -14,9 +14,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from grading.models import Attempt
-from grading.services.attempt_start import attempt_start
-from grading.services.attempt_submit import attempt_submit
-from grading.services.response_autosave import response_autosave
+from grading.services.attempts import attempt_start
+from grading.services.responses import attempt_submit, response_autosave
 from quizbank.models import (
     Course,
     CourseMembership,

@@ -7,14 +7,13 @@ from django.contrib.auth.models import User
 
 from grading.errors import AttemptClosed, DeadlinePassed, QuizNotOpen
 from grading.models import Attempt, AttemptStatus
-from grading.services.attempt_clock import answers_close_at, attempt_is_overdue
-from grading.services.attempt_start import attempt_start
-from grading.services.attempt_submit import (
+from grading.services.attempts import answers_close_at, attempt_is_overdue, attempt_start
+from grading.services.responses import (
     attempt_close_if_overdue,
     attempt_submit,
     attempts_close_overdue,
+    response_autosave,
 )
-from grading.services.response_autosave import response_autosave
 from quizbank.models import Quiz, Role
 from tests.grading.content import SINGLE
 from tests.grading.factories import add_slots, member, new_course, new_quiz, question

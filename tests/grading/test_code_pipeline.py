@@ -7,11 +7,9 @@ from celery.signals import task_prerun
 from django.utils import timezone
 
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
-from grading.services.attempt_start import attempt_start
-from grading.services.attempt_submit import attempt_submit
-from grading.services.code_jobs import code_job
-from grading.services.code_results import code_result_apply
-from grading.services.response_autosave import response_autosave
+from grading.services.attempts import attempt_start
+from grading.services.code import code_job, code_result_apply
+from grading.services.responses import attempt_submit, response_autosave
 from quizbank.models import Role
 from tests.grading.content import CODE, SINGLE
 from tests.grading.factories import add_slots, member, new_course, new_quiz

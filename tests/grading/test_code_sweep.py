@@ -12,11 +12,9 @@ from django.utils import timezone
 
 import grading.tasks
 from grading.models import Attempt, Response, ResponseStatus
-from grading.services.attempt_start import attempt_start
-from grading.services.attempt_submit import attempt_submit
-from grading.services.code_jobs import code_job
-from grading.services.code_results import code_result_apply
-from grading.services.code_sweep import code_responses_sweep
+from grading.services.attempts import attempt_start
+from grading.services.code import code_job, code_responses_sweep, code_result_apply
+from grading.services.responses import attempt_submit
 from grading.tasks import apply_code_result
 from quizbank.models import Role
 from runner import api as runner_api

@@ -9,9 +9,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from grading.services.attempt_draw import attempt_draw
+from grading.services.attempts import attempt_draw
 from grading.services.marking import MarkInput, mark_create
-from grading.services.viva_session import (
+from grading.services.viva_sessions import (
     Pool,
     viva_session_draw,
     viva_session_end,
@@ -62,7 +62,7 @@ def pooled(monkeypatch: pytest.MonkeyPatch) -> tuple[Quiz, User, Topic, list[Use
     second = question(course, {**TRUE_FALSE, "title": "Graphs"}, topic=topic, points="2")
     QuizSlot.objects.create(quiz=quiz, position=1, pool_topic=topic)
     seeds: Iterator[int] = iter([_seed_drawing(quiz, first), _seed_drawing(quiz, second)])
-    monkeypatch.setattr("grading.services.attempt_start.secrets.randbits", lambda _: next(seeds))
+    monkeypatch.setattr("grading.services.attempts.secrets.randbits", lambda _: next(seeds))
     students = []
     for name, choice in (("a-student", 0), ("=b-student", 1)):
         student = member(course, Role.STUDENT, User.objects.create(username=name))

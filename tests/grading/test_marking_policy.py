@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 import pytest
 from django.test import override_settings
 
+from grading.errors import InvalidMark
 from grading.models import Response
 from grading.models.marking import MarkingState, QuizMarkingPolicy
 from grading.services.marking import MarkInput, mark_create, second_mark_request
-from grading.services.marking_errors import InvalidMark
 from grading.services.marking_policy import marking_policy_set
 from tests.grading.content import VIVA_TWO_CRITERIA
 from tests.grading.factories import Staff, staffed_quiz, submitted_attempt

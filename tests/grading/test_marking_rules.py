@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
+from grading.errors import InvalidMark
 from grading.models.marking import MarkingStatus, MarkRole
-from grading.services.marking_errors import InvalidMark
 from grading.services.marking_rubric import (
     level_feedback,
     mark_score,

@@ -8,10 +8,8 @@ from django.utils import timezone
 from grading.api.presenters import student_question
 from grading.errors import VariantGenerationFailed
 from grading.models import Response
-from grading.services.attempt_draw import attempt_draw
-from grading.services.attempt_start import attempt_start
-from grading.services.attempt_submit import attempt_submit
-from grading.services.response_autosave import response_autosave
+from grading.services.attempts import attempt_draw, attempt_start
+from grading.services.responses import attempt_submit, response_autosave
 from grading.services.variants import variant_generate
 from quizbank.models import QuizSlot, Role
 from tests.grading.content import NUMERIC, SINGLE

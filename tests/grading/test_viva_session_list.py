@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from grading.models.viva_sessions import VivaSession
 from grading.services.marking import MarkInput, mark_create
-from grading.services.viva_session import (
+from grading.services.viva_sessions import (
     Pool,
     viva_session_draw,
     viva_session_end,

@@ -1,18 +1,9 @@
-"""The quiz gradebook: one row per student, points per quiz slot, total and percentage.
+"""Exports: the quiz gradebook and the CSV helpers it and the statistics use."""
 
-Columns are the quiz's slots, labelled by slot number and what the slot holds (its
-question, or the pool it draws from), never by the question one student happened to
-draw; a slot that draws several questions sums them. Questions asked in live vivas
-get columns of their own. Each row starts with the student's user id (stable) and
-username.
-
-The attempt that counts follows the quiz's grading method: the highest or the
-last graded attempt, or, for `average`, each slot's points averaged over the graded
-attempts that have it. The total is the student's quiz grade (penalties for later
-attempts included).
-"""
-
+import csv
+import io
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -20,9 +11,49 @@ from django.contrib.auth.models import User
 
 from grading.models import Attempt, AttemptStatus, Response
 from grading.selectors import attempt_final_score, quiz_grade
-from grading.services.export_csv import Cell
 from quizbank.models import GradingMethod, Quiz, QuizSlot, Role
 from quizbank.selectors import quiz_slots
+
+# CSV helpers shared by the exports.
+
+# A cell is text, a number or empty; only text can be read as a formula by a spreadsheet.
+Cell = str | int | float | Decimal | None
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: Cell) -> str:
+    """The cell as CSV text: numbers as they are (a negative number stays a number), empty
+    for None, and text that a spreadsheet would run as a formula defused by a leading quote."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float, Decimal)):
+        return str(value)
+    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([safe_cell(cell) for cell in header])
+    writer.writerows([safe_cell(cell) for cell in row] for row in rows)
+    return out.getvalue()
+
+
+# The quiz gradebook: one row per student, points per quiz slot, total and percentage.
+#
+# Columns are the quiz's slots, labelled by slot number and what the slot holds (its
+# question, or the pool it draws from), never by the question one student happened to
+# draw; a slot that draws several questions sums them. Questions asked in live vivas
+# get columns of their own. Each row starts with the student's user id (stable) and
+# username.
+#
+# The attempt that counts follows the quiz's grading method: the highest or the
+# last graded attempt, or, for `average`, each slot's points averaged over the graded
+# attempts that have it. The total is the student's quiz grade (penalties for later
+# attempts included).
 
 _Q = Decimal("0.001")
 SlotKey = tuple[bool, int]  # (asked in a live viva, slot position)

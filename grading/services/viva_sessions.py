@@ -13,12 +13,9 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from grading.errors import NoAttemptsLeft
-from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
-from grading.models.viva_sessions import VivaSession, VivaSessionStatus
-from grading.services.attempt_totals import attempt_refresh_total
-from grading.services.marking_errors import (
+from grading.errors import (
     AttemptInProgress,
+    NoAttemptsLeft,
     NoSuchPosition,
     NotAStudent,
     PoolExhausted,
@@ -26,6 +23,9 @@ from grading.services.marking_errors import (
     UnmarkedQuestions,
     VivaQuizReleasesImmediately,
 )
+from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
+from grading.models.viva_sessions import VivaSession, VivaSessionStatus
+from grading.services.attempts import attempt_refresh_total
 from quizbank.models import CourseMembership, Question, Quiz, ReleasePolicy, Role
 
 

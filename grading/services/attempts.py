@@ -1,0 +1,202 @@
+"""An attempt's life: its clock, drawing and starting it, its total, and the lock order.
+
+Lock order everywhere: the attempt row first, then its response (submit's order), so
+totals never race."""
+
+import random
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+
+from grading.errors import NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
+from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
+from grading.services.variants import variant_generate, variant_seed
+from quizbank.models import Question, QuestionVersion, Quiz
+from quizbank.selectors import quiz_slots, slot_pool
+
+# The server's clock for an attempt: when answers stop being accepted.
+
+
+def answers_close_at(attempt: Attempt) -> datetime | None:
+    """The deadline plus the quiz's grace period; None for an untimed attempt."""
+    if attempt.deadline is None:
+        return None
+    return attempt.deadline + attempt.quiz.grace_period
+
+
+def attempt_is_overdue(attempt: Attempt, now: datetime) -> bool:
+    """An open attempt whose deadline and grace period have both passed."""
+    closes = answers_close_at(attempt)
+    return attempt.status == AttemptStatus.OPEN and closes is not None and now > closes
+
+
+# Recompute an attempt's total from its responses and mark it graded when complete.
+
+PENDING = frozenset({ResponseStatus.QUEUED, ResponseStatus.RUNNING, ResponseStatus.NEEDS_MARKING})
+_QUANTUM = Decimal("0.001")
+_TOTAL_FIELDS = ["score", "max_score", "status", "graded_at"]
+
+
+def _total(attempt: Attempt, responses: Iterable[Response], now: datetime) -> None:
+    responses = list(responses)
+    total = sum(
+        (Decimal(str(r.score)) * r.points for r in responses if r.score is not None),
+        Decimal(0),
+    )
+    attempt.score = total.quantize(_QUANTUM)
+    attempt.max_score = sum((r.points for r in responses), Decimal(0))
+    pending = any(r.status in PENDING for r in responses)
+    if attempt.status != AttemptStatus.OPEN:
+        attempt.status = AttemptStatus.SUBMITTED if pending else AttemptStatus.GRADED
+        attempt.graded_at = None if pending else (attempt.graded_at or now)
+
+
+def attempt_refresh_total(*, attempt: Attempt, now: datetime) -> Attempt:
+    """Sum of score × points; the attempt is graded once nothing is pending."""
+    _total(attempt, Response.objects.filter(attempt=attempt).only("status", "score", "points"), now)
+    attempt.save(update_fields=_TOTAL_FIELDS)
+    return attempt
+
+
+def attempts_refresh_totals(*, attempts: list[Attempt], now: datetime) -> None:
+    """`attempt_refresh_total` for many (already locked) attempts in two queries."""
+    if not attempts:
+        return
+    rows: dict[int, list[Response]] = {attempt.pk: [] for attempt in attempts}
+    responses = Response.objects.filter(attempt_id__in=list(rows)).only(
+        "attempt_id", "status", "score", "points"
+    )
+    for response in responses:
+        rows[response.attempt_id].append(response)
+    for attempt in attempts:
+        _total(attempt, rows[attempt.pk], now)
+    Attempt.objects.bulk_update(attempts, _TOTAL_FIELDS)
+
+
+# Draw an attempt's questions from its seed: same seed, same questions and order.
+
+CHOICE_TYPES = frozenset({"single_choice", "multiple_choice"})
+
+
+@dataclass(frozen=True)
+class Drawn:
+    slot_position: int
+    version: QuestionVersion
+    points: Decimal
+    choice_order: list[int]
+
+
+def _rng(seed: int, *parts: object) -> random.Random:
+    return random.Random(":".join([str(seed), *map(str, parts)]))  # noqa: S311 - reproducible draws, not secrets
+
+
+def _pick(quiz: Quiz, seed: int) -> list[tuple[int, Question]]:
+    picked: list[tuple[int, Question]] = []
+    used: set[int] = set()
+    for slot in quiz_slots(quiz):
+        if slot.question is not None:
+            candidates, count = [slot.question], 1
+        else:
+            candidates = [q for q in slot_pool(slot) if q.pk not in used]
+            count = min(slot.draw_count, len(candidates))
+            candidates = _rng(seed, "slot", slot.position).sample(candidates, count)
+        for question in candidates:
+            if question.current_version is not None:
+                used.add(question.pk)
+                picked.append((slot.position, question))
+    return picked
+
+
+def _choice_order(quiz: Quiz, seed: int, position: int, version: QuestionVersion) -> list[int]:
+    content = version.content
+    if content.get("type") not in CHOICE_TYPES:
+        return []
+    order = list(range(len(content.get("choices", []))))
+    if quiz.shuffle_choices and content.get("shuffle", True):
+        _rng(seed, "choices", position, version.pk).shuffle(order)
+    return order
+
+
+def attempt_draw(*, quiz: Quiz, seed: int) -> list[Drawn]:
+    """The questions of a new attempt, in the order the student will see them."""
+    picked = _pick(quiz, seed)
+    if quiz.shuffle_questions:
+        _rng(seed, "order").shuffle(picked)
+    drawn: list[Drawn] = []
+    for slot_position, question in picked:
+        version = question.current_version
+        assert version is not None  # noqa: S101 (filtered in _pick)
+        order = _choice_order(quiz, seed, slot_position, version)
+        points = Decimal(str(version.content.get("points", question.points)))
+        drawn.append(Drawn(slot_position, version, points, order))
+    return drawn
+
+
+# Start (or resume) a student's attempt at a quiz.
+
+
+def _check_open(quiz: Quiz, now: datetime) -> None:
+    if quiz.opens_at is not None and now < quiz.opens_at:
+        raise QuizNotOpen(f"The quiz opens at {quiz.opens_at.isoformat()}.")
+    if quiz.closes_at is not None and now >= quiz.closes_at:
+        raise QuizNotOpen(f"The quiz closed at {quiz.closes_at.isoformat()}.")
+
+
+def quiz_deadline(quiz: Quiz, started_at: datetime) -> datetime | None:
+    """min(start + time limit, close time); None for an untimed quiz with no close."""
+    candidates = [quiz.closes_at] if quiz.closes_at is not None else []
+    if quiz.time_limit is not None:
+        candidates.append(started_at + quiz.time_limit)
+    return min(candidates) if candidates else None
+
+
+def _create(quiz: Quiz, user: User, number: int, now: datetime) -> Attempt:
+    seed = secrets.randbits(62)
+    drawn = attempt_draw(quiz=quiz, seed=seed)
+    if not drawn:
+        raise QuizIsEmpty("The quiz has no questions to draw.")
+    attempt = Attempt.objects.create(
+        quiz=quiz, user=user, number=number, seed=seed, started_at=now, last_activity_at=now,
+        deadline=quiz_deadline(quiz, now), max_score=sum(item.points for item in drawn),
+    )  # fmt: skip
+    rows = []
+    for position, item in enumerate(drawn):
+        params, answers = variant_generate(
+            content=item.version.content, seed=variant_seed(seed, position)
+        )
+        rows.append(
+            Response(
+                attempt=attempt,
+                position=position,
+                slot_position=item.slot_position,
+                question_version=item.version,
+                points=item.points,
+                params=params,
+                generated_answers=answers,
+                choice_order=item.choice_order,
+            )  # fmt: skip
+        )
+    Response.objects.bulk_create(rows)
+    return attempt
+
+
+def attempt_start(*, quiz: Quiz, user: User, now: datetime) -> Attempt:
+    """The student's open attempt if there is one, else a new attempt with its own seed."""
+    existing = Attempt.objects.filter(quiz=quiz, user=user, status=AttemptStatus.OPEN).first()
+    if existing is not None:
+        return existing
+    _check_open(quiz, now)
+    count = Attempt.objects.filter(quiz=quiz, user=user).count()
+    if quiz.attempts_allowed and count >= quiz.attempts_allowed:
+        raise NoAttemptsLeft(f"All {quiz.attempts_allowed} attempts have been used.")
+    try:
+        with transaction.atomic():
+            return _create(quiz, user, count + 1, now)
+    except IntegrityError:
+        # A parallel request started the attempt first; hand back that one.
+        return Attempt.objects.get(quiz=quiz, user=user, status=AttemptStatus.OPEN)

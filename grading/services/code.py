@@ -1,0 +1,156 @@
+"""Code answers: build and send runner jobs, apply their results, sweep the stuck ones."""
+
+import uuid
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Any
+
+from celery import signature
+from django.conf import settings
+from django.db import transaction
+
+from grading.content import reference_source, variant_content
+from grading.models import Attempt, Response, ResponseStatus
+from grading.services.attempts import attempt_refresh_total
+from runner import api as runner_api
+from runner.contract import parse_code_question
+
+# Build a runner job for a code response and send it to the runner after commit.
+
+APPLY_RESULT_TASK = "grading.apply_code_result"
+JOB_PREFIX = "response-"
+
+
+def code_job(response: Response, job_id: str) -> runner_api.GradingJob:
+    """The runner job for a code response, built from the exact variant the student saw.
+
+    The runner's contract parses the question, so a stored question it no longer accepts
+    raises `runner.contract.CaseError` naming the field instead of grading half a question.
+    """
+    content = variant_content(
+        response.question_version.content, response.params, response.generated_answers
+    )
+    source = str((response.answer or {}).get("source", ""))
+    spec = parse_code_question(content)
+    return spec.job(job_id=job_id, source=source, reference_source=reference_source(content))
+
+
+def new_job_id(response: Response) -> str:
+    return f"{JOB_PREFIX}{response.pk}-{uuid.uuid4().hex[:12]}"
+
+
+def code_job_enqueue_on_commit(
+    job: runner_api.GradingJob, *, expires_s: float | None = None
+) -> None:
+    """Hand the job to the runner once the response row is committed (a re-send keeps the
+    job id, so a worker that already finished it returns the stored result)."""
+    # By name: the task module imports services, so services must not import it.
+    callback = signature(APPLY_RESULT_TASK, queue="default")
+    transaction.on_commit(
+        lambda: runner_api.submit_grading(job, callback=callback, expires_s=expires_s)
+    )
+
+
+# Apply the runner's verdict to a code response, once per job id.
+
+_OUTPUT_CAP = 4000
+_WAITING = (ResponseStatus.QUEUED, ResponseStatus.RUNNING)
+
+
+def _case_feedback(case: dict[str, Any]) -> dict[str, Any]:
+    if case.get("hidden"):
+        # Only the runner's fixed phrases (which kind of check failed) pass, never values;
+        # the case's name could describe its inputs, so it is replaced too.
+        message = case.get("message", "")
+        shown = message if message in runner_api.HIDDEN_CASE_MESSAGES else ""
+        passed = bool(case.get("passed"))
+        return {"name": "hidden case", "hidden": True, "passed": passed, "message": shown}
+    keys = ("name", "passed", "weight", "message", "max_abs_error", "max_rel_error")
+    return {key: case.get(key) for key in keys}
+
+
+def code_feedback(payload: dict[str, Any]) -> dict[str, Any]:
+    """What a student may see of a grading result: no reference output, hidden cases masked."""
+    return {
+        "status": str(payload.get("status", "")),
+        "message": str(payload.get("message", ""))[:_OUTPUT_CAP],
+        "stdout": str(payload.get("stdout", ""))[:_OUTPUT_CAP],
+        "stderr": str(payload.get("stderr", ""))[:_OUTPUT_CAP],
+        "cases": [_case_feedback(case) for case in payload.get("cases", [])],
+    }
+
+
+def _locked_response(job_id: str) -> Response | None:
+    attempt_id = Response.objects.filter(job_id=job_id).values_list("attempt_id", flat=True).first()
+    if attempt_id is None:
+        return None
+    # Attempt first, then response: the same order as submit, so totals never race.
+    Attempt.objects.select_for_update(of=("self",)).get(pk=attempt_id)
+    return Response.objects.select_for_update().filter(job_id=job_id).first()
+
+
+def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
+    """Store the verdict of job `payload["job_id"]`; False if unknown or already applied."""
+    with transaction.atomic():
+        response = _locked_response(str(payload.get("job_id", "")))
+        if response is None or response.status not in _WAITING:
+            return False
+        if payload.get("status") == "internal":
+            response.status, response.score = ResponseStatus.ERROR, None
+        else:
+            response.status = ResponseStatus.GRADED
+            response.score = max(0.0, min(1.0, float(payload.get("score", 0.0))))
+        response.feedback = code_feedback(payload)
+        response.graded_at = now
+        response.save(update_fields=["status", "score", "feedback", "graded_at"])
+        attempt_refresh_total(attempt=response.attempt, now=now)
+    return True
+
+
+def code_result_mark_running(*, job_id: str) -> bool:
+    """queued -> running when the runner picks the job up."""
+    updated = Response.objects.filter(job_id=job_id, status=ResponseStatus.QUEUED).update(
+        status=ResponseStatus.RUNNING
+    )
+    return updated > 0
+
+
+# Code answers stuck waiting for the runner: apply a stored result or send the job again.
+
+
+def _patience(job: runner_api.GradingJob) -> timedelta:
+    """The job's time limit plus the margin: longer than a live worker can hold the job."""
+    limit_s = runner_api.grading_time_limit_s(job)
+    return timedelta(seconds=limit_s + settings.GRADING_STUCK_MARGIN_S)
+
+
+def code_response_sweep(*, response: Response, now: datetime) -> str:
+    """One waiting code answer: "waiting" while its job may still be queued or running,
+    "applied" when the runner already holds its result, "resent" when the job was lost."""
+    job = code_job(response, response.job_id)
+    patience = _patience(job)
+    submitted_at = response.attempt.submitted_at
+    if submitted_at is None or now < submitted_at + patience:
+        return "waiting"
+    progress = runner_api.job_progress(response.job_id)
+    if progress.result is not None:
+        code_result_apply(payload=progress.result, now=now)
+        return "applied"
+    if progress.claimed_at is not None and now < progress.claimed_at + patience:
+        return "waiting"  # a worker picked it up lately and may still be grading it
+    # A copy still queued at the next sweep is dropped, so re-sends never pile up.
+    code_job_enqueue_on_commit(job, expires_s=settings.GRADING_SWEEP_STUCK_EVERY_S)
+    return "resent"
+
+
+def code_responses_sweep(*, now: datetime, limit: int = 200) -> dict[str, int]:
+    """Beat: sweep the code answers queued or running for longer than the margin, oldest
+    first; how many ended "waiting", "applied" and "resent"."""
+    earliest = now - timedelta(seconds=settings.GRADING_STUCK_MARGIN_S)
+    stuck = (
+        Response.objects.filter(status__in=_WAITING, attempt__submitted_at__lt=earliest)
+        .exclude(job_id="")
+        .select_related("attempt", "question_version")
+        .order_by("attempt__submitted_at", "pk")[:limit]
+    )
+    return dict(Counter(code_response_sweep(response=response, now=now) for response in stuck))

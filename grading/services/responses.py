@@ -1,0 +1,241 @@
+"""A student's answers: check their shape, autosave them, grade them, hand them in."""
+
+import json
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from grading.content import variant_content
+from grading.errors import (
+    AnswerTooLarge,
+    AttemptClosed,
+    DeadlinePassed,
+    InvalidAnswer,
+    StaleVersion,
+)
+from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
+from grading.scoring import score_answer
+from grading.scoring.numeric import parse_number
+from grading.services.attempts import answers_close_at, attempt_is_overdue, attempt_refresh_total
+from grading.services.code import code_job, code_job_enqueue_on_commit, new_job_id
+from runner.api import GradingJob
+from runner.contract import CaseError
+
+# Check an answer's shape for its question type before it is saved.
+
+_SHAPES: dict[str, tuple[str, type | tuple[type, ...]]] = {
+    "single_choice": ("choice", int),
+    "multiple_choice": ("choices", list),
+    "true_false": ("value", bool),
+    "numeric": ("value", (int, float, str)),
+    "short_text": ("text", str),
+    "code": ("source", str),
+    "viva": ("text", str),
+}
+
+
+def _invalid(field: str, message: str) -> InvalidAnswer:
+    return InvalidAnswer(message, fields={f"answer.{field}": [message]})
+
+
+def _check_choices(field: str, content: dict[str, Any], picked: list[Any]) -> None:
+    count = len(content.get("choices", []))
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in picked):
+        raise _invalid(field, "Choices are identified by whole numbers.")
+    if len(set(picked)) != len(picked) or any(not 0 <= i < count for i in picked):
+        raise _invalid(field, f"Each choice must be a distinct number from 0 to {count - 1}.")
+
+
+def _check_value(qtype: str, field: str, value: Any, content: dict[str, Any]) -> None:
+    if qtype == "single_choice":
+        _check_choices(field, content, [value])
+    elif qtype == "multiple_choice":
+        _check_choices(field, content, value)
+    elif qtype == "numeric":
+        try:
+            parse_number(value)
+        except ValueError as exc:
+            raise _invalid(field, f"Not a number: {exc}.") from None
+
+
+def answer_validate(*, content: dict[str, Any], answer: Any) -> dict[str, Any] | None:
+    """The answer if its shape fits the question type; None clears the response."""
+    if answer is None:
+        return None
+    limit = int(settings.GRADING_MAX_ANSWER_BYTES)
+    size = len(json.dumps(answer).encode())
+    if size > limit:
+        raise AnswerTooLarge(f"The answer is {size} bytes; the limit is {limit} bytes.")
+    qtype = str(content.get("type"))
+    field, kind = _SHAPES[qtype]
+    if not isinstance(answer, dict) or set(answer) != {field}:
+        raise _invalid(field, f"A {qtype} answer is an object with exactly the key '{field}'.")
+    value = answer[field]
+    wrong_bool = isinstance(value, bool) and kind is not bool
+    if not isinstance(value, kind) or wrong_bool:
+        raise _invalid(field, f"'{field}' has the wrong type for a {qtype} question.")
+    _check_value(qtype, field, value, content)
+    return {field: value}
+
+
+# Autosave one response, refusing a stale copy or a late answer.
+
+# A longer gap between two saves is a student who walked away, not one still working.
+ACTIVITY_GAP_CAP = timedelta(minutes=10)
+
+
+def _check_open(attempt: Attempt, now: datetime) -> None:
+    if attempt_is_overdue(attempt, now):
+        closes = answers_close_at(attempt)
+        stamp = closes.isoformat() if closes else ""
+        raise DeadlinePassed(f"Answers closed at {stamp}; this answer was not saved.")
+    if attempt.status != AttemptStatus.OPEN:
+        raise AttemptClosed("The attempt has been submitted; answers can no longer change.")
+
+
+def activity_credit(*, attempt: Attempt, now: datetime) -> timedelta:
+    """Time since the attempt's last start or save, within [0, ACTIVITY_GAP_CAP]."""
+    gap = now - (attempt.last_activity_at or attempt.started_at)
+    return max(timedelta(0), min(gap, ACTIVITY_GAP_CAP))
+
+
+def response_autosave(
+    *, attempt: Attempt, position: int, answer: Any, version: int, now: datetime
+) -> Response:
+    """Save the answer if `version` is the response's current version; bump the version."""
+    with transaction.atomic():
+        # Lock the attempt so a submit cannot slip between the check and the write.
+        locked = (
+            Attempt.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("quiz")
+            .get(pk=attempt.pk)
+        )
+        _check_open(locked, now)
+        response = (
+            Response.objects.select_for_update()
+            .select_related("question_version")
+            .filter(attempt=attempt, position=position)
+            .first()
+        )
+        if response is None:
+            raise InvalidAnswer(
+                f"The attempt has no question at position {position}.",
+                fields={"position": ["No such question in this attempt."]},
+            )
+        if version != response.version:
+            raise StaleVersion(
+                f"This answer was saved from version {version}, "
+                f"but version {response.version} is newer.",
+                fields={"current_version": [str(response.version)]},
+            )
+        value = answer_validate(content=response.question_version.content, answer=answer)
+        response.answer = value
+        response.version += 1
+        response.saved_at = now
+        response.status = ResponseStatus.EMPTY if value is None else ResponseStatus.SAVED
+        # The gap since the last save is credited to the question being saved now.
+        response.time_spent += activity_credit(attempt=locked, now=now)
+        response.save(update_fields=["answer", "version", "saved_at", "status", "time_spent"])
+        locked.last_activity_at = now
+        locked.save(update_fields=["last_activity_at"])
+    return response
+
+
+# Grade one response when its attempt is submitted.
+
+logger = logging.getLogger(__name__)
+
+_FIELDS = ["status", "score", "feedback", "job_id", "graded_at"]
+
+
+def _set(response: Response, status: str, score: float | None, now: datetime | None) -> None:
+    response.status = status
+    response.score = score
+    response.graded_at = now
+
+
+def response_grade(*, response: Response, now: datetime) -> None:
+    """Score choice/numeric/text now, queue code for the runner, leave viva for an examiner."""
+    content = variant_content(
+        response.question_version.content, response.params, response.generated_answers
+    )
+    qtype = str(content.get("type"))
+    response.feedback = {}
+    job = None
+    if qtype == "viva":
+        _set(response, ResponseStatus.NEEDS_MARKING, None, None)
+    elif response.answer is None:
+        response.feedback = {"general": "No answer was given."}
+        _set(response, ResponseStatus.GRADED, 0.0, now)
+    elif qtype == "code":
+        response.job_id = new_job_id(response)
+        job = _queue_code(response)
+    else:
+        verdict = score_answer(content, response.answer)
+        response.feedback = verdict.feedback
+        _set(response, ResponseStatus.GRADED, verdict.score, now)
+    response.save(update_fields=_FIELDS)
+    if job is not None:
+        code_job_enqueue_on_commit(job)
+
+
+def _queue_code(response: Response) -> GradingJob | None:
+    """Queued for the runner with its job, or an error an examiner can see when the stored
+    question is one the runner's contract refuses (the answer stays, ready for a regrade)."""
+    try:
+        job = code_job(response, response.job_id)
+    except CaseError as error:
+        version_id = response.question_version_id
+        logger.error("question version %s is not a valid code question: %s", version_id, error)
+        response.feedback = {"general": f"This question cannot be graded: {error}."}
+        _set(response, ResponseStatus.ERROR, None, None)
+        return None
+    _set(response, ResponseStatus.QUEUED, None, None)
+    return job
+
+
+# Submit an attempt (by the student, or automatically at its deadline), exactly once.
+
+
+def attempt_submit(*, attempt: Attempt, now: datetime, idempotency_key: str = "") -> Attempt:
+    """Close the attempt and grade what was saved; a second call returns the first result.
+    It counts as automatic when its time (and grace) had run out, decided on the locked row."""
+    with transaction.atomic():
+        locked = (
+            Attempt.objects.select_for_update(of=("self",))
+            .select_related("quiz")
+            .get(pk=attempt.pk)
+        )
+        if locked.status != AttemptStatus.OPEN:
+            return locked
+        # A student's late submit is the same as the automatic one: what was saved counts.
+        late = attempt_is_overdue(locked, now)
+        locked.status = AttemptStatus.SUBMITTED
+        locked.submitted_at = now
+        locked.auto_submitted = late
+        locked.idempotency_key = idempotency_key[:100]
+        locked.save(update_fields=["status", "submitted_at", "auto_submitted", "idempotency_key"])
+        for response in locked.responses.select_related("question_version").order_by("position"):
+            response_grade(response=response, now=now)
+        return attempt_refresh_total(attempt=locked, now=now)
+
+
+def attempt_close_if_overdue(*, attempt: Attempt, now: datetime) -> Attempt:
+    """Submit an open attempt whose time (and grace) ran out; otherwise return it as is."""
+    if attempt_is_overdue(attempt, now):
+        return attempt_submit(attempt=attempt, now=now)
+    return attempt
+
+
+def attempts_close_overdue(*, now: datetime, limit: int = 500) -> int:
+    """Auto-submit every overdue open attempt (the beat task); returns how many closed."""
+    candidates = Attempt.objects.filter(status=AttemptStatus.OPEN, deadline__lt=now)
+    closed = 0
+    for attempt in candidates.select_related("quiz").order_by("deadline")[:limit]:
+        if attempt_is_overdue(attempt, now):
+            attempt_submit(attempt=attempt, now=now)
+            closed += 1
+    return closed
