@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
+from config.text import unstorable_text
 from quizbank.bankfiles import canonicalize, validate_question
 from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
 from quizbank.bankfiles.schema import GENERATOR_FILE
@@ -115,6 +116,8 @@ def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
         problem = check_python(name, source, defines=str(defines) if defines else None)
         if problem is not None:
             problems.append(f"{name}: {problem[1]}")
+    if unstorable_text(draft.content):
+        problems.append("text holds NUL characters or unpaired surrogates")
     if problems:
         skipped.append(Skipped(draft.location, "; ".join(problems)))
         return False
