@@ -249,7 +249,8 @@ def _number_spec(spec: str) -> tuple[float, float]:
     """`5`, `5:0.1` (value and tolerance) or `4.9..5.1` (a range) -> (value, tolerance)."""
     if ".." in spec:
         low, high = (to_float(part, "range bound") for part in spec.split("..", 1))
-        return (low + high) / 2, abs(high - low) / 2
+        # 12 significant digits: 3.141..3.142 is 3.1415 +- 0.0005, not 3.1414999999999997.
+        return float(f"{(low + high) / 2:.12g}"), float(f"{abs(high - low) / 2:.12g}")
     value, _, tolerance = spec.partition(":")
     return to_float(value, "number"), abs(to_float(tolerance or "0", "tolerance"))
 

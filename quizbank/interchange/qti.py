@@ -19,6 +19,7 @@ from quizbank.interchange.report import DEFAULT_TOPIC, Conversion, Draft, Unsupp
 
 _INTERACTIONS = ("choiceInteraction", "textEntryInteraction", "extendedTextInteraction")
 _BLANK = "_____"
+_VOID = ("br", "hr", "img", "col", "wbr")
 
 
 def _camel(name: str) -> str:
@@ -120,7 +121,9 @@ def inner_html(element: Element, replace: Element | None = None, by: str = "") -
             out += by
         elif child.tag not in ("prompt", "simpleChoice"):
             attributes = "".join(f' {k}="{escape(v)}"' for k, v in child.attrib.items())
-            out += f"<{child.tag}{attributes}>{inner_html(child, replace, by)}</{child.tag}>"
+            inside = inner_html(child, replace, by)
+            closing = f">{inside}</{child.tag}>" if inside or child.tag not in _VOID else " />"
+            out += f"<{child.tag}{attributes}{closing}"
         out += escape(child.tail or "", quote=False)
     return out
 

@@ -1,0 +1,71 @@
+"""Our own bank through Moodle XML and GIFT: export -> import into a fresh course gives every
+question Moodle can hold back unchanged; importing the same file again changes nothing."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from quizbank.models import Course, QuestionVersion
+from quizbank.services.interchange import interchange_export, interchange_import
+from tests.quizbank.conftest import FIXTURE_BANK
+from tests.quizbank.factories import make_course
+from tests.quizbank.interchange.helpers import stored
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pytorch_bank() -> Course:
+    call_command("bank_import", str(FIXTURE_BANK), stdout=io.StringIO(), stderr=io.StringIO())
+    return Course.objects.get(slug="pytorch-fundamentals")
+
+
+@pytest.mark.parametrize("fmt", ["moodle", "gift"])
+def test_the_pytorch_bank_reimports_identically_into_a_fresh_course(
+    pytorch_bank: Course, fmt: str
+) -> None:
+    exported = interchange_export(course=pytorch_bank, fmt=fmt)
+    fresh = make_course(slug="fresh")
+    report = interchange_import(course=fresh, fmt=fmt, data=exported.data)
+    original = stored(pytorch_bank)
+    holdable = {slug: q for slug, q in original.items() if q["type"] != "code"}
+    assert report.skipped == []
+    assert stored(fresh) == holdable
+    assert len(holdable) == 55
+    assert {item.location for item in exported.skipped} == {
+        slug for slug, q in original.items() if q["type"] == "code"
+    }
+    assert [t.slug for t in fresh.topics.order_by("position")] == [
+        t.slug for t in pytorch_bank.topics.order_by("position")
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["moodle", "gift"])
+def test_importing_an_export_into_its_own_course_changes_nothing(
+    pytorch_bank: Course, fmt: str
+) -> None:
+    versions = QuestionVersion.objects.count()
+    exported = interchange_export(course=pytorch_bank, fmt=fmt)
+    report = interchange_import(course=pytorch_bank, fmt=fmt, data=exported.data)
+    assert report.counts() == {"unchanged": 55}
+    assert QuestionVersion.objects.count() == versions
+
+
+def test_a_moodle_export_is_plain_moodle_xml_with_markdown_text(pytorch_bank: Course) -> None:
+    text = interchange_export(course=pytorch_bank, fmt="moodle").data.decode()
+    assert text.startswith("<?xml version='1.0' encoding='utf-8'?>\n<quiz>")
+    assert '<questiontext format="markdown">' in text
+    assert "<idnumber>tensors</idnumber>" in text
+    assert 'type="coderunner"' not in text
+
+
+def test_dry_run_reports_and_writes_nothing(pytorch_bank: Course) -> None:
+    exported = interchange_export(course=pytorch_bank, fmt="gift")
+    fresh = make_course(slug="fresh")
+    report = interchange_import(course=fresh, fmt="gift", data=exported.data, dry_run=True)
+    assert report.counts() == {"created": 55}
+    assert not fresh.questions.exists()
+    assert not fresh.topics.exists()
