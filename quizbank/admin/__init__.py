@@ -9,11 +9,12 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import QuerySet
 from django.forms import BaseFormSet, ModelForm
 from django.http import HttpRequest
-from django.urls import reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from quizbank.admin import inlines
 from quizbank.admin.forms import QuestionForm
+from quizbank.admin.interchange import interchange_import_view
 from quizbank.models import Course, Question, QuestionVersion, RubricCriterion, Topic
 from quizbank.services.versioning import question_snapshot
 
@@ -31,6 +32,11 @@ class CourseAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only i
     list_display = ["slug", "title", "created_at"]
     search_fields = ["slug", "title"]
     inlines = [inlines.TopicInline, inlines.CourseMembershipInline]
+
+    def get_urls(self) -> list[URLPattern]:
+        upload = self.admin_site.admin_view(interchange_import_view)
+        own = [path("import-file/", upload, name="quizbank_course_import_file")]
+        return own + super().get_urls()
 
 
 @admin.register(Topic)
