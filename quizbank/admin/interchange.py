@@ -17,7 +17,7 @@ from quizbank.access import AUTHORS, access_course, courses_for
 from quizbank.interchange.formats import FORMATS
 from quizbank.interchange.limits import max_file_bytes
 from quizbank.models import Course
-from quizbank.services.interchange import interchange_import
+from quizbank.services.interchange import interchange_export, interchange_import
 
 _SESSION_KEY = "interchange_upload"
 _FORMAT_NAMES = {"moodle": "Moodle XML", "gift": "GIFT", "qti": "QTI 2.1/3.0 item or package"}
@@ -88,3 +88,13 @@ def _confirm(request: HttpRequest) -> HttpResponse:
 def _render(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
     context.update(admin.site.each_context(request), title="Import questions from a file")
     return TemplateResponse(request, "admin/quizbank/interchange_import.html", context)
+
+
+def export_response(request: HttpRequest, course: Course, fmt: str) -> HttpResponse:
+    """The course's bank as a file in `fmt`, for one of its authors."""
+    course = access_course(request.user, course.pk, AUTHORS)
+    exported = interchange_export(course=course, fmt=fmt)
+    reply = HttpResponse(exported.data, content_type=exported.content_type)
+    reply["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
+    reply["X-Skipped-Questions"] = str(len(exported.skipped))
+    return reply

@@ -17,7 +17,9 @@ EXTENSION_DROP = None
 PLACEHOLDER_MODEL_ANSWER = "No model answer came with the imported question; write one here."
 
 
-def slugify(text: str, *, max_length: int = schema.MAX_QUESTION_SLUG, default: str = "q") -> str:
+def slugify(
+    text: str, *, max_length: int = schema.MAX_QUESTION_SLUG, default: str = "question"
+) -> str:
     """A bank slug for any text: ASCII letters and digits joined by single hyphens."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = _NON_SLUG.sub("-", ascii_text.lower()).strip("-")[:max_length].strip("-")

@@ -80,10 +80,14 @@ def topic_from_path(path: str, idnumber: str, info: str) -> tuple[TopicRef, list
     if not parts:
         return DEFAULT_TOPIC, []
     own = len(parts) == 1
-    slug = idnumber if own and is_slug(idnumber, 80) else slugify(parts[0], max_length=80)
+    slug = (
+        idnumber
+        if own and is_slug(idnumber, 80)
+        else slugify(parts[0], max_length=80, default="imported")
+    )
     description = info.strip() if own else ""
     topic = TopicRef(slug=slug, title=title_of(parts[0], slug), description=description)
-    return topic, [slugify(part, max_length=50) for part in parts[1:]]
+    return topic, [slugify(part, max_length=50, default="tag") for part in parts[1:]]
 
 
 def read_question(
@@ -123,7 +127,7 @@ def read_question(
 
 def _tags(element: Element) -> list[str]:
     tags = element.findall("tags/tag/text")
-    return [slugify(tag.text, max_length=50) for tag in tags if tag.text]
+    return [slugify(tag.text, max_length=50, default="tag") for tag in tags if tag.text]
 
 
 def _refuse_files(element: Element) -> None:

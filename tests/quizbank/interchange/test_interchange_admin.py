@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
@@ -23,6 +24,7 @@ def course() -> Course:
 
 def staff_client(course: Course, role: str) -> Client:
     user = make_user(username=f"staff-{role}", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_course"))
     make_membership(course=course, user=user, role=role)
     client = Client()
     client.force_login(user)
@@ -64,3 +66,22 @@ def test_a_staff_examiner_cannot_pick_the_course(course: Course) -> None:
 def test_confirm_without_an_upload_imports_nothing(course: Course) -> None:
     page = staff_client(course, Role.AUTHOR).post(URL, {"confirm": "1"}).content.decode()
     assert "Nothing to import" in page
+
+
+def test_an_author_exports_a_course_from_the_course_list(course: Course) -> None:
+    client = staff_client(course, Role.AUTHOR)
+    post_file(client, course, GIFT_FILE.read_bytes())
+    client.post(URL, {"confirm": "1"})
+    action = {"action": "export_moodle", "_selected_action": [str(course.pk)]}
+    reply = client.post("/admin/quizbank/course/", action)
+    assert reply.status_code == 200
+    assert reply["Content-Disposition"] == 'attachment; filename="target.xml"'
+    assert reply.content.count(b'<question type="') == 9  # a category and eight questions
+
+
+def test_a_staff_examiner_cannot_export_a_course(course: Course) -> None:
+    client = staff_client(course, Role.EXAMINER)
+    action = {"action": "export_gift", "_selected_action": [str(course.pk)]}
+    reply = client.post("/admin/quizbank/course/", action)
+    assert reply.status_code == 403
+    assert "Content-Disposition" not in reply
