@@ -115,6 +115,8 @@ def load_extension(text: str) -> dict[str, Any]:
     """The JSON object of an extension written by `extension_for`."""
     try:
         extra = json.loads(text)
+    except RecursionError as exc:
+        raise Unsupported("the Vivabank extension nests too deeply") from exc
     except ValueError as exc:
         raise Unsupported(f"the Vivabank extension is not valid JSON: {exc}") from exc
     if not isinstance(extra, dict):

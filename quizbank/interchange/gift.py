@@ -202,7 +202,7 @@ def _items(answer: str) -> list[Item]:
     items = []
     for marker, body in pieces[1:]:
         weight_match = _WEIGHT.match(body)
-        weight = float(weight_match[1]) if weight_match else None
+        weight = to_float(weight_match[1], "weight") if weight_match else None
         body = body[weight_match.end() :] if weight_match else body
         text, *feedback = [piece for _, piece in split_unescaped(body, "#")]
         items.append(Item(marker, weight, _clean(text), _clean(feedback[0]) if feedback else ""))
@@ -237,7 +237,7 @@ def _numeric(body: str, content: dict[str, Any], notes: list[str]) -> None:
         if marker == "~" or not spec.strip():
             notes.append("a wrong-answer feedback (~) of a numeric question not kept")
             continue
-        fraction = share(float(weight_match[1])) if weight_match else 1
+        fraction = share(to_float(weight_match[1], "weight")) if weight_match else 1
         if not 0 <= fraction <= 1:
             raise Unsupported(f"weight {weight_match[1] if weight_match else ''}% is not 0 to 100")
         value, tolerance = _number_spec(unescape(spec.strip()))

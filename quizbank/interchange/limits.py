@@ -17,6 +17,8 @@ from django.conf import settings
 from quizbank.errors import FileTooLarge, InterchangeRefused
 
 MAX_ZIP_MEMBERS = 1000
+# Far deeper than any question; shallow enough that walking a tree never hits the recursion limit.
+MAX_XML_DEPTH = 200
 MAX_COMPRESSION_RATIO = 100
 _CHUNK = 64 * 1024
 
@@ -50,8 +52,16 @@ class _LineBuilder(TreeBuilder):
         super().__init__()
         self.lines = lines
         self.expat: Any = None
+        self.depth = 0
+
+    def end(self, tag: str) -> Element:
+        self.depth -= 1
+        return super().end(tag)
 
     def start(self, tag: str, attrs: dict[str, str]) -> Element:
+        self.depth += 1
+        if self.depth > MAX_XML_DEPTH:
+            raise InterchangeRefused(f"the XML nests deeper than {MAX_XML_DEPTH} elements")
         element = super().start(tag, attrs)
         self.lines[id(element)] = int(self.expat.CurrentLineNumber) if self.expat else 0
         return element

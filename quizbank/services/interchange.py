@@ -104,7 +104,10 @@ def interchange_import(
 
 def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
     content = dict(draft.content)
-    files: dict[str, str] = content.pop("files", {})
+    files = content.pop("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        skipped.append(Skipped(draft.location, "files: must map file names to text"))
+        return False
     problems = [
         f"{field_name(issue.path)}: {issue.message}"
         for issue in validate_question(content, parameterised=GENERATOR_FILE in files)
@@ -116,7 +119,7 @@ def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
         problem = check_python(name, source, defines=str(defines) if defines else None)
         if problem is not None:
             problems.append(f"{name}: {problem[1]}")
-    if unstorable_text(draft.content):
+    if unstorable_text([draft.content, vars(draft.topic)]):
         problems.append("text holds NUL characters or unpaired surrogates")
     if problems:
         skipped.append(Skipped(draft.location, "; ".join(problems)))

@@ -124,3 +124,31 @@ def test_nul_characters_skip_the_question_instead_of_failing_the_write(course: C
     report = interchange_import(course=course, fmt="gift", data=b"Bad\x00 {=yes}\n\nGood {=yes}\n")
     assert [q.slug for q in report.questions] == ["good"]
     assert "NUL" in report.skipped[0].reason
+
+
+@pytest.mark.parametrize(("fmt", "root"), [("moodle", b"quiz"), ("qti", b"assessmentItem")])
+def test_deeply_nested_xml_is_refused(course: Course, fmt: str, root: bytes) -> None:
+    body = b"<div>" * 5000 + b"<choiceInteraction/>" + b"</div>" * 5000
+    deep = b"<%s><itemBody>%s</itemBody></%s>" % (root, body, root)
+    assert "nests deeper" in refused(course, fmt, deep, InterchangeRefused)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (b"Q {~%1.2.3%a =b}", "weight '1.2.3' is not a number"),
+        (b"Q {#=%x5%3}", "number '%x5%3' is not a number"),
+        (b"Q {bare =a}", "must start with = or ~"),
+        (b"// @vivabank " + b"[" * 100_000 + b"\nQ {=a}", "nests too deeply"),
+        (b'// @vivabank {"files": ["x"]}\nQ {=a}', "files: must map file names to text"),
+        (b'// @vivabank {"type": "code"}\nQ {=a}', "entry_point"),
+        (b"$CATEGORY: $course$/Bad\x00Topic\n\nQ {=a}", "NUL"),
+    ],
+)
+def test_odd_gift_skips_the_question_with_a_reason(
+    course: Course, text: bytes, reason: str
+) -> None:
+    report = interchange_import(course=course, fmt="gift", data=text)
+    assert report.questions == []
+    assert reason in report.skipped[0].reason
+    assert not course.questions.exists()
