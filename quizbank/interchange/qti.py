@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import textwrap
 from html import escape
 from typing import Any
 from xml.etree.ElementTree import Element
@@ -20,6 +21,8 @@ from quizbank.interchange.report import DEFAULT_TOPIC, Conversion, Draft, Unsupp
 _INTERACTIONS = ("choiceInteraction", "textEntryInteraction", "extendedTextInteraction")
 _BLANK = "_____"
 _VOID = ("br", "hr", "img", "col", "wbr")
+_TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
 def _camel(name: str) -> str:
@@ -107,7 +110,10 @@ def read_item(root: Element, location: str) -> Draft:
     if root.find("modalFeedback") is not None:
         notes.append("modal feedback not kept")
     processing = root.find("responseProcessing")
-    if processing is not None and not processing.get("template") and len(processing):
+    tolerances = tolerance_answers(processing) if content["type"] == "numeric" else []
+    if tolerances:
+        content["answers"] = tolerances
+    elif processing is not None and not processing.get("template") and len(processing):
         notes.append("custom response processing not read: the bank's own scoring applies")
     slug = slugify(identifier or content["title"])
     return Draft(slug=slug, topic=DEFAULT_TOPIC, content=content, location=location, notes=notes)
@@ -115,7 +121,7 @@ def read_item(root: Element, location: str) -> Draft:
 
 def inner_html(element: Element, replace: Element | None = None, by: str = "") -> str:
     """The markup inside `element`, with `replace` (and its content) swapped for `by`."""
-    out = escape(element.text or "", quote=False)
+    out = _markup_safe(element.text or "")
     for child in element:
         if child is replace:
             out += by
@@ -124,8 +130,15 @@ def inner_html(element: Element, replace: Element | None = None, by: str = "") -
             inside = inner_html(child, replace, by)
             closing = f">{inside}</{child.tag}>" if inside or child.tag not in _VOID else " />"
             out += f"<{child.tag}{attributes}{closing}"
-        out += escape(child.tail or "", quote=False)
+        out += _markup_safe(child.tail or "")
     return out
+
+
+def _markup_safe(text: str) -> str:
+    """Text that stays text in Markdown with HTML: only a `<` that would open a tag and an
+    `&` that would start an entity are escaped, so code in a prompt keeps its `>` and `&`."""
+    text = _ENTITY_LIKE.sub("&amp;", text)
+    return _TAG_LIKE.sub("&lt;", text)
 
 
 def _prompt(body: Element, interaction: Element) -> str:
@@ -133,9 +146,9 @@ def _prompt(body: Element, interaction: Element) -> str:
     prompt = interaction.find("prompt")
     own = inner_html(prompt) if prompt is not None else ""
     text = inner_html(body, interaction, _BLANK if inline else own)
-    # Indented markup would read as a Markdown code block: drop the indentation.
-    lines = [line.strip() for line in text.splitlines()]
-    return "\n".join(line for line in lines if line)
+    # The markup's own indentation would read as a Markdown code block: remove what every
+    # line shares (a Markdown prompt, as our export writes it, has none to remove).
+    return textwrap.dedent(text.expandtabs(4)).strip()
 
 
 def _declaration(root: Element, interaction: Element) -> Element:
@@ -193,3 +206,26 @@ def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str])
         }
         for entry in entries
     ]
+
+
+def tolerance_answers(processing: Element | None) -> list[dict[str, Any]]:
+    """Numeric answers from `equal` conditions on RESPONSE with a tolerance (as our export
+    writes them): each branch's value, tolerance and the SCORE it sets."""
+    answers: list[dict[str, Any]] = []
+    branches = [] if processing is None else processing.findall("responseCondition/*")
+    for branch in branches:
+        equal, score = branch.find("equal"), branch.find("setOutcomeValue/baseValue")
+        value = equal.find("baseValue") if equal is not None else None
+        if equal is None or value is None or score is None:
+            return []
+        relative = equal.get("toleranceMode") == "relative"
+        tolerance = to_float((equal.get("tolerance") or "0").split()[0], "tolerance")
+        answer: dict[str, Any] = {
+            "value": to_float(value.text, "baseValue"),
+            "tolerance": float(f"{tolerance / 100:.12g}") if relative else tolerance,
+            "fraction": to_float(score.text, "SCORE"),
+        }
+        if relative:
+            answer["tolerance_mode"] = "relative"
+        answers.append(answer)
+    return answers

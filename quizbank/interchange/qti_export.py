@@ -1,6 +1,7 @@
 """QTI 3.0 export: a content package (zip) with imsmanifest.xml, one assessment test and one
-item per question. Choice, true/false, numeric and short text answers and vivas map; code
-questions are reported. Regex answers and per-choice feedback have no QTI item here."""
+item per question. Choice, true/false, numeric (tolerances as `qti-equal`) and short text
+answers and vivas map; code questions are reported. Regex answers and per-choice feedback
+are not written."""
 
 from __future__ import annotations
 
@@ -165,7 +166,25 @@ def _numeric(root: Element, declaration: Element, content: dict[str, Any]) -> No
         if answer.get("fraction", 1) == 1:
             SubElement(correct, "qti-value").text = repr(answer["value"])
     _text_body(root, content)
-    _template(root, "match_correct")
+    _tolerance_processing(root, answers)
+
+
+def _tolerance_processing(root: Element, answers: list[dict[str, Any]]) -> None:
+    """`qti-equal` with each answer's tolerance, first match wins, as the bank scores."""
+    condition = SubElement(SubElement(root, "qti-response-processing"), "qti-response-condition")
+    for index, answer in enumerate(answers):
+        branch = SubElement(condition, "qti-response-if" if index == 0 else "qti-response-else-if")
+        relative = answer.get("tolerance_mode") == "relative"
+        tolerance = float(f"{answer.get('tolerance', 0) * (100 if relative else 1):.12g}")
+        mode = {"tolerance-mode": "relative" if relative else "absolute"}
+        equal = SubElement(
+            branch, "qti-equal", {**mode, "tolerance": f"{tolerance!r} {tolerance!r}"}
+        )
+        SubElement(equal, "qti-variable", {"identifier": "RESPONSE"})
+        SubElement(equal, "qti-base-value", {"base-type": "float"}).text = repr(answer["value"])
+        score = SubElement(branch, "qti-set-outcome-value", {"identifier": "SCORE"})
+        fraction = answer.get("fraction", 1)
+        SubElement(score, "qti-base-value", {"base-type": "float"}).text = repr(fraction)
 
 
 def _short_text(root: Element, declaration: Element, content: dict[str, Any]) -> None:

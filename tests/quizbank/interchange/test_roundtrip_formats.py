@@ -69,3 +69,28 @@ def test_dry_run_reports_and_writes_nothing(pytorch_bank: Course) -> None:
     assert report.counts() == {"created": 55}
     assert not fresh.questions.exists()
     assert not fresh.topics.exists()
+
+
+def test_a_qti_export_keeps_prompts_choices_and_numeric_tolerances(pytorch_bank: Course) -> None:
+    exported = interchange_export(course=pytorch_bank, fmt="qti")
+    fresh = make_course(slug="fresh")
+    interchange_import(course=fresh, fmt="qti", data=exported.data)
+    original, back = stored(pytorch_bank), stored(fresh)
+    compared = 0
+    for slug, question in back.items():
+        source = original[slug]
+        if source["type"] in ("numeric", "short_text"):
+            # A text entry sits in the body: the prompt comes back around its blank.
+            assert source["prompt"].strip() in question["prompt"]
+            assert "_____" in question["prompt"]
+        else:
+            assert question["prompt"] == source["prompt"]
+        if source["type"] == "numeric":
+            plain = [{k: v for k, v in a.items() if k != "feedback"} for a in source["answers"]]
+            assert question["answers"] == plain
+            compared += 1
+        if source["type"] in ("single_choice", "multiple_choice"):
+            right = [c["text"] for c in question["choices"] if c.get("correct")]
+            assert right == [c["text"] for c in source["choices"] if c.get("correct")]
+            compared += 1
+    assert compared == 35
