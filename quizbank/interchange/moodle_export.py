@@ -1,6 +1,7 @@
 """Moodle XML export: one category per topic, then its questions; what Moodle has no field
-for (difficulty, objectives, a regex answer, a viva's rubric...) travels in a `<vivabank>`
-element that Moodle ignores and our import reads back, so our bank round-trips unchanged."""
+for (difficulty, objectives, a regex answer, a viva's rubric, a code question's cases...)
+travels in a `<vivabank>` element that Moodle ignores and our import reads back, so our
+bank round-trips unchanged."""
 
 from __future__ import annotations
 
@@ -10,31 +11,22 @@ from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
 from quizbank.interchange.common import dump_extension, extension_for, percent
 from quizbank.interchange.moodle_xml import EXTENSION_TAG, read_question
-from quizbank.interchange.report import Draft, Exported, Skipped, TopicRef, Unsupported
-
-_CODE_REASON = (
-    "code questions are not exported to Moodle XML: their cases compare results with the "
-    "reference in PyTorch, while CodeRunner compares printed text known in advance"
-)
+from quizbank.interchange.report import Draft, Exported, TopicRef, Unsupported
 
 
 def write_moodle_xml(items: list[Draft], filename: str) -> Exported:
     """A Moodle XML file of `items` (in topic order); code questions are reported."""
     quiz = Element("quiz")
-    skipped: list[Skipped] = []
     topic: TopicRef | None = None
     for item in items:
-        writer = _WRITERS.get(item.content["type"])
-        if writer is None:
-            skipped.append(Skipped(item.location, _CODE_REASON))
-            continue
+        writer = _WRITERS[item.content["type"]]
         if item.topic != topic:
             topic = item.topic
             quiz.append(_category(topic))
         quiz.append(_question(item, writer))
     indent(quiz)
     data: bytes = tostring(quiz, encoding="utf-8", xml_declaration=True)
-    return Exported(data=data, filename=filename, content_type="application/xml", skipped=skipped)
+    return Exported(data=data, filename=filename, content_type="application/xml")
 
 
 def _text(parent: Element, tag: str, text: str, fmt: str | None = "markdown") -> Element:
@@ -140,7 +132,20 @@ def _viva(element: Element, content: dict[str, Any]) -> str:
     return "essay"
 
 
+def _code(element: Element, content: dict[str, Any]) -> str:
+    """A CodeRunner python3 shell: the reference as the answer, the starter code preloaded.
+    Its cases compare results with the reference in PyTorch, which CodeRunner's printed,
+    known-in-advance outputs cannot express: they travel in the extension, not as tests."""
+    SubElement(element, "coderunnertype").text = "python3"
+    SubElement(element, "prototypetype").text = "0"
+    SubElement(element, "answer").text = content.get("files", {}).get("reference.py", "")
+    SubElement(element, "answerpreload").text = content.get("starter_code", "")
+    SubElement(element, "testcases")
+    return "coderunner"
+
+
 _WRITERS: dict[str, Callable[[Element, dict[str, Any]], str]] = {
+    "code": _code,
     "single_choice": _choices,
     "multiple_choice": _choices,
     "true_false": _true_false,
