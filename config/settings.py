@@ -198,6 +198,13 @@ LOGGING: dict[str, Any] = {
 GRADING_MAX_ANSWER_BYTES: int = env.int("GRADING_MAX_ANSWER_BYTES", default=64 * 1024)
 # Largest request body the JSON API parses at all; bigger bodies get 413.
 GRADING_MAX_REQUEST_BYTES: int = env.int("GRADING_MAX_REQUEST_BYTES", default=256 * 1024)
+# --- Bank interchange (Moodle XML, GIFT, QTI) --------------------------------
+# Largest file an import reads (the upload, or the zip package itself); bigger files are refused.
+INTERCHANGE_MAX_FILE_BYTES: int = env.int("INTERCHANGE_MAX_FILE_BYTES", default=5 * 1024 * 1024)
+# Largest total a QTI package may unpack to (a zip bomb stops here, whatever its headers say).
+INTERCHANGE_MAX_UNPACKED_BYTES: int = env.int(
+    "INTERCHANGE_MAX_UNPACKED_BYTES", default=50 * 1024 * 1024
+)
 # A code answer still queued or running this long past its job's time limit was lost (a
 # worker died, a message vanished): beat's sweeper applies the stored result or sends it again.
 GRADING_STUCK_MARGIN_S: float = env.float("GRADING_STUCK_MARGIN_S", default=60.0)

@@ -31,3 +31,20 @@ class QuestionInvalid(DomainError):
     """A question edited outside the bank files breaks a rule of the format."""
 
     code: ClassVar[str] = "question_invalid"
+
+
+class InterchangeRefused(DomainError):
+    """An import file that is refused whole (hostile, malformed, or of the wrong format)."""
+
+    code: ClassVar[str] = "file_refused"
+
+
+class FileTooLarge(DomainError):
+    code: ClassVar[str] = "file_too_large"
+    status_code: ClassVar[int] = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+
+
+class ExportImpossible(DomainError):
+    """Nothing of what was asked for can be written in the requested format."""
+
+    code: ClassVar[str] = "export_impossible"

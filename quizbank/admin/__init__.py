@@ -9,11 +9,13 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import QuerySet
 from django.forms import BaseFormSet, ModelForm
 from django.http import HttpRequest
-from django.urls import reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from config.exceptions import DomainError
 from quizbank.admin import inlines
 from quizbank.admin.forms import QuestionForm
+from quizbank.admin.interchange import export_response, interchange_import_view
 from quizbank.models import Course, Question, QuestionVersion, RubricCriterion, Topic
 from quizbank.services.versioning import question_snapshot
 
@@ -31,6 +33,35 @@ class CourseAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only i
     list_display = ["slug", "title", "created_at"]
     search_fields = ["slug", "title"]
     inlines = [inlines.TopicInline, inlines.CourseMembershipInline]
+
+    actions = ["export_moodle", "export_gift", "export_qti"]
+
+    def _export(self, request: HttpRequest, queryset: QuerySet[Course], fmt: str) -> Any:
+        if queryset.count() != 1:
+            self.message_user(request, "Pick exactly one course to export.", messages.ERROR)
+            return None
+        try:
+            return export_response(request, queryset.get(), fmt)
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return None
+
+    @admin.action(description="Export the course as Moodle XML")
+    def export_moodle(self, request: HttpRequest, queryset: QuerySet[Course]) -> Any:
+        return self._export(request, queryset, "moodle")
+
+    @admin.action(description="Export the course as GIFT")
+    def export_gift(self, request: HttpRequest, queryset: QuerySet[Course]) -> Any:
+        return self._export(request, queryset, "gift")
+
+    @admin.action(description="Export the course as a QTI 3.0 package")
+    def export_qti(self, request: HttpRequest, queryset: QuerySet[Course]) -> Any:
+        return self._export(request, queryset, "qti")
+
+    def get_urls(self) -> list[URLPattern]:
+        upload = self.admin_site.admin_view(interchange_import_view)
+        own = [path("import-file/", upload, name="quizbank_course_import_file")]
+        return own + super().get_urls()
 
 
 @admin.register(Topic)

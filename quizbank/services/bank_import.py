@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -98,21 +99,44 @@ def _write_question(
     user: User | None,
     report: ImportReport,
 ) -> None:
-    current = question.current_version if question is not None else None
-    if question is not None and current and current.content_hash == content_hash(item.content):
+    outcome = bank_write_question(
+        course=course,
+        topic=topic,
+        slug=item.slug,
+        question=question,
+        content=item.content,
+        user=user,
+    )
+    report.new_versions += outcome != "unchanged"
+    if outcome == "created":
+        report.created += 1
+    elif outcome == "updated":
+        report.updated += 1
+    else:
         report.unchanged += 1
+
+
+def bank_write_question(
+    *,
+    course: Course,
+    topic: Topic,
+    slug: str,
+    question: Question | None,
+    content: dict[str, Any],
+    user: User | None,
+) -> str:
+    """Store canonical `content` as `question` (None: a new one, named `slug`); returns
+    "created", "updated" or "unchanged" (same content hash: no new version)."""
+    current = question.current_version if question is not None else None
+    if question is not None and current and current.content_hash == content_hash(content):
         if question.topic_id != topic.pk:
             Question.objects.filter(pk=question.pk).update(topic=topic)
-        return
+        return "unchanged"
     is_new = question is None
-    question = question or Question(course=course, slug=item.slug)
+    question = question or Question(course=course, slug=slug)
     question.topic = topic
-    question_apply_content(question=question, content=item.content)
+    question_apply_content(question=question, content=content)
     version = question_snapshot(question=question, user=user)
-    report.new_versions += version is not None
     if is_new:
-        report.created += 1
-    elif version is None:
-        report.unchanged += 1
-    else:
-        report.updated += 1
+        return "created"
+    return "unchanged" if version is None else "updated"

@@ -1,0 +1,137 @@
+"""Helpers every converter shares: slugs, fractions, a default rubric, and the extension that
+carries what a format has no field for, so that our own bank round-trips unchanged."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+from quizbank.bankfiles import canonicalize, schema
+from quizbank.interchange.report import Unsupported
+
+_NON_SLUG = re.compile(r"[^a-z0-9]+")
+# An extension value of None means "the format gave this key, our question does not have it".
+EXTENSION_DROP = None
+PLACEHOLDER_MODEL_ANSWER = "No model answer came with the imported question; write one here."
+
+
+def slugify(
+    text: str, *, max_length: int = schema.MAX_QUESTION_SLUG, default: str = "question"
+) -> str:
+    """A bank slug for any text: ASCII letters and digits joined by single hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = _NON_SLUG.sub("-", ascii_text.lower()).strip("-")[:max_length].strip("-")
+    return slug or default
+
+
+def is_slug(text: str | None, max_length: int = schema.MAX_QUESTION_SLUG) -> bool:
+    return bool(text) and len(str(text)) <= max_length and bool(schema.SLUG_RE.match(str(text)))
+
+
+class SlugPool:
+    """Hands out slugs unique within one import: `name`, `name-2`, `name-3`..."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def take(self, wanted: str) -> str:
+        slug, number = wanted, 1
+        while slug in self.used:
+            number += 1
+            suffix = f"-{number}"
+            slug = wanted[: schema.MAX_QUESTION_SLUG - len(suffix)].rstrip("-") + suffix
+        self.used.add(slug)
+        return slug
+
+
+def title_of(text: str, fallback: str) -> str:
+    """A question title: the text on one line, cut to the column's length."""
+    line = " ".join(re.sub(r"<[^>]+>", " ", text).split())
+    if len(line) > schema.MAX_TITLE:
+        line = line[: schema.MAX_TITLE - 1].rstrip() + "…"
+    return line or fallback
+
+
+def to_float(text: str | None, what: str) -> float:
+    try:
+        value = float(str(text).strip())
+    except ValueError as exc:
+        raise Unsupported(f"{what} {text!r} is not a number") from exc
+    if value != value or value in (float("inf"), float("-inf")):
+        raise Unsupported(f"{what} {text!r} is not a finite number")
+    return value
+
+
+def share(percent: float) -> float:
+    """A Moodle or GIFT percentage as the bank's fraction, rounded as Moodle stores it."""
+    return round(percent / 100, 7)
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a Moodle percentage with at most 5 decimals (Moodle's grade list)."""
+    return f"{fraction * 100:.5f}".rstrip("0").rstrip(".")
+
+
+def default_rubric(points: float) -> list[dict[str, Any]]:
+    """One criterion with three levels, for an open question that came without a rubric."""
+    top = points if points > 0 else 1
+    return [
+        {
+            "criterion": "Overall",
+            "description": "The answer as a whole (made by the import; edit it).",
+            "levels": [
+                {"label": "Missing", "points": 0, "descriptor": "No relevant answer."},
+                {"label": "Partial", "points": top / 2, "descriptor": "Partly right."},
+                {"label": "Full", "points": top, "descriptor": "Fully right."},
+            ],
+        }
+    ]
+
+
+def open_question(prompt_content: dict[str, Any], guidance: str, notes: list[str]) -> None:
+    """Fill in what a viva needs and an LMS essay lacks: a model answer and a rubric."""
+    prompt_content["type"] = "viva"
+    prompt_content["mode"] = "written"
+    if guidance.strip():
+        prompt_content["guidance"] = guidance
+    prompt_content["model_answer"] = PLACEHOLDER_MODEL_ANSWER
+    prompt_content["rubric"] = default_rubric(float(prompt_content.get("points", 1)))
+    notes.append("no model answer or rubric in the file: a placeholder and a 3-level rubric made")
+
+
+def extension_for(content: dict[str, Any], plain: dict[str, Any]) -> dict[str, Any]:
+    """The keys where `content` differs from what the format alone gives back (`plain`)."""
+    ours, theirs = canonicalize(content), canonicalize(plain)
+    return {
+        key: ours.get(key, EXTENSION_DROP)
+        for key in dict.fromkeys([*ours, *theirs])
+        if ours.get(key) != theirs.get(key)
+    }
+
+
+def load_extension(text: str) -> dict[str, Any]:
+    """The JSON object of an extension written by `extension_for`."""
+    try:
+        extra = json.loads(text)
+    except RecursionError as exc:
+        raise Unsupported("the Vivabank extension nests too deeply") from exc
+    except ValueError as exc:
+        raise Unsupported(f"the Vivabank extension is not valid JSON: {exc}") from exc
+    if not isinstance(extra, dict):
+        raise Unsupported("the Vivabank extension must be a JSON object")
+    return extra
+
+
+def apply_extension(content: dict[str, Any], extra: dict[str, Any]) -> None:
+    """Overlay an extension onto converted content (None removes a key)."""
+    for key, value in extra.items():
+        if value is EXTENSION_DROP:
+            content.pop(key, None)
+        else:
+            content[key] = value
+
+
+def dump_extension(extra: dict[str, Any]) -> str:
+    return json.dumps(extra, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

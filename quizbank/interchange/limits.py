@@ -1,0 +1,145 @@
+"""Refusing hostile files before any converter reads them: size caps, XML bombs and external
+entities, zip bombs and paths outside a package. Every refusal is an InterchangeRefused."""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+from xml.etree.ElementTree import Element, ParseError, TreeBuilder
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+from django.conf import settings
+
+from quizbank.errors import FileTooLarge, InterchangeRefused
+
+MAX_ZIP_MEMBERS = 1000
+# Far deeper than any question; shallow enough that walking a tree never hits the recursion limit.
+MAX_XML_DEPTH = 200
+MAX_COMPRESSION_RATIO = 100
+_CHUNK = 64 * 1024
+
+
+def max_file_bytes() -> int:
+    return int(settings.INTERCHANGE_MAX_FILE_BYTES)
+
+
+def check_size(data: bytes, what: str = "the file") -> None:
+    """Refuse `data` over INTERCHANGE_MAX_FILE_BYTES."""
+    if len(data) > max_file_bytes():
+        raise FileTooLarge(
+            f"{what} is {len(data)} bytes; the limit is {max_file_bytes()} bytes "
+            "(INTERCHANGE_MAX_FILE_BYTES)"
+        )
+
+
+@dataclass
+class XmlDoc:
+    """A parsed document and the line each element starts on."""
+
+    root: Element
+    lines: dict[int, int] = field(default_factory=dict)
+
+    def line(self, element: Element) -> int:
+        return self.lines.get(id(element), 0)
+
+
+class _LineBuilder(TreeBuilder):
+    def __init__(self, lines: dict[int, int]) -> None:
+        super().__init__()
+        self.lines = lines
+        self.expat: Any = None
+        self.depth = 0
+
+    def end(self, tag: str) -> Element:
+        self.depth -= 1
+        return super().end(tag)
+
+    def start(self, tag: str, attrs: dict[str, str]) -> Element:
+        self.depth += 1
+        if self.depth > MAX_XML_DEPTH:
+            raise InterchangeRefused(f"the XML nests deeper than {MAX_XML_DEPTH} elements")
+        element = super().start(tag, attrs)
+        self.lines[id(element)] = int(self.expat.CurrentLineNumber) if self.expat else 0
+        return element
+
+
+def parse_xml(data: bytes, what: str = "the file") -> XmlDoc:
+    """Parse XML with no DTD, no entity declarations and no external references."""
+    check_size(data, what)
+    lines: dict[int, int] = {}
+    builder = _LineBuilder(lines)
+    parser = DefusedXMLParser(target=builder, forbid_dtd=True)
+    builder.expat = parser.parser
+    try:
+        parser.feed(data)
+        root = parser.close()
+    except DefusedXmlException as exc:
+        raise InterchangeRefused(
+            f"{what} declares a DTD, entities or external references ({type(exc).__name__}); "
+            "they are refused, as they allow entity expansion bombs and reading local files"
+        ) from exc
+    except ParseError as exc:
+        raise InterchangeRefused(f"{what} is not well-formed XML: {exc}") from exc
+    return XmlDoc(root=root, lines=lines)
+
+
+def safe_member_name(name: str) -> str:
+    """The normalised path of a package member; refuses absolute paths and `..`."""
+    cleaned = posixpath.normpath(name.replace("\\", "/"))
+    if (
+        name.startswith(("/", "\\"))
+        or cleaned.startswith("../")
+        or cleaned == ".."
+        or (len(name) > 1 and name[1] == ":")
+    ):
+        raise InterchangeRefused(f"the package holds a path outside itself: {name!r}")
+    return cleaned
+
+
+def read_zip(data: bytes) -> dict[str, bytes]:
+    """Every file of a zip package by normalised path, refusing bombs and unsafe paths."""
+    check_size(data, "the package")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise InterchangeRefused(f"the package is not a zip file: {exc}") from exc
+    with archive:
+        members = [info for info in archive.infolist() if not info.is_dir()]
+        if len(members) > MAX_ZIP_MEMBERS:
+            raise InterchangeRefused(f"the package holds over {MAX_ZIP_MEMBERS} files")
+        budget = int(settings.INTERCHANGE_MAX_UNPACKED_BYTES)
+        files: dict[str, bytes] = {}
+        for info in members:
+            name = safe_member_name(info.filename)
+            files[name] = _read_member(archive, info, budget - sum(map(len, files.values())))
+    return files
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> bytes:
+    ratio = info.file_size / max(info.compress_size, 1)
+    if info.file_size > budget or (info.file_size > _CHUNK and ratio > MAX_COMPRESSION_RATIO):
+        raise _bomb(info.filename)
+    out = bytearray()
+    try:
+        with archive.open(info) as stream:
+            # The header's sizes may lie: stop reading at the budget whatever they say.
+            while chunk := stream.read(_CHUNK):
+                out += chunk
+                if len(out) > budget:
+                    raise _bomb(info.filename)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as exc:
+        raise InterchangeRefused(
+            f"the package member {info.filename} is unreadable: {exc}"
+        ) from exc
+    return bytes(out)
+
+
+def _bomb(name: str) -> InterchangeRefused:
+    return InterchangeRefused(
+        f"the package member {name} unpacks past the limit (INTERCHANGE_MAX_UNPACKED_BYTES "
+        f"or a compression ratio over {MAX_COMPRESSION_RATIO}); it looks like a zip bomb"
+    )

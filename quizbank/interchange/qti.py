@@ -1,0 +1,231 @@
+"""QTI 2.1/2.2 and 3.0 import: single items and content packages (a zip with
+imsmanifest.xml). Choice, text entry and extended text interactions map; others are reported.
+
+QTI 3.0 names (`qti-choice-interaction`, `response-identifier`) are read as the 2.x names
+(`choiceInteraction`, `responseIdentifier`), so one reader serves both versions."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import textwrap
+from html import escape
+from typing import Any
+from xml.etree.ElementTree import Element
+
+from quizbank.errors import InterchangeRefused
+from quizbank.interchange.common import SlugPool, open_question, slugify, title_of, to_float
+from quizbank.interchange.limits import parse_xml, read_zip, safe_member_name
+from quizbank.interchange.report import DEFAULT_TOPIC, Conversion, Draft, Unsupported
+
+_INTERACTIONS = ("choiceInteraction", "textEntryInteraction", "extendedTextInteraction")
+_BLANK = "_____"
+_VOID = ("br", "hr", "img", "col", "wbr")
+_TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
+_ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+
+
+def _camel(name: str) -> str:
+    name = name.rsplit("}", 1)[-1]
+    name = name.removeprefix("qti-")
+    return re.sub(r"-([a-z])", lambda m: m[1].upper(), name)
+
+
+def normalise(root: Element) -> Element:
+    """Strip namespaces and turn QTI 3.0's kebab-case names into QTI 2's camelCase."""
+    for element in root.iter():
+        element.tag = _camel(element.tag)
+        for key in list(element.attrib):
+            value = element.attrib.pop(key)
+            element.attrib[_camel(key)] = value
+    return root
+
+
+def read_qti(data: bytes) -> Conversion:
+    """Convert a QTI item (XML) or content package (zip) into drafts."""
+    conversion, slugs = Conversion(), SlugPool()
+    for location, document in _documents(data):
+        root = normalise(parse_xml(document, location).root)
+        try:
+            draft = read_item(root, location)
+        except Unsupported as exc:
+            conversion.skip(location, exc.reason)
+            continue
+        draft.slug = slugs.take(draft.slug)
+        conversion.drafts.append(draft)
+    return conversion
+
+
+def _documents(data: bytes) -> list[tuple[str, bytes]]:
+    if not data.startswith(b"PK"):
+        return [("item", data)]
+    files = read_zip(data)
+    if "imsmanifest.xml" not in files:
+        raise InterchangeRefused("a QTI package needs imsmanifest.xml at its root")
+    manifest = normalise(parse_xml(files["imsmanifest.xml"], "imsmanifest.xml").root)
+    documents = []
+    for resource in manifest.iter("resource"):
+        if "item" not in resource.get("type", ""):
+            continue
+        href = safe_member_name(
+            posixpath.join(resource.get("xmlBase", ""), resource.get("href", ""))
+        )
+        if href not in files:
+            raise InterchangeRefused(f"imsmanifest.xml lists {href}, which the package lacks")
+        documents.append((href, files[href]))
+    if not documents:
+        raise InterchangeRefused("imsmanifest.xml lists no assessment items")
+    return documents
+
+
+def read_item(root: Element, location: str) -> Draft:
+    """One assessmentItem as a draft."""
+    if root.tag != "assessmentItem":
+        raise Unsupported(f"<{root.tag}> is not a QTI assessment item")
+    body = root.find("itemBody")
+    interactions = [
+        e for e in (body.iter() if body is not None else []) if e.tag.endswith("Interaction")
+    ]
+    if body is None or len(interactions) != 1:
+        raise Unsupported(f"{len(interactions)} interactions; an item maps when it has one")
+    interaction = interactions[0]
+    if interaction.tag not in _INTERACTIONS:
+        raise Unsupported(f"the {interaction.tag} has no counterpart in the bank")
+    files = [e.get("src") or e.get("data") for e in body.iter() if e.tag in ("img", "object")]
+    if files:
+        raise Unsupported(f"embedded files ({', '.join(map(str, files))}) are not kept")
+    identifier = root.get("identifier", "")
+    content: dict[str, Any] = {
+        "title": title_of(root.get("title", ""), identifier or "Untitled question"),
+        "prompt": _prompt(body, interaction),
+    }
+    notes: list[str] = []
+    declaration = _declaration(root, interaction)
+    if interaction.tag == "choiceInteraction":
+        _choice(interaction, declaration, content, notes)
+    elif interaction.tag == "textEntryInteraction":
+        _text_entry(declaration, content, notes)
+    else:
+        open_question(content, "", notes)
+    if root.find("modalFeedback") is not None:
+        notes.append("modal feedback not kept")
+    processing = root.find("responseProcessing")
+    tolerances = tolerance_answers(processing) if content["type"] == "numeric" else []
+    if tolerances:
+        content["answers"] = tolerances
+    elif processing is not None and not processing.get("template") and len(processing):
+        notes.append("custom response processing not read: the bank's own scoring applies")
+    slug = slugify(identifier or content["title"])
+    return Draft(slug=slug, topic=DEFAULT_TOPIC, content=content, location=location, notes=notes)
+
+
+def inner_html(element: Element, replace: Element | None = None, by: str = "") -> str:
+    """The markup inside `element`, with `replace` (and its content) swapped for `by`."""
+    out = _markup_safe(element.text or "")
+    for child in element:
+        if child is replace:
+            out += by
+        elif child.tag not in ("prompt", "simpleChoice"):
+            attributes = "".join(f' {k}="{escape(v)}"' for k, v in child.attrib.items())
+            inside = inner_html(child, replace, by)
+            closing = f">{inside}</{child.tag}>" if inside or child.tag not in _VOID else " />"
+            out += f"<{child.tag}{attributes}{closing}"
+        out += _markup_safe(child.tail or "")
+    return out
+
+
+def _markup_safe(text: str) -> str:
+    """Text that stays text in Markdown with HTML: only a `<` that would open a tag and an
+    `&` that would start an entity are escaped, so code in a prompt keeps its `>` and `&`."""
+    text = _ENTITY_LIKE.sub("&amp;", text)
+    return _TAG_LIKE.sub("&lt;", text)
+
+
+def _prompt(body: Element, interaction: Element) -> str:
+    inline = interaction.tag == "textEntryInteraction"
+    prompt = interaction.find("prompt")
+    own = inner_html(prompt) if prompt is not None else ""
+    text = inner_html(body, interaction, _BLANK if inline else own)
+    # The markup's own indentation would read as a Markdown code block: remove what every
+    # line shares (a Markdown prompt, as our export writes it, has none to remove).
+    return textwrap.dedent(text.expandtabs(4)).strip()
+
+
+def _declaration(root: Element, interaction: Element) -> Element:
+    wanted = interaction.get("responseIdentifier")
+    for declaration in root.findall("responseDeclaration"):
+        if declaration.get("identifier") == wanted:
+            return declaration
+    raise Unsupported(f"no responseDeclaration for {wanted!r}")
+
+
+def _correct(declaration: Element) -> list[str]:
+    return [(v.text or "").strip() for v in declaration.findall("correctResponse/value")]
+
+
+def _choice(
+    interaction: Element, declaration: Element, content: dict[str, Any], notes: list[str]
+) -> None:
+    correct = set(_correct(declaration))
+    choices = interaction.findall("simpleChoice")
+    single = declaration.get("cardinality") == "single"
+    content["type"] = "single_choice" if single else "multiple_choice"
+    content["shuffle"] = interaction.get("shuffle", "false") == "true"
+    if not single and declaration.find("mapping") is not None:
+        content["scoring"] = "partial"
+        notes.append("the item's mapping became the bank's partial rule (+1/k right, -1/k wrong)")
+    content["choices"] = [
+        {
+            "text": "\n".join(line.strip() for line in inner_html(choice).splitlines()).strip(),
+            "correct": choice.get("identifier") in correct,
+        }
+        for choice in choices
+    ]
+
+
+def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str]) -> None:
+    entries = declaration.findall("mapping/mapEntry")
+    if declaration.get("baseType") in ("float", "integer"):
+        values = _correct(declaration) or [entry.get("mapKey", "") for entry in entries]
+        content["type"] = "numeric"
+        content["answers"] = [{"value": to_float(value, "correct response")} for value in values]
+        return
+    content["type"] = "short_text"
+    if not entries:
+        content["case_sensitive"] = True
+        content["answers"] = [{"text": value} for value in _correct(declaration)]
+        return
+    top = max(to_float(entry.get("mappedValue", "0"), "mappedValue") for entry in entries)
+    content["case_sensitive"] = any(e.get("caseSensitive", "true") != "false" for e in entries)
+    content["answers"] = [
+        {
+            "text": entry.get("mapKey", ""),
+            "fraction": max(to_float(entry.get("mappedValue", "0"), "mappedValue"), 0) / top
+            if top > 0
+            else 0,
+        }
+        for entry in entries
+    ]
+
+
+def tolerance_answers(processing: Element | None) -> list[dict[str, Any]]:
+    """Numeric answers from `equal` conditions on RESPONSE with a tolerance (as our export
+    writes them): each branch's value, tolerance and the SCORE it sets."""
+    answers: list[dict[str, Any]] = []
+    branches = [] if processing is None else processing.findall("responseCondition/*")
+    for branch in branches:
+        equal, score = branch.find("equal"), branch.find("setOutcomeValue/baseValue")
+        value = equal.find("baseValue") if equal is not None else None
+        if equal is None or value is None or score is None:
+            return []
+        relative = equal.get("toleranceMode") == "relative"
+        tolerance = to_float((equal.get("tolerance") or "0").split()[0], "tolerance")
+        answer: dict[str, Any] = {
+            "value": to_float(value.text, "baseValue"),
+            "tolerance": float(f"{tolerance / 100:.12g}") if relative else tolerance,
+            "fraction": to_float(score.text, "SCORE"),
+        }
+        if relative:
+            answer["tolerance_mode"] = "relative"
+        answers.append(answer)
+    return answers

@@ -1,0 +1,234 @@
+"""QTI 3.0 export: a content package (zip) with imsmanifest.xml, one assessment test and one
+item per question. Choice, true/false, numeric (tolerances as `qti-equal`) and short text
+answers and vivas map; code questions are reported. Regex answers and per-choice feedback
+are not written."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+from typing import Any
+from xml.etree.ElementTree import Element, SubElement, indent, tostring
+
+from quizbank.interchange.report import Draft, Exported, Skipped
+
+ITEM_NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
+CP_NS = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
+_TEMPLATES = "https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/"
+_CODE_REASON = "QTI has no code questions the bank's cases could run in"
+
+
+def write_qti_package(items: list[Draft], filename: str) -> Exported:
+    """A QTI 3.0 content package of `items`; code questions are reported."""
+    skipped: list[Skipped] = []
+    written: dict[str, bytes] = {}
+    for item in items:
+        writer = _WRITERS.get(item.content["type"])
+        if writer is None:
+            skipped.append(Skipped(item.location, _CODE_REASON))
+            continue
+        written[f"items/{item.slug}.xml"] = _xml(_item(item, writer))
+    written["assessment.xml"] = _xml(_test(filename, written))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("imsmanifest.xml", _xml(_manifest(filename, written)))
+        for name, data in written.items():
+            archive.writestr(name, data)
+    return Exported(buffer.getvalue(), filename, "application/zip", skipped)
+
+
+def _xml(element: Element) -> bytes:
+    indent(element)
+    data: bytes = tostring(element, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
+
+
+def _identifier(path: str) -> str:
+    return "I-" + path.removeprefix("items/").removesuffix(".xml")
+
+
+def _manifest(filename: str, files: dict[str, bytes]) -> Element:
+    manifest = Element("manifest", {"xmlns": CP_NS, "identifier": "M-" + filename})
+    metadata = SubElement(manifest, "metadata")
+    SubElement(metadata, "schema").text = "QTI Package"
+    SubElement(metadata, "schemaversion").text = "3.0.0"
+    SubElement(manifest, "organizations")
+    resources = SubElement(manifest, "resources")
+    test = SubElement(
+        resources,
+        "resource",
+        {"identifier": "T-test", "type": "imsqti_test_xmlv3p0", "href": "assessment.xml"},
+    )
+    SubElement(test, "file", {"href": "assessment.xml"})
+    for path in files:
+        if path.startswith("items/"):
+            SubElement(test, "dependency", {"identifierref": _identifier(path)})
+            attributes = {
+                "identifier": _identifier(path),
+                "type": "imsqti_item_xmlv3p0",
+                "href": path,
+            }
+            SubElement(SubElement(resources, "resource", attributes), "file", {"href": path})
+    return manifest
+
+
+def _test(filename: str, files: dict[str, bytes]) -> Element:
+    test = Element(
+        "qti-assessment-test", {"xmlns": ITEM_NS, "identifier": "T-test", "title": filename}
+    )
+    part = SubElement(
+        test,
+        "qti-test-part",
+        {"identifier": "P1", "navigation-mode": "nonlinear", "submission-mode": "simultaneous"},
+    )
+    section = SubElement(
+        part,
+        "qti-assessment-section",
+        {"identifier": "S1", "title": "Questions", "visible": "true"},
+    )
+    for path in files:
+        SubElement(
+            section, "qti-assessment-item-ref", {"identifier": _identifier(path), "href": path}
+        )
+    return test
+
+
+def _item(item: Draft, writer: Callable[[Element, Element, dict[str, Any]], None]) -> Element:
+    content = item.content
+    root = Element(
+        "qti-assessment-item",
+        {
+            "xmlns": ITEM_NS,
+            "identifier": _identifier(f"items/{item.slug}.xml")[2:],
+            "title": content["title"],
+            "adaptive": "false",
+            "time-dependent": "false",
+        },
+    )
+    declaration = SubElement(root, "qti-response-declaration", {"identifier": "RESPONSE"})
+    outcome = SubElement(
+        root,
+        "qti-outcome-declaration",
+        {"identifier": "SCORE", "cardinality": "single", "base-type": "float"},
+    )
+    SubElement(SubElement(outcome, "qti-default-value"), "qti-value").text = "0"
+    SubElement(root, "qti-item-body")
+    writer(root, declaration, content)
+    return root
+
+
+def _prompt(parent: Element, content: dict[str, Any]) -> None:
+    SubElement(parent, "qti-prompt").text = content["prompt"]
+
+
+def _template(root: Element, name: str) -> None:
+    SubElement(root, "qti-response-processing", {"template": _TEMPLATES + name + ".xml"})
+
+
+def _choice_items(content: dict[str, Any]) -> list[tuple[str, bool]]:
+    if content["type"] == "true_false":
+        return [("True", content["answer"] is True), ("False", content["answer"] is False)]
+    return [(choice["text"], bool(choice.get("correct"))) for choice in content["choices"]]
+
+
+def _choices(root: Element, declaration: Element, content: dict[str, Any]) -> None:
+    options = _choice_items(content)
+    single = content["type"] != "multiple_choice"
+    declaration.attrib.update(
+        cardinality="single" if single else "multiple", **{"base-type": "identifier"}
+    )
+    correct = SubElement(declaration, "qti-correct-response")
+    for index, (_, right) in enumerate(options):
+        if right:
+            SubElement(correct, "qti-value").text = f"C{index}"
+    body = root.find("qti-item-body")
+    assert body is not None  # noqa: S101 (made by _item)
+    attributes = {
+        "response-identifier": "RESPONSE",
+        "shuffle": "true"
+        if content.get("shuffle", True) and content["type"] != "true_false"
+        else "false",
+        "max-choices": "1" if single else "0",
+    }
+    interaction = SubElement(body, "qti-choice-interaction", attributes)
+    _prompt(interaction, content)
+    for index, (text, _) in enumerate(options):
+        SubElement(interaction, "qti-simple-choice", {"identifier": f"C{index}"}).text = text
+    _template(root, "match_correct")
+
+
+def _numeric(root: Element, declaration: Element, content: dict[str, Any]) -> None:
+    answers = [a for a in content["answers"] if not isinstance(a["value"], str)]
+    declaration.attrib.update(cardinality="single", **{"base-type": "float"})
+    correct = SubElement(declaration, "qti-correct-response")
+    for answer in answers:
+        if answer.get("fraction", 1) == 1:
+            SubElement(correct, "qti-value").text = repr(answer["value"])
+    _text_body(root, content)
+    _tolerance_processing(root, answers)
+
+
+def _tolerance_processing(root: Element, answers: list[dict[str, Any]]) -> None:
+    """`qti-equal` with each answer's tolerance, first match wins, as the bank scores."""
+    condition = SubElement(SubElement(root, "qti-response-processing"), "qti-response-condition")
+    for index, answer in enumerate(answers):
+        branch = SubElement(condition, "qti-response-if" if index == 0 else "qti-response-else-if")
+        relative = answer.get("tolerance_mode") == "relative"
+        tolerance = float(f"{answer.get('tolerance', 0) * (100 if relative else 1):.12g}")
+        mode = {"tolerance-mode": "relative" if relative else "absolute"}
+        equal = SubElement(
+            branch, "qti-equal", {**mode, "tolerance": f"{tolerance!r} {tolerance!r}"}
+        )
+        SubElement(equal, "qti-variable", {"identifier": "RESPONSE"})
+        SubElement(equal, "qti-base-value", {"base-type": "float"}).text = repr(answer["value"])
+        score = SubElement(branch, "qti-set-outcome-value", {"identifier": "SCORE"})
+        fraction = answer.get("fraction", 1)
+        SubElement(score, "qti-base-value", {"base-type": "float"}).text = repr(fraction)
+
+
+def _short_text(root: Element, declaration: Element, content: dict[str, Any]) -> None:
+    declaration.attrib.update(cardinality="single", **{"base-type": "string"})
+    texts = [a for a in content["answers"] if "text" in a]
+    correct = SubElement(declaration, "qti-correct-response")
+    mapping = SubElement(declaration, "qti-mapping", {"default-value": "0"})
+    sensitive = "true" if content.get("case_sensitive") else "false"
+    for answer in texts:
+        if answer.get("fraction", 1) == 1:
+            SubElement(correct, "qti-value").text = answer["text"]
+        entry = {
+            "map-key": answer["text"],
+            "mapped-value": repr(answer.get("fraction", 1)),
+            "case-sensitive": sensitive,
+        }
+        SubElement(mapping, "qti-map-entry", entry)
+    _text_body(root, content)
+    _template(root, "map_response")
+
+
+def _text_body(root: Element, content: dict[str, Any]) -> None:
+    body = root.find("qti-item-body")
+    assert body is not None  # noqa: S101 (made by _item)
+    paragraph = SubElement(body, "div")
+    paragraph.text = content["prompt"] + "\n"
+    SubElement(paragraph, "qti-text-entry-interaction", {"response-identifier": "RESPONSE"})
+
+
+def _viva(root: Element, declaration: Element, content: dict[str, Any]) -> None:
+    declaration.attrib.update(cardinality="single", **{"base-type": "string"})
+    body = root.find("qti-item-body")
+    assert body is not None  # noqa: S101 (made by _item)
+    interaction = SubElement(
+        body, "qti-extended-text-interaction", {"response-identifier": "RESPONSE"}
+    )
+    _prompt(interaction, content)
+
+
+_WRITERS: dict[str, Callable[[Element, Element, dict[str, Any]], None]] = {
+    "single_choice": _choices,
+    "multiple_choice": _choices,
+    "true_false": _choices,
+    "numeric": _numeric,
+    "short_text": _short_text,
+    "viva": _viva,
+}

@@ -1,0 +1,67 @@
+"""What a converter hands back: drafts of questions, and every question it had to leave out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TopicRef:
+    """The topic a question goes into: created in the course when its slug is new."""
+
+    slug: str
+    title: str
+    description: str = ""
+
+
+DEFAULT_TOPIC = TopicRef(slug="imported", title="Imported")
+
+
+@dataclass
+class Draft:
+    """One converted question: bank-format content (no validation yet) and where it came from."""
+
+    slug: str
+    topic: TopicRef
+    content: dict[str, Any]
+    location: str
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A question left out, where it was and why."""
+
+    location: str
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.location}: {self.reason}"
+
+
+@dataclass
+class Conversion:
+    drafts: list[Draft] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def skip(self, location: str, reason: str) -> None:
+        self.skipped.append(Skipped(location, reason))
+
+
+class Unsupported(Exception):
+    """Raised inside a converter for one question it cannot represent; the rest go on."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Exported:
+    """An export's bytes, and the questions it could not hold."""
+
+    data: bytes
+    filename: str
+    content_type: str
+    skipped: list[Skipped] = field(default_factory=list)

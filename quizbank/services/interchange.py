@@ -1,0 +1,212 @@
+"""Importing and exporting a course's questions in Moodle XML, GIFT and QTI.
+
+A converter (quizbank.interchange) turns the file into drafts; each draft is validated by
+the bank's own rules (the same as a bank folder's) and the valid ones are written in one
+transaction, as a bank import writes them. Whatever is left out is in the report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+
+from config.text import unstorable_text
+from quizbank.bankfiles import canonicalize, validate_question
+from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
+from quizbank.bankfiles.schema import GENERATOR_FILE
+from quizbank.bankfiles.source import field_name
+from quizbank.errors import ExportImpossible, InterchangeRefused
+from quizbank.interchange.formats import EXTENSIONS, FORMATS, READERS, WRITERS
+from quizbank.interchange.limits import check_size
+from quizbank.interchange.report import Draft, Exported, Skipped, TopicRef
+from quizbank.models import Course, Quiz, Topic
+from quizbank.selectors import course_questions, quiz_slots
+from quizbank.services.bank_import import bank_write_question
+from quizbank.services.content import question_content
+
+
+@dataclass
+class ImportedQuestion:
+    slug: str
+    title: str
+    type: str
+    topic: str
+    location: str
+    outcome: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class InterchangeReport:
+    course: str
+    format: str
+    dry_run: bool = False
+    questions: list[ImportedQuestion] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(question.outcome for question in self.questions))
+
+    def by_type(self) -> dict[str, int]:
+        return dict(Counter(question.type for question in self.questions))
+
+    def summary(self) -> str:
+        counts = self.counts()
+        lines = [
+            f"{self.course}: {len(self.questions)} questions imported from {self.format} "
+            f"({counts.get('created', 0)} created, {counts.get('updated', 0)} changed, "
+            f"{counts.get('unchanged', 0)} unchanged), {len(self.skipped)} skipped"
+        ]
+        lines += [f"skipped {item.line()}" for item in self.skipped]
+        lines += [f"note {q.location}: {note}" for q in self.questions for note in q.notes]
+        if self.dry_run:
+            lines.append("dry run: nothing was written")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "course": self.course,
+            "format": self.format,
+            "dry_run": self.dry_run,
+            "counts": self.counts(),
+            "by_type": self.by_type(),
+            "questions": [vars(question) for question in self.questions],
+            "skipped": [{"location": s.location, "reason": s.reason} for s in self.skipped],
+        }
+
+
+def check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise InterchangeRefused(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
+
+
+def interchange_import(
+    *, course: Course, fmt: str, data: bytes, dry_run: bool = False, user: User | None = None
+) -> InterchangeReport:
+    """Import the questions of `data` (in `fmt`) into `course`: every valid one or none at all;
+    raises InterchangeRefused or FileTooLarge (writing nothing) for a file refused whole."""
+    check_format(fmt)
+    check_size(data)
+    conversion = READERS[fmt](data)
+    report = InterchangeReport(course=course.slug, format=fmt, dry_run=dry_run)
+    report.skipped.extend(conversion.skipped)
+    accepted = [draft for draft in conversion.drafts if _valid(draft, report.skipped)]
+    with transaction.atomic():
+        _write(course, accepted, user, report)
+        if dry_run:
+            transaction.set_rollback(True)
+    return report
+
+
+def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
+    content = dict(draft.content)
+    files = content.pop("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        skipped.append(Skipped(draft.location, "files: must map file names to text"))
+        return False
+    problems = [
+        f"{field_name(issue.path)}: {issue.message}"
+        for issue in validate_question(content, parameterised=GENERATOR_FILE in files)
+    ]
+    problems += missing_files(str(content.get("type")), list(files))
+    for name, source in files.items():
+        kind = file_kind(name)
+        defines = content.get("entry_point") if kind in ("reference", "correct") else None
+        problem = check_python(name, source, defines=str(defines) if defines else None)
+        if problem is not None:
+            problems.append(f"{name}: {problem[1]}")
+    if unstorable_text([draft.content, vars(draft.topic)]):
+        problems.append("text holds NUL characters or unpaired surrogates")
+    if problems:
+        skipped.append(Skipped(draft.location, "; ".join(problems)))
+        return False
+    draft.content = canonicalize({**content, "files": files})
+    return True
+
+
+def _write(course: Course, drafts: list[Draft], user: User | None, report: Any) -> None:
+    topics: dict[str, Topic] = {}
+    existing = {q.slug: q for q in course.questions.select_related("current_version")}
+    for draft in drafts:
+        topic = topics.get(draft.topic.slug) or _topic(course, draft.topic)
+        topics[draft.topic.slug] = topic
+        outcome = bank_write_question(
+            course=course,
+            topic=topic,
+            slug=draft.slug,
+            question=existing.get(draft.slug),
+            content=draft.content,
+            user=user,
+        )
+        report.questions.append(
+            ImportedQuestion(
+                slug=draft.slug,
+                title=draft.content["title"],
+                type=draft.content["type"],
+                topic=topic.slug,
+                location=draft.location,
+                outcome=outcome,
+                notes=draft.notes,
+            )
+        )
+
+
+def _topic(course: Course, ref: TopicRef) -> Topic:
+    topic = course.topics.filter(slug=ref.slug).first()
+    if topic is not None:
+        return topic
+    last = course.topics.aggregate(last=Max("position"))["last"]
+    return Topic.objects.create(
+        course=course,
+        slug=ref.slug,
+        title=ref.title,
+        description=ref.description,
+        position=0 if last is None else last + 1,
+    )
+
+
+def interchange_export(*, course: Course, fmt: str, quiz: Quiz | None = None) -> Exported:
+    """The course's questions (or the quiz's fixed questions) as a file in `fmt`; what the
+    format cannot hold is listed in `skipped`. Raises ExportImpossible when nothing fits."""
+    check_format(fmt)
+    items, skipped = _quiz_items(quiz) if quiz is not None else (_course_items(course), [])
+    name = quiz.slug if quiz is not None else course.slug
+    exported = WRITERS[fmt](items, f"{name}.{EXTENSIONS[fmt]}")
+    exported.skipped[:0] = skipped
+    if len(exported.skipped) == len(items) + len(skipped):
+        raise ExportImpossible(f"none of the questions of {name} can be written as {fmt}")
+    return exported
+
+
+def _course_items(course: Course) -> list[Draft]:
+    return [_item(question) for question in course_questions(course)]
+
+
+def _quiz_items(quiz: Quiz) -> tuple[list[Draft], list[Skipped]]:
+    items, skipped = [], []
+    for slot in quiz_slots(quiz):
+        if slot.question is None:
+            reason = "a slot that draws at random from a pool is not exported"
+            skipped.append(Skipped(f"slot {slot.position}", reason))
+        else:
+            items.append(_item(slot.question))
+    return items, skipped
+
+
+def _item(question: Any) -> Draft:
+    topic = question.topic
+    content = (
+        question.current_version.content
+        if question.current_version is not None
+        else question_content(question)
+    )
+    return Draft(
+        slug=question.slug,
+        topic=TopicRef(slug=topic.slug, title=topic.title, description=topic.description),
+        content=canonicalize(content),
+        location=question.slug,
+    )

@@ -1,0 +1,110 @@
+"""GIFT files from Moodle and the GIFT grammar project import with the expected questions,
+weights, ranges, tolerances and feedback; matching questions are reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from quizbank.models import Course
+from tests.quizbank.factories import make_course
+from tests.quizbank.interchange.helpers import THIRD_PARTY, import_file, skipped_reasons, stored
+
+pytestmark = pytest.mark.django_db
+GIFT = THIRD_PARTY / "gift"
+
+
+@pytest.fixture
+def course() -> Course:
+    return make_course(slug="target")
+
+
+def test_moodle_fixture_imports_every_form_and_reports_matching(course: Course) -> None:
+    report = import_file(course, "gift", GIFT / "moodle-format_gift-fixtures/questions.gift.txt")
+    questions = stored(course)
+    assert skipped_reasons(report) == {
+        "line 5": "matching questions have no counterpart in the bank"
+    }
+    assert questions["q8"]["type"] == "viva"
+    assert questions["colours"]["type"] == "multiple_choice"
+    assert [c.get("correct", False) for c in questions["colours"]["choices"]] == [
+        True,
+        False,
+        True,
+        False,
+    ]
+    assert questions["q2"]["choices"][1] == {"text": "red", "feedback": "wrong, it's yellow"}
+    assert questions["q5"]["answers"] == [{"value": 3, "tolerance": 2}]
+    assert questions["shortanswer"]["answers"][2] == {
+        "regex": ".*",
+        "fraction": 0,
+        "feedback": "Completely wrong",
+    }
+
+
+def test_true_false_feedback_goes_to_the_answer_that_shows_it(course: Course) -> None:
+    import_file(course, "gift", GIFT / "moodle-format_gift-fixtures/questions.gift.txt")
+    question = stored(course)["q1"]
+    assert question["answer"] is False
+    # GIFT's first feedback is for a wrong answer (here: true), the second for a right one.
+    assert question["true_feedback"] == "42 is the Ultimate Answer."
+    assert question["false_feedback"] == "You gave the right answer."
+    assert question["general_feedback"].startswith("This is, of course")
+
+
+def test_category_switch_sets_the_topic_and_escapes_are_undone(course: Course) -> None:
+    path = GIFT / "moodle-format_gift-fixtures/questions_in_category.gift.txt"
+    import_file(course, "gift", path)
+    questions = stored(course)
+    assert {q["_topic"] for q in questions.values()} == {"default-for-new-features"}
+    assert (
+        'href="http://demo.moodle.net/file.php/5/media/bonjour.mp3"'
+        in (questions["greeting"]["prompt"])
+    )
+    assert questions["moodle-acronym"]["answer"] is True
+
+
+def test_numeric_forms_give_value_and_tolerance(course: Course) -> None:
+    import_file(course, "gift", GIFT / "GIFT-grammar-PEG.js/numerical1.gift")
+    answers = {slug: q["answers"] for slug, q in stored(course).items()}
+    assert answers["what-is-the-value-of-pi-to-3-decimal-places"] == [
+        {"value": 3.1415, "tolerance": 0.0005}
+    ]
+    assert answers["what-is-the-value-of-pi-to-3-decimal-places-2"] == [
+        {"value": 3.1415, "tolerance": 0.0005}
+    ]
+    assert answers["pick-a-number-from-5-to-5"] == [{"value": 0, "tolerance": 5}]
+    assert answers["when-was-ulysses-s-grant-born-2"] == [
+        {"value": 1822},
+        {"value": 1822, "tolerance": 2, "fraction": 0.5},
+    ]
+    grasp = answers["combien-de-principes-grasp-y-a-t-il"]
+    assert [(a["value"], a.get("fraction", 1)) for a in grasp] == [(5, 0), (9, 1), (23, 0)]
+
+
+def test_titles_weights_and_escaped_control_characters(course: Course) -> None:
+    report = import_file(course, "gift", GIFT / "GIFT-grammar-PEG.js/options1.gift")
+    questions = stored(course)
+    assert report.skipped == []
+    assert questions["kanji-origins"]["title"] == "Kanji Origins"
+    assert questions["jesus-hometown-2"]["answers"][1] == {
+        "text": "Nazereth",
+        "fraction": 0.75,
+        "feedback": "Right, but misspelled.",
+    }
+    controls = questions["gift-control-characters"]["choices"]
+    assert [c["text"] for c in controls] == ["~", "=", "#", "{", "}", "\\"]
+    assert controls[5]["correct"] is True
+    notes = next(q.notes for q in report.questions if q.slug == "jesus-hometown")
+    assert "choice 'Galilee' gave 50%; here it gives 0" in notes
+
+
+def test_format_php_examples_import_and_matching_is_reported(course: Course) -> None:
+    path = GIFT / "GIFT-grammar-PEG.js/giftFormatPhpExamples.gift"
+    report = import_file(course, "gift", path)
+    questions = stored(course)
+    assert len(report.questions) == 9
+    assert list(skipped_reasons(report)) == ["line 15"]
+    assert questions["grant-s-tomb"]["prompt"] == "Grant is _____ in Grant's tomb."
+    assert questions["when-was-ulysses-s-grant-born"]["answers"] == [
+        {"value": 1822, "tolerance": 5}
+    ]

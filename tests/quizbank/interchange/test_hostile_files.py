@@ -1,0 +1,154 @@
+"""Hostile files are refused whole, with a clear error, and nothing is written."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.test import override_settings
+
+from config.exceptions import DomainError
+from quizbank.errors import FileTooLarge, InterchangeRefused
+from quizbank.models import Course
+from quizbank.services.interchange import interchange_import
+from tests.quizbank.factories import make_course
+from tests.quizbank.interchange.helpers import OWN
+
+pytestmark = pytest.mark.django_db
+
+BILLION_LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+]>
+<quiz><question type="truefalse"><name><text>&lol3;</text></name></question></quiz>"""
+EXTERNAL_ENTITY = b"""<?xml version="1.0"?>
+<!DOCTYPE quiz [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
+<quiz><question type="essay"><name><text>&secret;</text></name></question></quiz>"""
+CHOICE = (OWN / "qti3/choice-single.xml").read_bytes()
+
+
+def zipped(members: dict[str, bytes], manifest: bytes | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        if manifest is not None:
+            archive.writestr("imsmanifest.xml", manifest)
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def manifest_for(href: str) -> bytes:
+    return (
+        '<manifest xmlns="http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"><resources>'
+        f'<resource identifier="R" type="imsqti_item_xmlv3p0" href="{href}"/>'
+        "</resources></manifest>"
+    ).encode()
+
+
+@pytest.fixture
+def course() -> Course:
+    return make_course(slug="target")
+
+
+def refused(course: Course, fmt: str, data: bytes, error: type[DomainError]) -> str:
+    with pytest.raises(error) as caught:
+        interchange_import(course=course, fmt=fmt, data=data)
+    assert not course.questions.exists()
+    assert not course.topics.exists()
+    return caught.value.message
+
+
+def test_entity_expansion_is_refused(course: Course) -> None:
+    message = refused(course, "moodle", BILLION_LAUGHS, InterchangeRefused)
+    assert "declares a DTD" in message
+
+
+def test_external_entities_are_refused(course: Course) -> None:
+    assert "external references" in refused(course, "moodle", EXTERNAL_ENTITY, InterchangeRefused)
+
+
+def test_entities_in_a_qti_item_are_refused(course: Course) -> None:
+    refused(course, "qti", EXTERNAL_ENTITY, InterchangeRefused)
+
+
+def test_a_zip_bomb_is_refused(course: Course) -> None:
+    bomb = zipped({"items/a.xml": b"<" + b" " * (20 * 1024 * 1024)}, manifest_for("items/a.xml"))
+    assert len(bomb) < 100_000
+    assert "zip bomb" in refused(course, "qti", bomb, InterchangeRefused)
+
+
+@override_settings(INTERCHANGE_MAX_UNPACKED_BYTES=50_000)
+def test_a_package_over_the_unpacked_cap_is_refused(course: Course) -> None:
+    members = {f"items/{n}.xml": bytes(range(256)) * 100 for n in range(3)}
+    refused(course, "qti", zipped(members, manifest_for("items/0.xml")), InterchangeRefused)
+
+
+@pytest.mark.parametrize("name", ["../evil.xml", "/etc/evil.xml", "a/../../evil.xml", "C:/x.xml"])
+def test_paths_outside_the_package_are_refused(course: Course, name: str) -> None:
+    package = zipped({name: CHOICE}, manifest_for("items/a.xml"))
+    assert "outside itself" in refused(course, "qti", package, InterchangeRefused)
+
+
+def test_a_manifest_pointing_outside_the_package_is_refused(course: Course) -> None:
+    package = zipped({"items/a.xml": CHOICE}, manifest_for("../../etc/passwd"))
+    assert "outside itself" in refused(course, "qti", package, InterchangeRefused)
+
+
+@override_settings(INTERCHANGE_MAX_FILE_BYTES=1000)
+@pytest.mark.parametrize("fmt", ["moodle", "gift", "qti"])
+def test_files_over_the_size_cap_are_refused(course: Course, fmt: str) -> None:
+    message = refused(course, fmt, b"x" * 1001, FileTooLarge)
+    assert "INTERCHANGE_MAX_FILE_BYTES" in message
+
+
+@pytest.mark.parametrize(
+    ("fmt", "data", "expected"),
+    [
+        ("moodle", b"<quiz><question", "not well-formed XML"),
+        ("moodle", b"<assessmentItem/>", "root element must be <quiz>"),
+        ("gift", b"\xff\xfe\x00bad", "UTF-8"),
+        ("qti", b"PK\x03\x04 not really a zip", "not a zip file"),
+        ("qti", zipped({"a.xml": CHOICE}), "needs imsmanifest.xml"),
+    ],
+)
+def test_malformed_files_are_refused_with_a_reason(
+    course: Course, fmt: str, data: bytes, expected: str
+) -> None:
+    assert expected in refused(course, fmt, data, InterchangeRefused)
+
+
+def test_nul_characters_skip_the_question_instead_of_failing_the_write(course: Course) -> None:
+    report = interchange_import(course=course, fmt="gift", data=b"Bad\x00 {=yes}\n\nGood {=yes}\n")
+    assert [q.slug for q in report.questions] == ["good"]
+    assert "NUL" in report.skipped[0].reason
+
+
+@pytest.mark.parametrize(("fmt", "root"), [("moodle", b"quiz"), ("qti", b"assessmentItem")])
+def test_deeply_nested_xml_is_refused(course: Course, fmt: str, root: bytes) -> None:
+    body = b"<div>" * 5000 + b"<choiceInteraction/>" + b"</div>" * 5000
+    deep = b"<%s><itemBody>%s</itemBody></%s>" % (root, body, root)
+    assert "nests deeper" in refused(course, fmt, deep, InterchangeRefused)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (b"Q {~%1.2.3%a =b}", "weight '1.2.3' is not a number"),
+        (b"Q {#=%x5%3}", "number '%x5%3' is not a number"),
+        (b"Q {bare =a}", "must start with = or ~"),
+        (b"// @vivabank " + b"[" * 100_000 + b"\nQ {=a}", "nests too deeply"),
+        (b'// @vivabank {"files": ["x"]}\nQ {=a}', "files: must map file names to text"),
+        (b'// @vivabank {"type": "code"}\nQ {=a}', "entry_point"),
+        (b"$CATEGORY: $course$/Bad\x00Topic\n\nQ {=a}", "NUL"),
+    ],
+)
+def test_odd_gift_skips_the_question_with_a_reason(
+    course: Course, text: bytes, reason: str
+) -> None:
+    report = interchange_import(course=course, fmt="gift", data=text)
+    assert report.questions == []
+    assert reason in report.skipped[0].reason
+    assert not course.questions.exists()
