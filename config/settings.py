@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "quizbank",
     "grading",
     "runner",
+    "lms",
 ]
 
 MIDDLEWARE = [
@@ -121,9 +122,14 @@ REST_FRAMEWORK: dict[str, Any] = {
     # Token first: an unauthenticated call gets 401 with `WWW-Authenticate: Token`.
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
+        # API clients (lms/): `Authorization: Bearer vbk_...`, scoped (config/scopes.py).
+        "lms.auth.ApiClientTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "config.scopes.ClientScopes",
+    ],
     # The API takes JSON only, through one parser that bounds size, nesting and text.
     "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

@@ -31,3 +31,17 @@ class QuestionInvalid(DomainError):
     """A question edited outside the bank files breaks a rule of the format."""
 
     code: ClassVar[str] = "question_invalid"
+
+
+class QuizInvalid(DomainError):
+    code: ClassVar[str] = "quiz_invalid"
+
+
+class QuizLocked(DomainError):
+    code: ClassVar[str] = "quiz_locked"
+    status_code: ClassVar[int] = status.HTTP_409_CONFLICT
+
+
+class SlugTaken(DomainError):
+    code: ClassVar[str] = "slug_taken"
+    status_code: ClassVar[int] = status.HTTP_409_CONFLICT

@@ -1,0 +1,22 @@
+"""Provisioning and grades endpoints under /api/."""
+
+from django.urls import path
+
+import config.converters  # noqa: F401  (registers <id:...>)
+from lms.api import views
+
+urlpatterns = [
+    path("users/", views.UserListApi.as_view(), name="user-list"),
+    path("users/<str:external_id>/", views.UserDetailApi.as_view(), name="user-detail"),
+    path(
+        "courses/<id:course_id>/memberships/",
+        views.CourseMembershipsApi.as_view(),
+        name="course-memberships",
+    ),
+    path("quizzes/<id:quiz_id>/grades/", views.QuizGradeRowsApi.as_view(), name="quiz-grade-rows"),
+    path(
+        "quizzes/<id:quiz_id>/grades/export.csv",
+        views.QuizGradeRowsCsvApi.as_view(),
+        name="quiz-grade-rows-csv",
+    ),
+]

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class LmsConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "lms"
+    verbose_name = "LMS integration"
+
+    def ready(self) -> None:
+        from lms import schema  # noqa: F401  (registers the client token's security scheme)

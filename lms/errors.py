@@ -1,0 +1,24 @@
+"""LMS integration errors, each with a stable code."""
+
+from rest_framework import status
+
+from config.exceptions import DomainError
+
+
+class ExternalIdTaken(DomainError):
+    code = "external_id_taken"
+    status_code = status.HTTP_409_CONFLICT
+
+
+class UnknownExternalId(DomainError):
+    code = "unknown_external_id"
+
+
+class UsernameTaken(DomainError):
+    code = "username_taken"
+    status_code = status.HTTP_409_CONFLICT
+
+
+class ClientRequired(DomainError):
+    code = "client_required"
+    status_code = status.HTTP_403_FORBIDDEN

@@ -1,0 +1,75 @@
+"""API clients, their hashed tokens and token use, and external identities.
+
+An API client acts through a service account (`ApiClient.user`): its course
+memberships decide, through `quizbank.access`, which courses the client reaches,
+exactly as for a person. Its tokens add scopes on top (config/scopes.py).
+"""
+
+from django.conf import settings
+from django.db import models
+
+
+class ApiClient(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="api_client"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def namespace(self) -> str:
+        """Where this client's external ids live: each client has its own."""
+        return f"client:{self.pk}"
+
+
+class ApiToken(models.Model):
+    client = models.ForeignKey(ApiClient, on_delete=models.CASCADE, related_name="tokens")
+    # The first characters of the token, to tell tokens apart; the rest is only hashed.
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    scopes = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… of {self.client}"
+
+
+class TokenUse(models.Model):
+    """One authenticated request made with a client token."""
+
+    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="uses")
+    at = models.DateTimeField()
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    address = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["token", "at"], name="token_use_by_time")]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class ExternalIdentity(models.Model):
+    """A user's id in an outside system: an API client's namespace or an LTI issuer."""
+
+    namespace = models.CharField(max_length=300)
+    external_id = models.CharField(max_length=255)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_identities"
+    )
+
+    class Meta:
+        verbose_name_plural = "external identities"
+        constraints = [
+            models.UniqueConstraint(fields=["namespace", "external_id"], name="unique_external_id"),
+            models.UniqueConstraint(fields=["namespace", "user"], name="one_external_id_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.external_id} in {self.namespace}"
