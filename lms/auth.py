@@ -30,8 +30,12 @@ class ApiClientTokenAuthentication(BaseAuthentication):
         token = token_for_key(key)
         if token is None or not token.client.user.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
-        token_use_record(token=token, method=request.method or "", path=request.path,
-                         address=client_address(request))  # fmt: skip
+        token_use_record(
+            token=token,
+            method=request.method or "",
+            path=request.path,
+            address=client_address(request),
+        )
         return token.client.user, token
 
     def authenticate_header(self, request: Request) -> str:

@@ -14,9 +14,10 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
+from django.http import Http404
 
 from config.exceptions import DomainError
-from lms.errors import ExternalIdTaken, UnknownExternalId, UsernameTaken
+from lms.errors import ExternalIdTaken, UsernameTaken
 from lms.models import ExternalIdentity
 
 PROFILE_FIELDS = ("email", "first_name", "last_name", "is_active")
@@ -28,12 +29,10 @@ def users_of(namespace: str) -> QuerySet[ExternalIdentity]:
 
 
 def identity_get(*, namespace: str, external_id: str) -> ExternalIdentity:
-    """The identity with this external id; UnknownExternalId (404) otherwise."""
+    """The identity with this external id in the namespace; 404 otherwise."""
     found = users_of(namespace).filter(external_id=external_id).first()
     if found is None:
-        raise UnknownExternalId(
-            "No user with this external id.", fields={"external_id": [f"Unknown: {external_id}"]}
-        )
+        raise Http404("No user with this external id.")
     return found
 
 

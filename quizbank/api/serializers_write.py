@@ -32,8 +32,9 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        pool = attrs["pool_tag"] or attrs["pool_topic"] or attrs["pool_difficulty"]
-        if attrs.get("question") is not None and (pool or attrs["draw_count"] != 1):
+        # Defaults are not filled in under a partial update (PATCH), so read with get().
+        pool = attrs.get("pool_tag") or attrs.get("pool_topic") or attrs.get("pool_difficulty")
+        if attrs.get("question") is not None and (pool or attrs.get("draw_count", 1) != 1):
             raise serializers.ValidationError("A slot is a question or a pool, not both.")
         return attrs
 
