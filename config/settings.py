@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "quizbank",
     "grading",
     "runner",
+    "lti_tool",  # django-lti: LTI 1.3 registrations, deployments and tool keys (used by lms/lti.py)
     "lms",
 ]
 

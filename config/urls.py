@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/", include("lms.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("lti/", include("lms.urls")),
     path("", include("quizbank.urls")),
 ]
 

@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from lms.models import ApiClient, ApiToken, ExternalIdentity, TokenUse
+from lms.models import ApiClient, ApiToken, ExternalIdentity, LtiCourseGrant, TokenUse
 
 
 @admin.register(ApiClient)
@@ -48,3 +48,10 @@ class TokenUseAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only
 class ExternalIdentityAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in the stubs
     list_display = ["external_id", "namespace", "user"]
     search_fields = ["external_id", "user__username"]
+
+
+@admin.register(LtiCourseGrant)
+class LtiCourseGrantAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in the stubs
+    """Which courses each LTI platform registration may launch users into."""
+
+    list_display = ["registration", "course"]

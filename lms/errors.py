@@ -22,3 +22,8 @@ class UsernameTaken(DomainError):
 class ClientRequired(DomainError):
     code = "client_required"
     status_code = status.HTTP_403_FORBIDDEN
+
+
+class LaunchRefused(DomainError):
+    code = "launch_refused"
+    status_code = status.HTTP_403_FORBIDDEN

@@ -73,3 +73,36 @@ class ExternalIdentity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.external_id} in {self.namespace}"
+
+
+class LtiNonceUse(models.Model):
+    """The nonce of every accepted LTI launch: a second launch with it is a replay."""
+
+    issuer = models.CharField(max_length=255)
+    nonce = models.CharField(max_length=255)
+    used_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "nonce"], name="unique_lti_nonce"),
+        ]
+
+    def __str__(self) -> str:
+        return f"nonce {self.nonce[:12]} of {self.issuer}"
+
+
+class LtiCourseGrant(models.Model):
+    """A course an LTI platform registration may launch users into (set by an admin)."""
+
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+"
+    )
+    course = models.ForeignKey("quizbank.Course", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["registration", "course"], name="unique_lti_grant"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.registration} may launch into {self.course}"

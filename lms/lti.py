@@ -1,0 +1,124 @@
+"""The one module that uses PyLTI1p3 and django-lti: OIDC login, launch validation, JWKS.
+
+PyLTI1p3 checks the id_token's signature (by `kid`, against the platform's JWKS URL),
+issuer, audience (the registration's client id), expiry, deployment, message type and
+version, nonce and state. Two things are ours: a launch with an unknown (or inactive)
+deployment is refused instead of registering it, and a nonce is good for one launch
+only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay).
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+from django.http import HttpRequest, HttpResponse
+from lti_tool.models import Key, LtiDeployment
+from lti_tool.utils import DjangoToolConfig
+from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
+from pylti1p3.contrib.django.message_launch import DjangoMessageLaunch
+from pylti1p3.contrib.django.oidc_login import DjangoOIDCLogin
+from pylti1p3.deployment import Deployment
+from pylti1p3.exception import LtiException
+
+from lms.errors import LaunchRefused
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+LIS_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+
+
+@dataclass(frozen=True)
+class LaunchClaims:
+    """What a validated launch says, in our terms."""
+
+    registration_id: int
+    issuer: str
+    nonce: str
+    subject: str
+    message_type: str
+    roles: frozenset[str]  # the LIS membership role names: Learner, Instructor, ...
+    custom: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+    given_name: str = ""
+    family_name: str = ""
+    email: str = ""
+
+
+class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
+    """django-lti's registry, except that a launch never creates a deployment."""
+
+    def _known(self, **lookups: Any) -> Deployment | None:
+        found = LtiDeployment.objects.filter(
+            registration__is_active=True, is_active=True, **lookups
+        ).first()
+        self.deployment = found
+        return None if found is None else Deployment().set_deployment_id(found.deployment_id)
+
+    def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
+        return self._known(registration__issuer=iss, deployment_id=deployment_id)
+
+    def find_deployment_by_params(
+        self, iss: str, deployment_id: str, client_id: str, *args: Any, **kwargs: Any
+    ) -> Deployment | None:
+        return self._known(
+            registration__issuer=iss,
+            registration__client_id=client_id,
+            deployment_id=deployment_id,
+        )
+
+
+def _storage() -> DjangoCacheDataStorage:
+    # Login and launch may reach different processes: production needs a shared CACHE_URL.
+    return DjangoCacheDataStorage()  # type: ignore[no-untyped-call]  # untyped contrib module
+
+
+def oidc_login(request: HttpRequest) -> HttpResponse:
+    """Answer the platform's third-party login initiation: a redirect to its auth URL
+    with a fresh state (also set as a cookie) and nonce."""
+    params = request.POST if request.method == "POST" else request.GET
+    target = params.get("target_link_uri")
+    if not target:
+        raise LaunchRefused("The login initiation has no target_link_uri.")
+    login = DjangoOIDCLogin(request, _ToolConf(), launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped
+    try:
+        response: HttpResponse = login.redirect(target)
+    except LtiException as exc:
+        raise LaunchRefused(str(exc)) from exc
+    return response
+
+
+def _roles(body: dict[str, Any]) -> frozenset[str]:
+    names = set()
+    for uri in body.get(CLAIM + "roles", []):
+        if isinstance(uri, str) and uri.startswith(LIS_ROLE):
+            names.add(uri.rsplit("#", 1)[-1])
+    return frozenset(names)
+
+
+def launch_claims(request: HttpRequest) -> LaunchClaims:
+    """Validate the launch POSTed by the platform; LaunchRefused says why not."""
+    conf = _ToolConf()
+    launch = DjangoMessageLaunch(request, conf, launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped
+    try:
+        body: dict[str, Any] = dict(launch.validate().get_launch_data())
+    except (LtiException, requests.RequestException) as exc:
+        raise LaunchRefused(str(exc)) from exc
+    return LaunchClaims(
+        registration_id=conf.registration.pk,
+        issuer=str(body["iss"]),
+        nonce=str(body["nonce"]),
+        subject=str(body.get("sub", "")),
+        message_type=str(body.get(CLAIM + "message_type", "")),
+        roles=_roles(body),
+        custom=dict(body.get(CLAIM + "custom") or {}),
+        name=str(body.get("name", "")),
+        given_name=str(body.get("given_name", "")),
+        family_name=str(body.get("family_name", "")),
+        email=str(body.get("email", "")),
+    )
+
+
+def tool_jwks() -> dict[str, Any]:
+    """Our public keys: every active key, so a new key and the one it replaces are both
+    live while platforms refresh their copy (the newest signs)."""
+    jwks: dict[str, Any] = Key.objects.as_jwks()
+    return jwks

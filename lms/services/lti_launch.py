@@ -1,0 +1,81 @@
+"""An accepted LTI launch: refuse a replay, find the quiz, match or create the user and
+their course membership. All or nothing: a refused launch leaves no row behind."""
+
+import hashlib
+from datetime import datetime
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+
+from lms.errors import LaunchRefused
+from lms.lti import LaunchClaims
+from lms.models import ExternalIdentity, LtiCourseGrant, LtiNonceUse
+from quizbank.models import CourseMembership, Quiz, Role
+
+# LIS membership roles -> course roles (anything else gets no role).
+ROLE_FOR = {
+    "Learner": Role.STUDENT,
+    "Instructor": Role.EXAMINER,
+    "TeachingAssistant": Role.EXAMINER,
+}
+
+
+def lti_namespace(issuer: str) -> str:
+    """Where a platform's user ids (`sub`) live: one namespace per issuer."""
+    return f"lti:{issuer}"
+
+
+def _refuse_replay(claims: LaunchClaims, now: datetime) -> None:
+    try:
+        with transaction.atomic():
+            LtiNonceUse.objects.create(issuer=claims.issuer, nonce=claims.nonce, used_at=now)
+    except IntegrityError as exc:
+        raise LaunchRefused("This launch was already used (replayed id_token).") from exc
+
+
+def _quiz(claims: LaunchClaims) -> Quiz:
+    quiz_id = str(claims.custom.get("quiz_id", ""))
+    quiz = Quiz.objects.filter(pk=int(quiz_id)).first() if quiz_id.isdigit() else None
+    granted = (
+        quiz is not None
+        and LtiCourseGrant.objects.filter(
+            registration_id=claims.registration_id, course_id=quiz.course_id
+        ).exists()
+    )
+    if quiz is None or not granted:
+        raise LaunchRefused("The launch names no quiz this platform may open (custom quiz_id).")
+    return quiz
+
+
+def _user(claims: LaunchClaims) -> User:
+    namespace = lti_namespace(claims.issuer)
+    known = ExternalIdentity.objects.filter(namespace=namespace, external_id=claims.subject)
+    identity = known.select_related("user").first()
+    if identity is not None:
+        return identity.user
+    digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
+    user = User(
+        username=f"lti-{digest}",
+        email=claims.email[:254],
+        first_name=claims.given_name[:150],
+        last_name=claims.family_name[:150],
+    )
+    user.set_unusable_password()
+    user.save()
+    ExternalIdentity.objects.create(namespace=namespace, external_id=claims.subject, user=user)
+    return user
+
+
+@transaction.atomic
+def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
+    """The signed-in user and the quiz a resource launch opens."""
+    _refuse_replay(claims, now)
+    if not claims.subject:
+        raise LaunchRefused("The launch names no user (sub).")
+    quiz = _quiz(claims)
+    user = _user(claims)
+    if not user.is_active:
+        raise LaunchRefused("This account is deactivated.")
+    for role in sorted({ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}):
+        CourseMembership.objects.get_or_create(course_id=quiz.course_id, user=user, role=role)
+    return user, quiz
