@@ -7,4 +7,6 @@ class LmsConfig(AppConfig):
     verbose_name = "LMS integration"
 
     def ready(self) -> None:
-        from lms import schema  # noqa: F401  (registers the client token's security scheme)
+        from lms import receivers, schema  # noqa: F401  (schema registers the token scheme)
+
+        receivers.connect()

@@ -27,3 +27,8 @@ class ClientRequired(DomainError):
 class LaunchRefused(DomainError):
     code = "launch_refused"
     status_code = status.HTTP_403_FORBIDDEN
+
+
+class ScoreNotSent(DomainError):
+    code = "score_not_sent"
+    status_code = status.HTTP_502_BAD_GATEWAY

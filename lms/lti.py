@@ -8,21 +8,26 @@ only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay).
 """
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import requests
 from django.http import HttpRequest, HttpResponse
-from lti_tool.models import Key, LtiDeployment
+from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
+from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
 from pylti1p3.contrib.django.message_launch import DjangoMessageLaunch
 from pylti1p3.contrib.django.oidc_login import DjangoOIDCLogin
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException
+from pylti1p3.grade import Grade
+from pylti1p3.service_connector import ServiceConnector
 
-from lms.errors import LaunchRefused
+from lms.errors import LaunchRefused, ScoreNotSent
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+SCORE_SCOPE: Final = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LIS_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 
 
@@ -41,6 +46,7 @@ class LaunchClaims:
     given_name: str = ""
     family_name: str = ""
     email: str = ""
+    ags: dict[str, Any] = field(default_factory=dict)  # the AGS endpoint claim, if any
 
 
 class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
@@ -114,6 +120,7 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         given_name=str(body.get("given_name", "")),
         family_name=str(body.get("family_name", "")),
         email=str(body.get("email", "")),
+        ags=dict(body.get(AGS_CLAIM) or {}),
     )
 
 
@@ -122,3 +129,25 @@ def tool_jwks() -> dict[str, Any]:
     live while platforms refresh their copy (the newest signs)."""
     jwks: dict[str, Any] = Key.objects.as_jwks()
     return jwks
+
+
+def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any]) -> None:
+    """POST one AGS score to the line item (a client-credentials token first, signed with
+    our newest key); ScoreNotSent says why it failed."""
+    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    service = AssignmentsGradesService(
+        ServiceConnector(registration), {"scope": [SCORE_SCOPE], "lineitem": line_item_url}
+    )
+    try:
+        grade = (
+            Grade()
+            .set_user_id(score["userId"])
+            .set_score_given(score["scoreGiven"])
+            .set_score_maximum(score["scoreMaximum"])
+            .set_activity_progress(score["activityProgress"])
+            .set_grading_progress(score["gradingProgress"])
+            .set_timestamp(score["timestamp"])
+        )
+        service.put_grade(grade)
+    except (LtiException, requests.RequestException) as exc:
+        raise ScoreNotSent(str(exc)[:2000]) from exc

@@ -106,3 +106,51 @@ class LtiCourseGrant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.registration} may launch into {self.course}"
+
+
+class LtiLineItem(models.Model):
+    """A platform gradebook column for a quiz, learnt from a launch's AGS claim."""
+
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+"
+    )
+    quiz = models.ForeignKey("quizbank.Quiz", on_delete=models.CASCADE, related_name="+")
+    url = models.URLField(max_length=1000)
+    scopes = models.JSONField(default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["registration", "url"], name="unique_lti_line_item"),
+        ]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class SyncStatus(models.TextChoices):
+    PENDING = "pending", "Waiting to be sent"
+    SENT = "sent", "Sent"
+    FAILED = "failed", "Failed (re-send it)"
+
+
+class LtiScoreSync(models.Model):
+    """One student's score on one line item: what must be sent, and what was."""
+
+    line_item = models.ForeignKey(LtiLineItem, on_delete=models.CASCADE, related_name="syncs")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=8, choices=SyncStatus.choices, default=SyncStatus.PENDING)
+    tries = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    updated_at = models.DateTimeField()
+    # The score last accepted by the platform and the time it stands for: an older one is
+    # never sent over it.
+    sent_payload = models.JSONField(null=True, blank=True)
+    sent_as_of = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["line_item", "user"], name="unique_lti_score_sync"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.line_item}: {self.status}"

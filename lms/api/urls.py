@@ -3,7 +3,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from lms.api import views
+from lms.api import passback, views
 
 urlpatterns = [
     path("users/", views.UserListApi.as_view(), name="user-list"),
@@ -18,5 +18,15 @@ urlpatterns = [
         "quizzes/<id:quiz_id>/grades/export.csv",
         views.QuizGradeRowsCsvApi.as_view(),
         name="quiz-grade-rows-csv",
+    ),
+    path(
+        "quizzes/<id:quiz_id>/lms-scores/",
+        passback.QuizScoreSyncsApi.as_view(),
+        name="quiz-lms-scores",
+    ),
+    path(
+        "quizzes/<id:quiz_id>/lms-scores/resend/",
+        passback.QuizScoreSyncsResendApi.as_view(),
+        name="quiz-lms-scores-resend",
     ),
 ]

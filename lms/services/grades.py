@@ -98,6 +98,16 @@ def _row(
     )
 
 
+def _quiz_changed(quiz: Quiz) -> datetime | None:
+    releases = QuizRelease.objects.filter(quiz=quiz).aggregate(at=Max("created_at"))
+    return _latest(quiz.released_at, releases["at"])
+
+
+def student_grade_row(*, quiz: Quiz, user: User, now: datetime) -> GradeRow:
+    """One student's row (without an external id)."""
+    return _row(quiz, user, None, now, _quiz_changed(quiz))
+
+
 def _external_ids(user_ids: set[int], namespace: str | None) -> dict[int, str]:
     rows = ExternalIdentity.objects.filter(user_id__in=user_ids).order_by("-namespace")
     if namespace is not None:
@@ -115,10 +125,7 @@ def quiz_grade_rows(
     attempted = Attempt.objects.filter(quiz=quiz).values_list("user_id", flat=True)
     ids = set(members) | set(attempted)
     external = _external_ids(ids, namespace)
-    quiz_changed = _latest(
-        quiz.released_at,
-        QuizRelease.objects.filter(quiz=quiz).aggregate(at=Max("created_at"))["at"],
-    )
+    quiz_changed = _quiz_changed(quiz)
     users = User.objects.filter(pk__in=ids).order_by("username")
     rows = [_row(quiz, u, external.get(u.pk), now, quiz_changed) for u in users]
     if updated_since is None:

@@ -3,13 +3,14 @@ their course membership. All or nothing: a refused launch leaves no row behind."
 
 import hashlib
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from lms.errors import LaunchRefused
-from lms.lti import LaunchClaims
-from lms.models import ExternalIdentity, LtiCourseGrant, LtiNonceUse
+from lms.lti import SCORE_SCOPE, LaunchClaims
+from lms.models import ExternalIdentity, LtiCourseGrant, LtiLineItem, LtiNonceUse
 from quizbank.models import CourseMembership, Quiz, Role
 
 # LIS membership roles -> course roles (anything else gets no role).
@@ -18,6 +19,17 @@ ROLE_FOR = {
     "Instructor": Role.EXAMINER,
     "TeachingAssistant": Role.EXAMINER,
 }
+
+
+def line_item_record(*, registration_id: int, quiz: Quiz, ags: dict[str, Any]) -> None:
+    """Remember the line item a launch names, when the platform lets us post scores."""
+    url, scopes = ags.get("lineitem"), list(ags.get("scope") or [])
+    if isinstance(url, str) and url and SCORE_SCOPE in scopes:
+        LtiLineItem.objects.update_or_create(
+            registration_id=registration_id,
+            url=url[:1000],
+            defaults={"quiz": quiz, "scopes": scopes},
+        )
 
 
 def lti_namespace(issuer: str) -> str:
@@ -78,4 +90,5 @@ def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
         raise LaunchRefused("This account is deactivated.")
     for role in sorted({ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}):
         CourseMembership.objects.get_or_create(course_id=quiz.course_id, user=user, role=role)
+    line_item_record(registration_id=claims.registration_id, quiz=quiz, ags=claims.ags)
     return user, quiz

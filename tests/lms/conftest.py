@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from lms.models import ApiClient
 from lms.services.tokens import api_client_create, token_issue
+from tests.lms.lti_world import lti  # noqa: F401  (the LTI world fixture, for every test here)
 
 ALL_SCOPES = ["grades:read", "roster:manage", "quizzes:manage", "questions:manage"]
 

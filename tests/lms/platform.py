@@ -45,24 +45,64 @@ def public_key_of(private_pem: str) -> str:
     )
 
 
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+
+
+@dataclass
+class GradeService:
+    """The platform's token endpoint and line item score service."""
+
+    conf: "PlatformConf | None" = None
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    fail_next: int = 0  # answer this many score posts with a 500 first
+    refused: int = 0
+
+
 class _Handler(BaseHTTPRequestHandler):
     routes: dict[str, Any] = {}
+    grades: GradeService
 
-    def do_GET(self) -> None:
-        body = json.dumps(self.routes.get(self.path, {})).encode()
-        self.send_response(200 if self.path in self.routes else 404)
+    def _answer(self, status: int, data: Any) -> None:
+        body = json.dumps(data).encode()
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._answer(200 if self.path in self.routes else 404, self.routes.get(self.path, {}))
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+        conf = self.grades.conf
+        assert conf is not None
+        if self.path == "/token":
+            form = dict(parse_qsl(raw))
+            self._answer(200, conf.get_access_token(form))
+            return
+        token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        if not self.path.endswith("/scores") or not conf.validate_token(token, [SCORE_SCOPE]):
+            self.grades.refused += 1
+            self._answer(401, {})
+            return
+        if self.grades.fail_next > 0:
+            self.grades.fail_next -= 1
+            self._answer(500, {"error": "down"})
+            return
+        self.grades.scores.append({"path": self.path, **json.loads(raw)})
+        self._answer(200, {})
 
     def log_message(self, *args: Any) -> None:
         pass
 
 
 @contextmanager
-def platform_http(routes: dict[str, Any]) -> Iterator[str]:
-    """Serve `routes` (path -> JSON) on 127.0.0.1; yields the base URL."""
-    handler = type("Handler", (_Handler,), {"routes": routes})
+def platform_http(routes: dict[str, Any], grades: GradeService | None = None) -> Iterator[str]:
+    """Serve `routes` (path -> JSON), the token endpoint and line item scores on 127.0.0.1;
+    yields the base URL."""
+    attrs = {"routes": routes, "grades": grades or GradeService()}
+    handler = type("Handler", (_Handler,), attrs)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -149,6 +189,7 @@ def signed_launch(
     roles: list[str],
     custom: dict[str, str],
     expires_in: int = 300,
+    line_item: str = "",
 ) -> dict[str, Any]:
     """Step 3: the platform answers the tool's auth request with a signed id_token."""
     params = dict(parse_qsl(urlparse(auth_redirect).query))
@@ -159,6 +200,8 @@ def signed_launch(
     launch.set_launch_context_claim("course-dl-101", context_title="Deep learning")
     launch.set_custom_parameters_claim(custom)
     launch.set_id_token_expiration(expires_in)
+    if line_item:
+        launch.set_ags(line_item.rsplit("/", 1)[0], line_item)
     data: dict[str, Any] = launch.lti_launch()
     return data
 
