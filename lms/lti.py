@@ -142,12 +142,12 @@ def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any
         grade = (
             Grade()
             .set_user_id(score["userId"])
-            .set_score_given(score["scoreGiven"])
-            .set_score_maximum(score["scoreMaximum"])
             .set_activity_progress(score["activityProgress"])
             .set_grading_progress(score["gradingProgress"])
             .set_timestamp(score["timestamp"])
         )
+        if "scoreGiven" in score:  # absent while an answer waits for an examiner
+            grade.set_score_given(score["scoreGiven"]).set_score_maximum(score["scoreMaximum"])
         service.put_grade(grade)
     except (LtiException, requests.RequestException) as exc:
         raise ScoreNotSent(str(exc)[:2000]) from exc

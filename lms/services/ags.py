@@ -9,13 +9,13 @@ and re-send.
 """
 
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
+from grading.selectors import results_released
 from lms import lti
 from lms.errors import ScoreNotSent
 from lms.models import ExternalIdentity, LtiLineItem, LtiScoreSync, SyncStatus
@@ -39,19 +39,22 @@ def score_syncs_mark(*, quiz_id: int, user_ids: set[int], now: datetime) -> list
 
 
 def _score(sync: LtiScoreSync, subject: str, now: datetime) -> dict[str, Any] | None:
-    row = student_grade_row(quiz=sync.line_item.quiz, user=sync.user, now=now)
-    if not row.released or row.score is None or row.max_score is None:
+    """The AGS score to send now; None while nothing of it is released. An answer still
+    waiting for an examiner after a release is PendingManual, with no score yet."""
+    quiz = sync.line_item.quiz
+    row = student_grade_row(quiz=quiz, user=sync.user, now=now)
+    waiting = row.status == GradeStatus.PENDING_MANUAL and results_released(quiz, now)
+    if not (row.released or waiting):
         return None
-    pending = row.status == GradeStatus.PENDING_MANUAL
-    as_of = row.updated_at or now
-    return {
+    score: dict[str, Any] = {
         "userId": subject,
-        "scoreGiven": float(row.score),
-        "scoreMaximum": float(row.max_score or Decimal(0)),
-        "activityProgress": "Completed",
-        "gradingProgress": "PendingManual" if pending else "FullyGraded",
-        "timestamp": as_of.isoformat(),
+        "activityProgress": "Submitted" if waiting else "Completed",
+        "gradingProgress": "PendingManual" if waiting else "FullyGraded",
+        "timestamp": (row.updated_at or now).isoformat(),
     }
+    if row.released and row.score is not None and row.max_score is not None:
+        score.update(scoreGiven=float(row.score), scoreMaximum=float(row.max_score))
+    return score
 
 
 def _subject(sync: LtiScoreSync) -> str | None:

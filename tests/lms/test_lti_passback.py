@@ -143,3 +143,28 @@ def test_a_score_as_of_an_earlier_moment_than_the_last_sent_is_not_sent(
     )
     assert score_publish(sync_id=sync.pk, now=timezone.now()) == "sent"
     assert len(lti.grades.scores) == 1
+
+
+def test_a_release_with_a_viva_still_unmarked_is_pending_manual_until_marked(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    viva = Response.objects.get(attempt_id=attempt, question_version__question__type="viva")
+    override = {"override": {"responses": [viva.pk], "reason": "Marks follow next week."}}
+    reply = examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", override, format="json")
+    assert reply.status_code in (200, 201), reply.content
+    assert _publish_pending() == ["sent"]
+    [waiting] = lti.grades.scores
+    assert (waiting["activityProgress"], waiting["gradingProgress"]) == (
+        "Submitted",
+        "PendingManual",
+    )
+    assert "scoreGiven" not in waiting
+    _mark(examiner, attempt, 2)
+    assert _publish_pending() == ["sent"]
+    final = lti.grades.scores[-1]
+    assert (final["gradingProgress"], final["scoreGiven"], final["scoreMaximum"]) == (
+        "FullyGraded",
+        2.0,
+        2.0,
+    )
