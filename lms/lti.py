@@ -8,7 +8,7 @@ only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay).
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import requests
 from django.http import HttpRequest, HttpResponse
@@ -18,15 +18,21 @@ from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
 from pylti1p3.contrib.django.message_launch import DjangoMessageLaunch
 from pylti1p3.contrib.django.oidc_login import DjangoOIDCLogin
+from pylti1p3.deep_link import DeepLink
+from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
+from pylti1p3.lineitem import LineItem
 from pylti1p3.service_connector import ServiceConnector
 
 from lms.errors import LaunchRefused, ScoreNotSent
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+RESOURCE_LINK = "LtiResourceLinkRequest"
+DEEP_LINKING = "LtiDeepLinkingRequest"
 SCORE_SCOPE: Final = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LIS_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 
@@ -47,6 +53,8 @@ class LaunchClaims:
     family_name: str = ""
     email: str = ""
     ags: dict[str, Any] = field(default_factory=dict)  # the AGS endpoint claim, if any
+    deployment_id: str = ""
+    deep_linking: dict[str, Any] = field(default_factory=dict)  # a deep linking request's
 
 
 class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
@@ -121,6 +129,8 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         family_name=str(body.get("family_name", "")),
         email=str(body.get("email", "")),
         ags=dict(body.get(AGS_CLAIM) or {}),
+        deployment_id=str(body.get(CLAIM + "deployment_id", "")),
+        deep_linking=dict(body.get(DL_CLAIM) or {}),
     )
 
 
@@ -151,3 +161,42 @@ def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any
         service.put_grade(grade)
     except (LtiException, requests.RequestException) as exc:
         raise ScoreNotSent(str(exc)[:2000]) from exc
+
+
+@dataclass(frozen=True)
+class LinkedQuiz:
+    """What goes back to the platform for a picked quiz: a resource link and a line item."""
+
+    quiz_id: int
+    title: str
+    score_maximum: float
+    launch_url: str
+
+
+def deep_link_response_form(
+    *, registration_id: int, deployment_id: str, settings: dict[str, Any], quiz: LinkedQuiz
+) -> str:
+    """The auto-submitting HTML form that returns the picked quiz to the platform, signed
+    with our newest key."""
+    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    try:
+        line_item = (
+            LineItem()
+            .set_score_maximum(quiz.score_maximum)
+            .set_label(quiz.title)
+            .set_tag(f"vivabank-quiz-{quiz.quiz_id}")
+            .set_resource_id(str(quiz.quiz_id))
+        )
+    except LtiException as exc:
+        raise LaunchRefused(str(exc)) from exc
+    resource = (
+        DeepLinkResource()
+        .set_url(quiz.launch_url)
+        .set_title(quiz.title)
+        .set_custom_params({"quiz_id": str(quiz.quiz_id)})
+        .set_lineitem(line_item)
+    )
+    # The platform's deep_linking_settings claim, as the launch carried it.
+    deep_link = DeepLink(registration, deployment_id, cast(Any, settings))
+    form: str = deep_link.output_response_form([resource])
+    return form

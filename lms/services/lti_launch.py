@@ -37,7 +37,7 @@ def lti_namespace(issuer: str) -> str:
     return f"lti:{issuer}"
 
 
-def _refuse_replay(claims: LaunchClaims, now: datetime) -> None:
+def refuse_replay(claims: LaunchClaims, now: datetime) -> None:
     try:
         with transaction.atomic():
             LtiNonceUse.objects.create(issuer=claims.issuer, nonce=claims.nonce, used_at=now)
@@ -59,17 +59,23 @@ def _quiz(claims: LaunchClaims) -> Quiz:
     return quiz
 
 
-def _user(claims: LaunchClaims) -> User:
+def user_for_launch(claims: LaunchClaims) -> User:
+    """The launching user: matched by issuer and sub, or created; refused when the launch
+    names nobody or the account is deactivated."""
+    if not claims.subject:
+        raise LaunchRefused("The launch names no user (sub).")
     namespace = lti_namespace(claims.issuer)
     known = ExternalIdentity.objects.filter(namespace=namespace, external_id=claims.subject)
     identity = known.select_related("user").first()
+    if identity is not None and not identity.user.is_active:
+        raise LaunchRefused("This account is deactivated.")
     if identity is not None:
         return identity.user
     digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
     user = User(
         username=f"lti-{digest}",
         email=claims.email[:254],
-        first_name=claims.given_name[:150],
+        first_name=(claims.given_name or claims.name)[:150],
         last_name=claims.family_name[:150],
     )
     user.set_unusable_password()
@@ -81,13 +87,9 @@ def _user(claims: LaunchClaims) -> User:
 @transaction.atomic
 def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
     """The signed-in user and the quiz a resource launch opens."""
-    _refuse_replay(claims, now)
-    if not claims.subject:
-        raise LaunchRefused("The launch names no user (sub).")
+    refuse_replay(claims, now)
     quiz = _quiz(claims)
-    user = _user(claims)
-    if not user.is_active:
-        raise LaunchRefused("This account is deactivated.")
+    user = user_for_launch(claims)
     for role in sorted({ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}):
         CourseMembership.objects.get_or_create(course_id=quiz.course_id, user=user, role=role)
     line_item_record(registration_id=claims.registration_id, quiz=quiz, ags=claims.ags)

@@ -145,6 +145,7 @@ class PlatformConf(LTI1P3PlatformConfAbstract):
             .set_deployment_id(s.deployment_id)
             .set_oidc_login_url(f"{TOOL}/lti/login/")
             .set_launch_url(f"{TOOL}/lti/launch/")
+            .set_deeplink_launch_url(f"{TOOL}/lti/launch/")
             .set_platform_public_key(public_key_of(s.private_key))
             .set_platform_private_key(s.private_key)
         )
@@ -190,6 +191,7 @@ def signed_launch(
     custom: dict[str, str],
     expires_in: int = 300,
     line_item: str = "",
+    deep_link_return: str = "",
 ) -> dict[str, Any]:
     """Step 3: the platform answers the tool's auth request with a signed id_token."""
     params = dict(parse_qsl(urlparse(auth_redirect).query))
@@ -202,6 +204,8 @@ def signed_launch(
     launch.set_id_token_expiration(expires_in)
     if line_item:
         launch.set_ags(line_item.rsplit("/", 1)[0], line_item)
+    if deep_link_return:
+        launch.set_dl(deep_link_return, title="Add a quiz", accept_types={"ltiResourceLink"})
     data: dict[str, Any] = launch.lti_launch()
     return data
 
