@@ -32,3 +32,8 @@ class LaunchRefused(DomainError):
 class ScoreNotSent(DomainError):
     code = "score_not_sent"
     status_code = status.HTTP_502_BAD_GATEWAY
+
+
+class RosterNotFetched(DomainError):
+    code = "roster_not_fetched"
+    status_code = status.HTTP_502_BAD_GATEWAY

@@ -24,13 +24,15 @@ from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
+from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.service_connector import ServiceConnector
 
-from lms.errors import LaunchRefused, ScoreNotSent
+from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 RESOURCE_LINK = "LtiResourceLinkRequest"
 DEEP_LINKING = "LtiDeepLinkingRequest"
 SCORE_SCOPE: Final = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -55,6 +57,7 @@ class LaunchClaims:
     ags: dict[str, Any] = field(default_factory=dict)  # the AGS endpoint claim, if any
     deployment_id: str = ""
     deep_linking: dict[str, Any] = field(default_factory=dict)  # a deep linking request's
+    memberships_url: str = ""  # NRPS: where the platform lists the context's members
 
 
 class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
@@ -100,12 +103,20 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _roles(body: dict[str, Any]) -> frozenset[str]:
+def role_names(roles: Any) -> frozenset[str]:
+    """LIS membership role names (Learner, Instructor, TeachingAssistant...) from a list of
+    role URIs; NRPS may also give the short names themselves."""
     names = set()
-    for uri in body.get(CLAIM + "roles", []):
-        if isinstance(uri, str) and uri.startswith(LIS_ROLE):
-            names.add(uri.rsplit("#", 1)[-1])
+    for role in roles if isinstance(roles, list) else []:
+        if isinstance(role, str) and role.startswith(LIS_ROLE):
+            names.add(role.rsplit("#", 1)[-1])
+        elif isinstance(role, str) and ":" not in role and "/" not in role:
+            names.add(role)
     return frozenset(names)
+
+
+def _roles(body: dict[str, Any]) -> frozenset[str]:
+    return role_names(body.get(CLAIM + "roles", []))
 
 
 def launch_claims(request: HttpRequest) -> LaunchClaims:
@@ -131,6 +142,7 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         ags=dict(body.get(AGS_CLAIM) or {}),
         deployment_id=str(body.get(CLAIM + "deployment_id", "")),
         deep_linking=dict(body.get(DL_CLAIM) or {}),
+        memberships_url=str((body.get(NRPS_CLAIM) or {}).get("context_memberships_url", "")),
     )
 
 
@@ -200,3 +212,15 @@ def deep_link_response_form(
     deep_link = DeepLink(registration, deployment_id, cast(Any, settings))
     form: str = deep_link.output_response_form([resource])
     return form
+
+
+def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:
+    """Every member the platform lists (NRPS, all pages); RosterNotFetched says why not."""
+    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    service = NamesRolesProvisioningService(
+        ServiceConnector(registration), {"context_memberships_url": memberships_url}
+    )
+    try:
+        return [dict(member) for member in service.get_members()]
+    except (LtiException, requests.RequestException, ValueError) as exc:
+        raise RosterNotFetched(str(exc)[:2000]) from exc

@@ -154,3 +154,24 @@ class LtiScoreSync(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.line_item}: {self.status}"
+
+
+class LtiRosterSource(models.Model):
+    """Where a platform lists a course's members (NRPS), learnt from a launch."""
+
+    registration = models.ForeignKey(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+"
+    )
+    course = models.ForeignKey("quizbank.Course", on_delete=models.CASCADE, related_name="+")
+    memberships_url = models.URLField(max_length=1000)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["registration", "course"], name="unique_lti_roster_source"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.memberships_url

@@ -3,7 +3,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from lms.api import passback, views
+from lms.api import passback, roster_sync, views
 
 urlpatterns = [
     path("users/", views.UserListApi.as_view(), name="user-list"),
@@ -18,6 +18,11 @@ urlpatterns = [
         "quizzes/<id:quiz_id>/grades/export.csv",
         views.QuizGradeRowsCsvApi.as_view(),
         name="quiz-grade-rows-csv",
+    ),
+    path(
+        "courses/<id:course_id>/lti-roster-sync/",
+        roster_sync.CourseRosterSyncApi.as_view(),
+        name="course-lti-roster-sync",
     ),
     path(
         "quizzes/<id:quiz_id>/lms-scores/",

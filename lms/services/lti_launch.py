@@ -10,8 +10,14 @@ from django.db import IntegrityError, transaction
 
 from lms.errors import LaunchRefused
 from lms.lti import SCORE_SCOPE, LaunchClaims
-from lms.models import ExternalIdentity, LtiCourseGrant, LtiLineItem, LtiNonceUse
-from quizbank.models import CourseMembership, Quiz, Role
+from lms.models import (
+    ExternalIdentity,
+    LtiCourseGrant,
+    LtiLineItem,
+    LtiNonceUse,
+    LtiRosterSource,
+)
+from quizbank.models import Course, CourseMembership, Quiz, Role
 
 # LIS membership roles -> course roles (anything else gets no role).
 ROLE_FOR = {
@@ -29,6 +35,16 @@ def line_item_record(*, registration_id: int, quiz: Quiz, ags: dict[str, Any]) -
             registration_id=registration_id,
             url=url[:1000],
             defaults={"quiz": quiz, "scopes": scopes},
+        )
+
+
+def roster_source_record(*, claims: LaunchClaims, course: Course, now: datetime) -> None:
+    """Remember where the platform lists this course's members (NRPS, from a launch)."""
+    if claims.memberships_url:
+        LtiRosterSource.objects.update_or_create(
+            registration_id=claims.registration_id,
+            course=course,
+            defaults={"memberships_url": claims.memberships_url[:1000], "updated_at": now},
         )
 
 
@@ -93,4 +109,5 @@ def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
     for role in sorted({ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}):
         CourseMembership.objects.get_or_create(course_id=quiz.course_id, user=user, role=role)
     line_item_record(registration_id=claims.registration_id, quiz=quiz, ags=claims.ags)
+    roster_source_record(claims=claims, course=quiz.course, now=now)
     return user, quiz

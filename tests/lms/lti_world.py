@@ -81,6 +81,7 @@ def launch(
     expires_in: int = 300,
     line_item: str = "",
     deep_link_return: str = "",
+    memberships_url: str = "",
 ) -> tuple[Any, dict[str, Any]]:
     """Login initiation, the platform's signed answer, the launch POST: (reply, form)."""
     login = lti.browser.get(path_and_query(login_url(lti.conf(), user_id)))
@@ -94,6 +95,7 @@ def launch(
         expires_in=expires_in,
         line_item=line_item,
         deep_link_return=deep_link_return,
+        memberships_url=memberships_url,
     )
     body = {"id_token": data["id_token"], "state": state or data["state"]}
     return lti.browser.post(urlparse(data["launch_url"]).path, body), body

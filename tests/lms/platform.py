@@ -46,6 +46,7 @@ def public_key_of(private_pem: str) -> str:
 
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
 
 @dataclass
@@ -56,6 +57,7 @@ class GradeService:
     scores: list[dict[str, Any]] = field(default_factory=list)
     fail_next: int = 0  # answer this many score posts with a 500 first
     refused: int = 0
+    members: list[dict[str, Any]] = field(default_factory=list)  # the NRPS roster
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -71,6 +73,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
+        if self.path.startswith("/memberships"):
+            conf = self.grades.conf
+            token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+            if conf is None or not conf.validate_token(token, [NRPS_SCOPE]):
+                self._answer(401, {})
+                return
+            roster = {"id": self.path, "context": {"id": "course-dl-101"}}
+            self._answer(200, {**roster, "members": self.grades.members})
+            return
         self._answer(200 if self.path in self.routes else 404, self.routes.get(self.path, {}))
 
     def do_POST(self) -> None:
@@ -192,6 +203,7 @@ def signed_launch(
     expires_in: int = 300,
     line_item: str = "",
     deep_link_return: str = "",
+    memberships_url: str = "",
 ) -> dict[str, Any]:
     """Step 3: the platform answers the tool's auth request with a signed id_token."""
     params = dict(parse_qsl(urlparse(auth_redirect).query))
@@ -204,6 +216,8 @@ def signed_launch(
     launch.set_id_token_expiration(expires_in)
     if line_item:
         launch.set_ags(line_item.rsplit("/", 1)[0], line_item)
+    if memberships_url:
+        launch.set_nrps(memberships_url)
     if deep_link_return:
         launch.set_dl(deep_link_return, title="Add a quiz", accept_types={"ltiResourceLink"})
     data: dict[str, Any] = launch.lti_launch()
