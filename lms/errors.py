@@ -37,3 +37,8 @@ class ScoreNotSent(DomainError):
 class RosterNotFetched(DomainError):
     code = "roster_not_fetched"
     status_code = status.HTTP_502_BAD_GATEWAY
+
+
+class DeliveryFailed(DomainError):
+    code = "delivery_failed"
+    status_code = status.HTTP_502_BAD_GATEWAY

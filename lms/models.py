@@ -175,3 +175,62 @@ class LtiRosterSource(models.Model):
 
     def __str__(self) -> str:
         return self.memberships_url
+
+
+class WebhookEvent(models.TextChoices):
+    ATTEMPT_SUBMITTED = "attempt.submitted", "An attempt was submitted"
+    ATTEMPT_GRADED = "attempt.graded", "An attempt was fully graded"
+    GRADES_RELEASED = "grades.released", "A quiz's results were released"
+    MARK_CHANGED = "mark.changed", "An answer's mark changed"
+
+
+class WebhookSubscription(models.Model):
+    """An API client's endpoint for some events of the courses its account belongs to."""
+
+    client = models.ForeignKey(ApiClient, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=1000)
+    events = models.JSONField(default=list)
+    # Signs each delivery (HMAC-SHA256); shown once, when the subscription is made.
+    secret = models.CharField(max_length=64)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.client} -> {self.url}"
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending", "Waiting or retrying"
+    DELIVERED = "delivered", "Delivered (2xx)"
+    FAILED = "failed", "Gave up"
+
+
+class WebhookDelivery(models.Model):
+    """One event for one subscription; its id stays the same on every retry."""
+
+    subscription = models.ForeignKey(
+        WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    delivery_id = models.UUIDField(unique=True)
+    event = models.CharField(max_length=32, choices=WebhookEvent.choices)
+    # What makes two events the same (e.g. "attempt.submitted:12"), so none is queued twice.
+    dedupe_key = models.CharField(max_length=200)
+    payload = models.JSONField()
+    status = models.CharField(
+        max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    )
+    tries = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField()
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subscription", "dedupe_key"], name="unique_webhook_event"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.delivery_id}: {self.status}"

@@ -3,10 +3,17 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from lms.api import passback, roster_sync, views
+from lms.api import passback, roster_sync, views, webhooks
 
 urlpatterns = [
     path("users/", views.UserListApi.as_view(), name="user-list"),
+    path("webhooks/", webhooks.WebhookListApi.as_view(), name="webhook-list"),
+    path("webhooks/<id:webhook_id>/", webhooks.WebhookDetailApi.as_view(), name="webhook-detail"),
+    path(
+        "webhooks/<id:webhook_id>/deliveries/",
+        webhooks.WebhookDeliveriesApi.as_view(),
+        name="webhook-deliveries",
+    ),
     path("users/<str:external_id>/", views.UserDetailApi.as_view(), name="user-detail"),
     path(
         "courses/<id:course_id>/memberships/",
