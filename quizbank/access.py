@@ -114,3 +114,9 @@ def require_course_creator(user: AnyUser) -> None:
     which API clients' service accounts hold and active superusers have)."""
     if not (isinstance(user, PermissionsMixin) and user.has_perm("quizbank.add_course")):
         raise PermissionDenied("You may not create courses.")
+
+
+def require_site_admin(user: AnyUser) -> None:
+    """403 unless the user holds every role (an active superuser): site-wide settings."""
+    if not holds_every_role(user):
+        raise PermissionDenied("Only a site administrator may do this.")

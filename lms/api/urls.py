@@ -3,10 +3,20 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from lms.api import passback, roster_sync, views, webhooks
+from lms.api import passback, registrations, roster_sync, views, webhooks
 
 urlpatterns = [
     path("users/", views.UserListApi.as_view(), name="user-list"),
+    path(
+        "lti/registrations/",
+        registrations.RegistrationListApi.as_view(),
+        name="lti-registrations",
+    ),
+    path(
+        "lti/registrations/<id:registration_id>/",
+        registrations.RegistrationDetailApi.as_view(),
+        name="lti-registration-detail",
+    ),
     path("webhooks/", webhooks.WebhookListApi.as_view(), name="webhook-list"),
     path("webhooks/<id:webhook_id>/", webhooks.WebhookDetailApi.as_view(), name="webhook-detail"),
     path(
