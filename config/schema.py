@@ -7,11 +7,14 @@ from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
+from config.scopes import scopes_needed
+
 _ERRORS: dict[int, str] = {
     400: "Malformed JSON, or invalid fields, filters or ordering; `fields` names each "
     "(e.g. `answer.text`).",
     401: "No valid credentials; see `WWW-Authenticate`.",
-    403: "Signed in, but your role does not allow this.",
+    403: "Signed in, but your role does not allow this (or an API client's token lacks "
+    "the operation's scope: `scope_missing`).",
     404: "No such object among those you may see, or no such page.",
     409: "The current state does not allow this (e.g. `stale_version`, `deadline_passed`).",
     413: "The body, or the answer in it, is over its size limit.",
@@ -86,3 +89,14 @@ class VivabankAutoSchema(AutoSchema):
                 response["headers"] = _HEADERS[status]
             responses[str(status)] = response
         return responses
+
+    def get_operation(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        """The operation, with the scope an API client token needs in `x-client-scopes`."""
+        operation: dict[str, Any] | None = super().get_operation(*args, **kwargs)
+        scopes = [str(scope) for scope in scopes_needed(self.view, self.method)]
+        if operation is not None and scopes:
+            operation["x-client-scopes"] = scopes
+            named = " or ".join(f"`{scope}`" for scope in scopes)
+            note = f"API client tokens need the scope {named}."
+            operation["description"] = f"{operation.get('description', '')}\n\n{note}".strip()
+        return operation

@@ -37,6 +37,8 @@ INSTALLED_APPS = [
     "quizbank",
     "grading",
     "runner",
+    "lti_tool",  # django-lti: LTI 1.3 registrations, deployments and tool keys (used by lms/lti.py)
+    "lms",
 ]
 
 MIDDLEWARE = [
@@ -121,9 +123,14 @@ REST_FRAMEWORK: dict[str, Any] = {
     # Token first: an unauthenticated call gets 401 with `WWW-Authenticate: Token`.
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
+        # API clients (lms/): `Authorization: Bearer vbk_...`, scoped (config/scopes.py).
+        "lms.auth.ApiClientTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "config.scopes.ClientScopes",
+    ],
     # The API takes JSON only, through one parser that bounds size, nesting and text.
     "DEFAULT_PARSER_CLASSES": ["config.parsers.SafeJSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
@@ -152,6 +159,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # `<id:...>` path parameters (config/converters.py) are bounded integers.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
+    # One name for the webhook events, listed both in subscriptions and in deliveries.
+    "ENUM_NAME_OVERRIDES": {"WebhookEventEnum": "lms.models.WebhookEvent"},
 }
 
 # --- Celery -----------------------------------------------------------------

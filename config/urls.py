@@ -14,8 +14,10 @@ urlpatterns = [
     path("api/", include("quizbank.api.urls")),
     path("api/", include("grading.api.urls")),
     path("api/", include("grading.api.urls_examiner")),
+    path("api/", include("lms.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("lti/", include("lms.urls")),
     path("", include("quizbank.urls")),
 ]
 

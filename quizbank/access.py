@@ -10,7 +10,7 @@ leaks; a member without the role an action needs gets a 403.
 from collections.abc import Iterable
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, PermissionsMixin
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
@@ -107,3 +107,16 @@ def access_question(user: AnyUser, question_id: int, roles: Iterable[str] = AUTH
     if question is None:
         raise Http404("No such question.")
     return question
+
+
+def require_course_creator(user: AnyUser) -> None:
+    """403 unless the user may create courses (Django's `quizbank.add_course` permission,
+    which API clients' service accounts hold and active superusers have)."""
+    if not (isinstance(user, PermissionsMixin) and user.has_perm("quizbank.add_course")):
+        raise PermissionDenied("You may not create courses.")
+
+
+def require_site_admin(user: AnyUser) -> None:
+    """403 unless the user holds every role (an active superuser): site-wide settings."""
+    if not holds_every_role(user):
+        raise PermissionDenied("Only a site administrator may do this.")

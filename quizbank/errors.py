@@ -33,6 +33,20 @@ class QuestionInvalid(DomainError):
     code: ClassVar[str] = "question_invalid"
 
 
+class QuizInvalid(DomainError):
+    code: ClassVar[str] = "quiz_invalid"
+
+
+class QuizLocked(DomainError):
+    code: ClassVar[str] = "quiz_locked"
+    status_code: ClassVar[int] = status.HTTP_409_CONFLICT
+
+
+class SlugTaken(DomainError):
+    code: ClassVar[str] = "slug_taken"
+    status_code: ClassVar[int] = status.HTTP_409_CONFLICT
+
+
 class InterchangeRefused(DomainError):
     """An import file that is refused whole (hostile, malformed, or of the wrong format)."""
 

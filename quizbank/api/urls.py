@@ -22,4 +22,6 @@ urlpatterns = [
     path("questions/<id:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
     path("quizzes/", views.QuizListApi.as_view(), name="quiz-list"),
     path("quizzes/<id:quiz_id>/", views.QuizDetailApi.as_view(), name="quiz-detail"),
+    path("quizzes/<id:quiz_id>/open/", views.QuizOpenApi.as_view(), name="quiz-open"),
+    path("quizzes/<id:quiz_id>/close/", views.QuizCloseApi.as_view(), name="quiz-close"),
 ]

@@ -1,22 +1,30 @@
 """Bank endpoints: courses (members), questions (authors), quizzes (members).
 
-Releasing a quiz's results is a grading rule (it depends on what is marked), so its
-endpoint lives in `grading.api.release`."""
+Writes (create and update courses and quizzes, open and close quizzes) take their
+input from `serializers_write` and call `quizbank.services.quiz_write`. Releasing a
+quiz's results is a grading rule (it depends on what is marked), so its endpoint lives
+in `grading.api.release`."""
 
 from django.db.models import QuerySet
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.scopes import ANY_SCOPE, Scope
 from quizbank.access import (
+    AUTHORS,
     access_course,
     access_question,
     access_quiz,
     courses_for,
     questions_for,
     quizzes_for,
+    require_course_creator,
+    require_role_somewhere,
+    user_id,
 )
 from quizbank.api.serializers import (
     CourseSerializer,
@@ -24,22 +32,61 @@ from quizbank.api.serializers import (
     QuestionSummarySerializer,
     QuizSerializer,
 )
+from quizbank.api.serializers_write import (
+    CourseInputSerializer,
+    QuizCreateInputSerializer,
+    QuizInputSerializer,
+    split_slots,
+)
 from quizbank.models import Course, Question, Quiz
+from quizbank.services import quiz_write
+
+COURSE_WRITERS = (Scope.MANAGE_ROSTER, Scope.MANAGE_QUIZZES)
+QUIZ_WRITERS = (Scope.MANAGE_QUIZZES,)
 
 
 class CourseListApi(generics.ListAPIView[Course]):
     serializer_class = CourseSerializer
     filterset_fields = ["slug"]
     ordering_fields = ["slug", "title"]
+    client_scopes = {"GET": ANY_SCOPE, "POST": COURSE_WRITERS}
 
     def get_queryset(self) -> QuerySet[Course]:
         return courses_for(self.request.user).order_by("slug")
 
+    @extend_schema(
+        request=CourseInputSerializer,
+        responses={201: CourseSerializer},
+        operation_id="course_create",
+    )
+    def post(self, request: Request) -> Response:
+        """Create a course; its creator becomes its author and examiner."""
+        require_course_creator(request.user)
+        data = CourseInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = quiz_write.course_create(owner_id=user_id(request.user), **data.validated_data)
+        return Response(CourseSerializer(course).data, status=201)
+
 
 class CourseDetailApi(APIView):
+    client_scopes = {"GET": ANY_SCOPE, "PATCH": COURSE_WRITERS}
+
     @extend_schema(responses=CourseSerializer, operation_id="course_detail")
     def get(self, request: Request, course_id: int) -> Response:
         return Response(CourseSerializer(access_course(request.user, course_id)).data)
+
+    @extend_schema(
+        request=CourseInputSerializer(partial=True),
+        responses=CourseSerializer,
+        operation_id="course_update",
+    )
+    def patch(self, request: Request, course_id: int) -> Response:
+        """Change the course's title or description (authors)."""
+        course = access_course(request.user, course_id, roles=AUTHORS)
+        data = CourseInputSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        course = quiz_write.course_update(course=course, data=data.validated_data)
+        return Response(CourseSerializer(course).data)
 
 
 class QuestionListApi(generics.ListAPIView[Question]):
@@ -53,12 +100,15 @@ class QuestionListApi(generics.ListAPIView[Question]):
         "topic__slug": ["exact"],
     }
     ordering_fields = ["slug", "title", "updated_at"]
+    client_scopes = {"GET": (Scope.MANAGE_QUESTIONS, Scope.MANAGE_QUIZZES)}
 
     def get_queryset(self) -> QuerySet[Question]:
         return questions_for(self.request.user).order_by("course", "slug")
 
 
 class QuestionDetailApi(APIView):
+    client_scopes = {"GET": (Scope.MANAGE_QUESTIONS,)}
+
     @extend_schema(responses=QuestionDetailSerializer, operation_id="question_detail")
     def get(self, request: Request, question_id: int) -> Response:
         """A question with every version's full content (authors only)."""
@@ -70,12 +120,65 @@ class QuizListApi(generics.ListAPIView[Quiz]):
     serializer_class = QuizSerializer
     filterset_fields = ["course", "release_policy"]
     ordering_fields = ["slug", "title", "opens_at", "closes_at"]
+    client_scopes = {"GET": ANY_SCOPE, "POST": QUIZ_WRITERS}
 
     def get_queryset(self) -> QuerySet[Quiz]:
         return quizzes_for(self.request.user).order_by("course", "slug")
 
+    @extend_schema(
+        request=QuizCreateInputSerializer,
+        responses={201: QuizSerializer},
+        operation_id="quiz_create",
+    )
+    def post(self, request: Request) -> Response:
+        """Create a quiz of a course you author, with its schedule and its slots (bank
+        questions or pools)."""
+        require_role_somewhere(request.user, AUTHORS)
+        data = QuizCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = access_course(request.user, data.validated_data["course"], roles=AUTHORS)
+        settings, slots = split_slots(data.validated_data)
+        quiz = quiz_write.quiz_create(course=course, data=settings, slots=slots or [])
+        return Response(QuizSerializer(quiz).data, status=201)
+
 
 class QuizDetailApi(APIView):
+    client_scopes = {"GET": ANY_SCOPE, "PATCH": QUIZ_WRITERS}
+
     @extend_schema(responses=QuizSerializer, operation_id="quiz_detail")
     def get(self, request: Request, quiz_id: int) -> Response:
         return Response(QuizSerializer(access_quiz(request.user, quiz_id)).data)
+
+    @extend_schema(
+        request=QuizInputSerializer(partial=True),
+        responses=QuizSerializer,
+        operation_id="quiz_update",
+    )
+    def patch(self, request: Request, quiz_id: int) -> Response:
+        """Change the quiz's settings and schedule; `slots` replaces its questions."""
+        quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
+        data = QuizInputSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        settings, slots = split_slots(data.validated_data)
+        quiz = quiz_write.quiz_update(quiz=quiz, data=settings, slots=slots)
+        return Response(QuizSerializer(quiz).data)
+
+
+class QuizOpenApi(APIView):
+    client_scopes = {"POST": QUIZ_WRITERS}
+
+    @extend_schema(request=None, responses=QuizSerializer, operation_id="quiz_open")
+    def post(self, request: Request, quiz_id: int) -> Response:
+        """Open the quiz now (a closing time already past is cleared)."""
+        quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
+        return Response(QuizSerializer(quiz_write.quiz_open(quiz=quiz, now=timezone.now())).data)
+
+
+class QuizCloseApi(APIView):
+    client_scopes = {"POST": QUIZ_WRITERS}
+
+    @extend_schema(request=None, responses=QuizSerializer, operation_id="quiz_close")
+    def post(self, request: Request, quiz_id: int) -> Response:
+        """Close the quiz now: no attempt starts after this."""
+        quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
+        return Response(QuizSerializer(quiz_write.quiz_close(quiz=quiz, now=timezone.now())).data)

@@ -19,7 +19,7 @@ def error_of(reply: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("debug", [False, True])
-@pytest.mark.parametrize("path", ["/api/users/", "/api/attempts/1/responses/-1/", "/api"])
+@pytest.mark.parametrize("path", ["/api/nope/", "/api/attempts/1/responses/-1/", "/api"])
 def test_an_unknown_api_path_is_a_json_404(student_api: APIClient, path: str, debug: bool) -> None:
     with override_settings(DEBUG=debug):
         reply = student_api.get(path)

@@ -69,7 +69,7 @@ CORPUS: dict[str, Case] = {
     "a huge id in a path": Case(
         "examiner", "get", f"/api/attempts/{BIG_ID}/", None, 404, "not_found"),
     "an API path that does not exist": Case(
-        "student", "get", "/api/users/", None, 404, "not_found"),
+        "student", "get", "/api/nope/", None, 404, "not_found"),
     "a negative id in a path": Case(
         "student", "get", "/api/attempts/{attempt}/responses/-1/", None, 404, "not_found"),
     "a NUL in the Idempotency-Key": Case(

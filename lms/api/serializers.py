@@ -1,0 +1,99 @@
+"""Serializers of the provisioning and grades API."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from lms.models import ExternalIdentity
+from lms.services.grades import GRADE_STATUSES
+from quizbank.models import Role
+
+
+class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
+    external_id = serializers.RegexField(
+        r"^[^/\s]+\Z", max_length=255, help_text="Unique per API client; no slashes or spaces."
+    )
+    username = serializers.RegexField(
+        r"^[\w.@+-]+\Z",
+        max_length=150,
+        required=False,
+        help_text="Made from the external id when omitted.",
+    )
+    email = serializers.EmailField(max_length=254, required=False, allow_blank=True)
+    first_name = serializers.CharField(max_length=150, required=False, allow_blank=True)
+    last_name = serializers.CharField(max_length=150, required=False, allow_blank=True)
+    password = serializers.CharField(
+        max_length=4096,
+        required=False,
+        write_only=True,
+        trim_whitespace=False,
+        help_text="Optional: lets the user sign in at /api/auth/token/; without one the user "
+        "signs in through LTI only.",
+    )
+
+
+class UserUpdateSerializer(UserInputSerializer):
+    external_id = None  # type: ignore[assignment]  # the id is in the path, never changed
+    is_active = serializers.BooleanField(required=False)
+
+
+class UserOutputSerializer(serializers.ModelSerializer[ExternalIdentity]):
+    id = serializers.IntegerField(source="user.id", read_only=True)
+    username = serializers.CharField(source="user.username")
+    email = serializers.CharField(source="user.email")
+    first_name = serializers.CharField(source="user.first_name")
+    last_name = serializers.CharField(source="user.last_name")
+    is_active = serializers.BooleanField(source="user.is_active")
+
+    class Meta:
+        model = ExternalIdentity
+        fields = ["id", "external_id", "username", "email", "first_name", "last_name", "is_active"]
+
+
+class MembershipInputSerializer(serializers.Serializer[dict[str, Any]]):
+    external_id = serializers.CharField(max_length=255)
+    roles = serializers.ListField(
+        child=serializers.ChoiceField(choices=Role.values),
+        max_length=3,
+        help_text="Exactly the roles the user ends with in the course; [] removes them.",
+    )
+
+
+class RosterInputSerializer(serializers.Serializer[dict[str, Any]]):
+    memberships = serializers.ListField(child=MembershipInputSerializer(), max_length=5000)
+
+
+class RosterResultSerializer(serializers.Serializer[dict[str, Any]]):
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+
+
+class MemberSerializer(serializers.Serializer[dict[str, Any]]):
+    external_id = serializers.CharField()
+    username = serializers.CharField()
+    role = serializers.CharField()
+
+
+class GradeParamsSerializer(serializers.Serializer[dict[str, Any]]):
+    updated_since = serializers.DateTimeField(
+        required=False, help_text="Only rows changed at or after this time (ISO 8601)."
+    )
+
+
+class GradeRowSerializer(serializers.Serializer[dict[str, Any]]):
+    user_id = serializers.IntegerField()
+    username = serializers.CharField()
+    external_id = serializers.CharField(allow_null=True)
+    score = serializers.DecimalField(
+        max_digits=9,
+        decimal_places=3,
+        allow_null=True,
+        help_text="The quiz grade, released or not.",
+    )
+    max_score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    status = serializers.ChoiceField(
+        choices=GRADE_STATUSES,
+        help_text="pending_manual: an answer waits for an examiner or the runner.",
+    )
+    released = serializers.BooleanField(help_text="Whether the student may see the score.")
+    updated_at = serializers.DateTimeField(allow_null=True)

@@ -1,0 +1,44 @@
+"""LMS integration errors, each with a stable code."""
+
+from rest_framework import status
+
+from config.exceptions import DomainError
+
+
+class ExternalIdTaken(DomainError):
+    code = "external_id_taken"
+    status_code = status.HTTP_409_CONFLICT
+
+
+class UnknownExternalId(DomainError):
+    code = "unknown_external_id"
+
+
+class UsernameTaken(DomainError):
+    code = "username_taken"
+    status_code = status.HTTP_409_CONFLICT
+
+
+class ClientRequired(DomainError):
+    code = "client_required"
+    status_code = status.HTTP_403_FORBIDDEN
+
+
+class LaunchRefused(DomainError):
+    code = "launch_refused"
+    status_code = status.HTTP_403_FORBIDDEN
+
+
+class ScoreNotSent(DomainError):
+    code = "score_not_sent"
+    status_code = status.HTTP_502_BAD_GATEWAY
+
+
+class RosterNotFetched(DomainError):
+    code = "roster_not_fetched"
+    status_code = status.HTTP_502_BAD_GATEWAY
+
+
+class DeliveryFailed(DomainError):
+    code = "delivery_failed"
+    status_code = status.HTTP_502_BAD_GATEWAY

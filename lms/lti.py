@@ -1,0 +1,226 @@
+"""The one module that uses PyLTI1p3 and django-lti: OIDC login, launch validation, JWKS.
+
+PyLTI1p3 checks the id_token's signature (by `kid`, against the platform's JWKS URL),
+issuer, audience (the registration's client id), expiry, deployment, message type and
+version, nonce and state. Two things are ours: a launch with an unknown (or inactive)
+deployment is refused instead of registering it, and a nonce is good for one launch
+only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay).
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+import requests
+from django.http import HttpRequest, HttpResponse
+from lti_tool.models import Key, LtiDeployment, LtiRegistration
+from lti_tool.utils import DjangoToolConfig
+from pylti1p3.assignments_grades import AssignmentsGradesService
+from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
+from pylti1p3.contrib.django.message_launch import DjangoMessageLaunch
+from pylti1p3.contrib.django.oidc_login import DjangoOIDCLogin
+from pylti1p3.deep_link import DeepLink
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.deployment import Deployment
+from pylti1p3.exception import LtiException
+from pylti1p3.grade import Grade
+from pylti1p3.lineitem import LineItem
+from pylti1p3.names_roles import NamesRolesProvisioningService
+from pylti1p3.service_connector import ServiceConnector
+
+from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+RESOURCE_LINK = "LtiResourceLinkRequest"
+DEEP_LINKING = "LtiDeepLinkingRequest"
+SCORE_SCOPE: Final = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+LIS_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+
+
+@dataclass(frozen=True)
+class LaunchClaims:
+    """What a validated launch says, in our terms."""
+
+    registration_id: int
+    issuer: str
+    nonce: str
+    subject: str
+    message_type: str
+    roles: frozenset[str]  # the LIS membership role names: Learner, Instructor, ...
+    custom: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+    given_name: str = ""
+    family_name: str = ""
+    email: str = ""
+    ags: dict[str, Any] = field(default_factory=dict)  # the AGS endpoint claim, if any
+    deployment_id: str = ""
+    deep_linking: dict[str, Any] = field(default_factory=dict)  # a deep linking request's
+    memberships_url: str = ""  # NRPS: where the platform lists the context's members
+
+
+class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
+    """django-lti's registry, except that a launch never creates a deployment."""
+
+    def _known(self, **lookups: Any) -> Deployment | None:
+        found = LtiDeployment.objects.filter(
+            registration__is_active=True, is_active=True, **lookups
+        ).first()
+        self.deployment = found
+        return None if found is None else Deployment().set_deployment_id(found.deployment_id)
+
+    def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
+        return self._known(registration__issuer=iss, deployment_id=deployment_id)
+
+    def find_deployment_by_params(
+        self, iss: str, deployment_id: str, client_id: str, *args: Any, **kwargs: Any
+    ) -> Deployment | None:
+        return self._known(
+            registration__issuer=iss,
+            registration__client_id=client_id,
+            deployment_id=deployment_id,
+        )
+
+
+def _storage() -> DjangoCacheDataStorage:
+    # Login and launch may reach different processes: production needs a shared CACHE_URL.
+    return DjangoCacheDataStorage()  # type: ignore[no-untyped-call]  # untyped contrib module
+
+
+def oidc_login(request: HttpRequest) -> HttpResponse:
+    """Answer the platform's third-party login initiation: a redirect to its auth URL
+    with a fresh state (also set as a cookie) and nonce."""
+    params = request.POST if request.method == "POST" else request.GET
+    target = params.get("target_link_uri")
+    if not target:
+        raise LaunchRefused("The login initiation has no target_link_uri.")
+    login = DjangoOIDCLogin(request, _ToolConf(), launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped
+    try:
+        response: HttpResponse = login.redirect(target)
+    except LtiException as exc:
+        raise LaunchRefused(str(exc)) from exc
+    return response
+
+
+def role_names(roles: Any) -> frozenset[str]:
+    """LIS membership role names (Learner, Instructor, TeachingAssistant...) from a list of
+    role URIs; NRPS may also give the short names themselves."""
+    names = set()
+    for role in roles if isinstance(roles, list) else []:
+        if isinstance(role, str) and role.startswith(LIS_ROLE):
+            names.add(role.rsplit("#", 1)[-1])
+        elif isinstance(role, str) and ":" not in role and "/" not in role:
+            names.add(role)
+    return frozenset(names)
+
+
+def _roles(body: dict[str, Any]) -> frozenset[str]:
+    return role_names(body.get(CLAIM + "roles", []))
+
+
+def launch_claims(request: HttpRequest) -> LaunchClaims:
+    """Validate the launch POSTed by the platform; LaunchRefused says why not."""
+    conf = _ToolConf()
+    launch = DjangoMessageLaunch(request, conf, launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped
+    try:
+        body: dict[str, Any] = dict(launch.validate().get_launch_data())
+    except (LtiException, requests.RequestException) as exc:
+        raise LaunchRefused(str(exc)) from exc
+    return LaunchClaims(
+        registration_id=conf.registration.pk,
+        issuer=str(body["iss"]),
+        nonce=str(body["nonce"]),
+        subject=str(body.get("sub", "")),
+        message_type=str(body.get(CLAIM + "message_type", "")),
+        roles=_roles(body),
+        custom=dict(body.get(CLAIM + "custom") or {}),
+        name=str(body.get("name", "")),
+        given_name=str(body.get("given_name", "")),
+        family_name=str(body.get("family_name", "")),
+        email=str(body.get("email", "")),
+        ags=dict(body.get(AGS_CLAIM) or {}),
+        deployment_id=str(body.get(CLAIM + "deployment_id", "")),
+        deep_linking=dict(body.get(DL_CLAIM) or {}),
+        memberships_url=str((body.get(NRPS_CLAIM) or {}).get("context_memberships_url", "")),
+    )
+
+
+def tool_jwks() -> dict[str, Any]:
+    """Our public keys: every active key, so a new key and the one it replaces are both
+    live while platforms refresh their copy (the newest signs)."""
+    jwks: dict[str, Any] = Key.objects.as_jwks()
+    return jwks
+
+
+def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any]) -> None:
+    """POST one AGS score to the line item (a client-credentials token first, signed with
+    our newest key); ScoreNotSent says why it failed."""
+    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    service = AssignmentsGradesService(
+        ServiceConnector(registration), {"scope": [SCORE_SCOPE], "lineitem": line_item_url}
+    )
+    try:
+        grade = (
+            Grade()
+            .set_user_id(score["userId"])
+            .set_activity_progress(score["activityProgress"])
+            .set_grading_progress(score["gradingProgress"])
+            .set_timestamp(score["timestamp"])
+        )
+        if "scoreGiven" in score:  # absent while an answer waits for an examiner
+            grade.set_score_given(score["scoreGiven"]).set_score_maximum(score["scoreMaximum"])
+        service.put_grade(grade)
+    except (LtiException, requests.RequestException) as exc:
+        raise ScoreNotSent(str(exc)[:2000]) from exc
+
+
+@dataclass(frozen=True)
+class LinkedQuiz:
+    """What goes back to the platform for a picked quiz: a resource link and a line item."""
+
+    quiz_id: int
+    title: str
+    score_maximum: float
+    launch_url: str
+
+
+def deep_link_response_form(
+    *, registration_id: int, deployment_id: str, settings: dict[str, Any], quiz: LinkedQuiz
+) -> str:
+    """The auto-submitting HTML form that returns the picked quiz to the platform, signed
+    with our newest key."""
+    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    try:
+        line_item = (
+            LineItem()
+            .set_score_maximum(quiz.score_maximum)
+            .set_label(quiz.title)
+            .set_tag(f"vivabank-quiz-{quiz.quiz_id}")
+            .set_resource_id(str(quiz.quiz_id))
+        )
+    except LtiException as exc:
+        raise LaunchRefused(str(exc)) from exc
+    resource = (
+        DeepLinkResource()
+        .set_url(quiz.launch_url)
+        .set_title(quiz.title)
+        .set_custom_params({"quiz_id": str(quiz.quiz_id)})
+        .set_lineitem(line_item)
+    )
+    # The platform's deep_linking_settings claim, as the launch carried it.
+    deep_link = DeepLink(registration, deployment_id, cast(Any, settings))
+    form: str = deep_link.output_response_form([resource])
+    return form
+
+
+def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:
+    """Every member the platform lists (NRPS, all pages); RosterNotFetched says why not."""
+    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    service = NamesRolesProvisioningService(
+        ServiceConnector(registration), {"context_memberships_url": memberships_url}
+    )
+    try:
+        return [dict(member) for member in service.get_members()]
+    except (LtiException, requests.RequestException, ValueError) as exc:
+        raise RosterNotFetched(str(exc)[:2000]) from exc

@@ -1,0 +1,113 @@
+"""An accepted LTI launch: refuse a replay, find the quiz, match or create the user and
+their course membership. All or nothing: a refused launch leaves no row behind."""
+
+import hashlib
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+
+from lms.errors import LaunchRefused
+from lms.lti import SCORE_SCOPE, LaunchClaims
+from lms.models import (
+    ExternalIdentity,
+    LtiCourseGrant,
+    LtiLineItem,
+    LtiNonceUse,
+    LtiRosterSource,
+)
+from quizbank.models import Course, CourseMembership, Quiz, Role
+
+# LIS membership roles -> course roles (anything else gets no role).
+ROLE_FOR = {
+    "Learner": Role.STUDENT,
+    "Instructor": Role.EXAMINER,
+    "TeachingAssistant": Role.EXAMINER,
+}
+
+
+def line_item_record(*, registration_id: int, quiz: Quiz, ags: dict[str, Any]) -> None:
+    """Remember the line item a launch names, when the platform lets us post scores."""
+    url, scopes = ags.get("lineitem"), list(ags.get("scope") or [])
+    if isinstance(url, str) and url and SCORE_SCOPE in scopes:
+        LtiLineItem.objects.update_or_create(
+            registration_id=registration_id,
+            url=url[:1000],
+            defaults={"quiz": quiz, "scopes": scopes},
+        )
+
+
+def roster_source_record(*, claims: LaunchClaims, course: Course, now: datetime) -> None:
+    """Remember where the platform lists this course's members (NRPS, from a launch)."""
+    if claims.memberships_url:
+        LtiRosterSource.objects.update_or_create(
+            registration_id=claims.registration_id,
+            course=course,
+            defaults={"memberships_url": claims.memberships_url[:1000], "updated_at": now},
+        )
+
+
+def lti_namespace(issuer: str) -> str:
+    """Where a platform's user ids (`sub`) live: one namespace per issuer."""
+    return f"lti:{issuer}"
+
+
+def refuse_replay(claims: LaunchClaims, now: datetime) -> None:
+    try:
+        with transaction.atomic():
+            LtiNonceUse.objects.create(issuer=claims.issuer, nonce=claims.nonce, used_at=now)
+    except IntegrityError as exc:
+        raise LaunchRefused("This launch was already used (replayed id_token).") from exc
+
+
+def _quiz(claims: LaunchClaims) -> Quiz:
+    quiz_id = str(claims.custom.get("quiz_id", ""))
+    quiz = Quiz.objects.filter(pk=int(quiz_id)).first() if quiz_id.isdigit() else None
+    granted = (
+        quiz is not None
+        and LtiCourseGrant.objects.filter(
+            registration_id=claims.registration_id, course_id=quiz.course_id
+        ).exists()
+    )
+    if quiz is None or not granted:
+        raise LaunchRefused("The launch names no quiz this platform may open (custom quiz_id).")
+    return quiz
+
+
+def user_for_launch(claims: LaunchClaims) -> User:
+    """The launching user: matched by issuer and sub, or created; refused when the launch
+    names nobody or the account is deactivated."""
+    if not claims.subject:
+        raise LaunchRefused("The launch names no user (sub).")
+    namespace = lti_namespace(claims.issuer)
+    known = ExternalIdentity.objects.filter(namespace=namespace, external_id=claims.subject)
+    identity = known.select_related("user").first()
+    if identity is not None and not identity.user.is_active:
+        raise LaunchRefused("This account is deactivated.")
+    if identity is not None:
+        return identity.user
+    digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
+    user = User(
+        username=f"lti-{digest}",
+        email=claims.email[:254],
+        first_name=(claims.given_name or claims.name)[:150],
+        last_name=claims.family_name[:150],
+    )
+    user.set_unusable_password()
+    user.save()
+    ExternalIdentity.objects.create(namespace=namespace, external_id=claims.subject, user=user)
+    return user
+
+
+@transaction.atomic
+def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
+    """The signed-in user and the quiz a resource launch opens."""
+    refuse_replay(claims, now)
+    quiz = _quiz(claims)
+    user = user_for_launch(claims)
+    for role in sorted({ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}):
+        CourseMembership.objects.get_or_create(course_id=quiz.course_id, user=user, role=role)
+    line_item_record(registration_id=claims.registration_id, quiz=quiz, ags=claims.ags)
+    roster_source_record(claims=claims, course=quiz.course, now=now)
+    return user, quiz

@@ -1,0 +1,68 @@
+"""API clients and their tokens: issued once in plain text, stored hashed, revocable."""
+
+import hashlib
+import secrets
+from collections.abc import Iterable
+
+from django.contrib.auth.models import Permission, User
+from django.db import transaction
+from django.utils import timezone
+
+from config.scopes import Scope
+from lms.models import ApiClient, ApiToken, TokenUse
+
+TOKEN_PREFIX = "vbk_"  # noqa: S105  (a marker, not a secret)
+
+
+def token_hash(key: str) -> str:
+    """The stored form of a token (it has 256 random bits, so a plain SHA-256 suffices)."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@transaction.atomic
+def api_client_create(*, name: str) -> ApiClient:
+    """A client with its own service account (no password: it signs in by token only),
+    which may create courses; it then holds roles only in courses it created or joined."""
+    user = User(username=f"api-client-{secrets.token_hex(6)}", first_name=name[:150])
+    user.set_unusable_password()
+    user.save()
+    user.user_permissions.add(
+        Permission.objects.get(codename="add_course", content_type__app_label="quizbank")
+    )
+    return ApiClient.objects.create(name=name, user=user)
+
+
+def token_issue(*, client: ApiClient, scopes: Iterable[str]) -> tuple[ApiToken, str]:
+    """A new token and its plain text, which is never stored and cannot be shown again."""
+    wanted = sorted(set(scopes))
+    unknown = [s for s in wanted if s not in Scope.values]
+    if unknown:
+        raise ValueError(f"unknown scopes: {', '.join(unknown)}")
+    key = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        client=client, prefix=key[:12], key_hash=token_hash(key), scopes=wanted
+    )
+    return token, key
+
+
+def token_revoke(*, token: ApiToken) -> ApiToken:
+    """Refuse the token from now on (idempotent)."""
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def token_for_key(key: str) -> ApiToken | None:
+    """The live token with this plain text, with its client; None if unknown or revoked."""
+    found = ApiToken.objects.select_related("client__user").filter(key_hash=token_hash(key))
+    return found.filter(revoked_at__isnull=True).first()
+
+
+def token_use_record(*, token: ApiToken, method: str, path: str, address: str) -> None:
+    """Log one request made with the token."""
+    now = timezone.now()
+    TokenUse.objects.create(
+        token=token, at=now, method=method, path=path[:500], address=address[:64]
+    )
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

@@ -1,0 +1,104 @@
+"""Users provisioned by an API client, each with an external id in the client's namespace.
+
+A client sees and changes only the users it provisioned (matched by external id);
+deactivating a user leaves their attempts and marks, and takes away every role
+(quizbank.access treats an inactive account as holding none).
+"""
+
+import re
+import secrets
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.http import Http404
+
+from config.exceptions import DomainError
+from lms.errors import ExternalIdTaken, UsernameTaken
+from lms.models import ExternalIdentity
+
+PROFILE_FIELDS = ("email", "first_name", "last_name", "is_active")
+
+
+def users_of(namespace: str) -> QuerySet[ExternalIdentity]:
+    """The identities of a namespace, with their users, by external id."""
+    return ExternalIdentity.objects.filter(namespace=namespace).select_related("user")
+
+
+def identity_get(*, namespace: str, external_id: str) -> ExternalIdentity:
+    """The identity with this external id in the namespace; 404 otherwise."""
+    found = users_of(namespace).filter(external_id=external_id).first()
+    if found is None:
+        raise Http404("No user with this external id.")
+    return found
+
+
+def _username(namespace: str, external_id: str) -> str:
+    base = re.sub(r"[^\w.@+-]", "-", f"{namespace.replace(':', '-')}-{external_id}")[:130]
+    while User.objects.filter(username=base).exists():
+        base = f"{base[:130]}-{secrets.token_hex(4)}"
+    return base
+
+
+def _set_password(user: User, password: str | None) -> None:
+    if password is None:
+        return
+    try:
+        validate_password(password, user)
+    except ValidationError as exc:
+        raise DomainError("The password is too weak.", fields={"password": exc.messages}) from exc
+    user.set_password(password)
+
+
+@transaction.atomic
+def user_create(
+    *,
+    namespace: str,
+    external_id: str,
+    username: str = "",
+    password: str | None = None,
+    **profile: Any,
+) -> ExternalIdentity:
+    """A new user with this external id (and a password only if one is given)."""
+    if users_of(namespace).filter(external_id=external_id).exists():
+        raise ExternalIdTaken(
+            "A user with this external id exists.", fields={"external_id": ["Already taken."]}
+        )
+    if username and User.objects.filter(username=username).exists():
+        raise UsernameTaken("This username is taken.", fields={"username": ["Already taken."]})
+    user = User(username=username or _username(namespace, external_id), **profile)
+    user.set_unusable_password()
+    _set_password(user, password)
+    user.save()
+    return ExternalIdentity.objects.create(namespace=namespace, external_id=external_id, user=user)
+
+
+@transaction.atomic
+def user_update(
+    *, identity: ExternalIdentity, password: str | None = None, **changes: Any
+) -> ExternalIdentity:
+    """Change a user's profile, password or active flag."""
+    user = identity.user
+    if "username" in changes and changes["username"] != user.username:
+        user.username = changes.pop("username")
+    changes.pop("username", None)
+    for name in PROFILE_FIELDS:
+        if name in changes:
+            setattr(user, name, changes[name])
+    _set_password(user, password)
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError as exc:
+        raise UsernameTaken(
+            "This username is taken.", fields={"username": ["Already taken."]}
+        ) from exc
+    return identity
+
+
+def user_deactivate(*, identity: ExternalIdentity) -> ExternalIdentity:
+    """Sign the user out of every role; their attempts and marks stay."""
+    return user_update(identity=identity, is_active=False)

@@ -1,0 +1,121 @@
+"""Webhooks: events of a client's courses POSTed to its endpoints, signed and retried.
+
+Each delivery is `POST <url>` with a JSON body `{"id", "event", "created_at", "data"}`
+and the headers `Vivabank-Delivery` (the id, the same on every retry: receivers drop
+ids they have seen), `Vivabank-Event`, `Vivabank-Timestamp` (Unix seconds) and
+`Vivabank-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>" under the secret>`.
+A 2xx answer delivers it; anything else is retried with back-off by the task.
+"""
+
+import hashlib
+import hmac
+import json
+import secrets
+import uuid
+from datetime import datetime
+from typing import Any
+
+import requests
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from lms.errors import DeliveryFailed
+from lms.models import ApiClient, DeliveryStatus, WebhookDelivery, WebhookSubscription
+from quizbank.access import course_roles
+
+TIMEOUT_S = 10
+
+
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    """The `Vivabank-Signature` header value for a body sent at `timestamp`."""
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return f"v1={mac.hexdigest()}"
+
+
+def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> WebhookSubscription:
+    """A subscription with a fresh secret (shown to the client once)."""
+    return WebhookSubscription.objects.create(
+        client=client, url=url, events=sorted(set(events)), secret=secrets.token_hex(32)
+    )
+
+
+def event_record(
+    *, event: str, course_id: int, key: str, data: dict[str, Any], now: datetime
+) -> list[int]:
+    """Queue the event for every active subscription to it whose client belongs to the
+    course (the one access rule); the new deliveries' ids (an event already queued for a
+    subscription is not queued again)."""
+    made = []
+    for sub in WebhookSubscription.objects.filter(active=True).select_related("client__user"):
+        if event not in sub.events or not course_roles(sub.client.user, course_id):
+            continue
+        delivery_id = uuid.uuid4()
+        payload = {
+            "id": str(delivery_id),
+            "event": event,
+            "created_at": now.isoformat(),
+            "data": data,
+        }
+        try:
+            with transaction.atomic():
+                row = WebhookDelivery.objects.create(
+                    subscription=sub,
+                    delivery_id=delivery_id,
+                    event=event,
+                    dedupe_key=f"{event}:{key}"[:200],
+                    payload=payload,
+                    created_at=now,
+                )
+        except IntegrityError:
+            continue
+        made.append(row.pk)
+    return made
+
+
+def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) -> int:
+    body = json.dumps(delivery.payload, separators=(",", ":")).encode()
+    timestamp = str(int(now.timestamp()))
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "Vivabank-Webhooks/1",
+        "Vivabank-Delivery": str(delivery.delivery_id),
+        "Vivabank-Event": delivery.event,
+        "Vivabank-Timestamp": timestamp,
+        "Vivabank-Signature": signature(sub.secret, timestamp, body),
+    }
+    reply = requests.post(
+        sub.url, data=body, headers=headers, timeout=TIMEOUT_S, allow_redirects=False
+    )
+    return reply.status_code
+
+
+def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
+    """Send the delivery unless it was delivered already; its status after.
+    DeliveryFailed (the row keeps the status code or error) when the receiver fails."""
+    delivery = WebhookDelivery.objects.select_related("subscription").get(pk=delivery_pk)
+    if delivery.status == DeliveryStatus.DELIVERED:
+        return str(delivery.status)
+    rows = WebhookDelivery.objects.filter(pk=delivery_pk)
+    try:
+        code = _post(delivery.subscription, delivery, now)
+    except requests.RequestException as exc:
+        rows.update(tries=F("tries") + 1, last_status_code=None, last_error=str(exc)[:2000])
+        raise DeliveryFailed(f"delivery {delivery.delivery_id}: {exc}") from exc
+    if not 200 <= code < 300:
+        rows.update(tries=F("tries") + 1, last_status_code=code, last_error=f"HTTP {code}")
+        raise DeliveryFailed(f"delivery {delivery.delivery_id}: HTTP {code}")
+    rows.update(
+        tries=F("tries") + 1,
+        last_status_code=code,
+        last_error="",
+        status=DeliveryStatus.DELIVERED,
+        delivered_at=now,
+    )
+    return str(DeliveryStatus.DELIVERED)
+
+
+def delivery_give_up(*, delivery_pk: int) -> None:
+    """After the last retry: the delivery stays listed as failed."""
+    WebhookDelivery.objects.filter(pk=delivery_pk).exclude(status=DeliveryStatus.DELIVERED).update(
+        status=DeliveryStatus.FAILED
+    )

@@ -1,0 +1,53 @@
+"""Celery entry points of the LMS integration: take ids, call one service."""
+
+from celery import Task, shared_task
+from django.utils import timezone
+
+from lms.errors import DeliveryFailed, ScoreNotSent
+from lms.services.ags import score_publish
+from lms.services.webhooks import delivery_attempt, delivery_give_up
+
+
+# A platform that is down or refuses is tried again with exponential back-off (2, 4, 8 ...
+# up to 600 s, jittered), 8 times; the row then stays `failed` for an examiner to re-send.
+@shared_task(
+    name="lms.publish_score",
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=(ScoreNotSent,),
+    retry_backoff=2,
+    retry_backoff_max=600,
+    retry_jitter=True,
+    max_retries=8,
+)
+def publish_score(sync_id: int) -> str:
+    """Send one student's current score to one LMS line item."""
+    return score_publish(sync_id=sync_id, now=timezone.now())
+
+
+def publish_later(sync_ids: list[int]) -> None:
+    """Queue a send for each row (call it from `transaction.on_commit`)."""
+    for sync_id in sync_ids:
+        publish_score.delay(sync_id)
+
+
+# A failing receiver is tried again after 2, 4, 8 ... up to 600 s, 8 times; then the
+# delivery is listed as failed.
+@shared_task(
+    name="lms.deliver_webhook", bind=True, acks_late=True, ignore_result=True, max_retries=8
+)
+def deliver_webhook(self: Task[[int], str], delivery_pk: int) -> str:
+    """Send one webhook delivery (the same delivery id on every try)."""
+    try:
+        return delivery_attempt(delivery_pk=delivery_pk, now=timezone.now())
+    except DeliveryFailed as exc:
+        if self.request.retries >= (self.max_retries or 0):
+            delivery_give_up(delivery_pk=delivery_pk)
+            return "failed"
+        raise self.retry(exc=exc, countdown=min(600, 2 ** (self.request.retries + 1))) from exc
+
+
+def deliver_later(delivery_pks: list[int]) -> None:
+    """Queue each delivery (call it from `transaction.on_commit`)."""
+    for pk in delivery_pks:
+        deliver_webhook.delay(pk)

@@ -1,0 +1,116 @@
+"""LTI 1.3 endpoints (browser-facing, outside /api/): login initiation, launch, JWKS,
+and the page a launch lands on."""
+
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from lms import lti
+from lms.errors import LaunchRefused
+from lms.services.lti_deep_link import (
+    deep_link_accept,
+    deep_link_pick,
+    quiz_score_maximum,
+    quizzes_to_link,
+)
+from lms.services.lti_launch import launch_accept
+from quizbank.access import access_quiz
+
+DEEP_LINK_SESSION = "lms_deep_link"
+BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def _refused(request: HttpRequest, exc: LaunchRefused) -> HttpResponse:
+    return render(request, "lms/launch_refused.html", {"message": exc.message}, status=403)
+
+
+@csrf_exempt
+@xframe_options_exempt
+@require_http_methods(["GET", "POST"])
+def login_initiation(request: HttpRequest) -> HttpResponse:
+    try:
+        return lti.oidc_login(request)
+    except LaunchRefused as exc:
+        return _refused(request, exc)
+
+
+@csrf_exempt
+@xframe_options_exempt
+@require_POST
+def launch(request: HttpRequest) -> HttpResponse:
+    """A resource link launch signs the user in and opens the quiz."""
+    try:
+        claims = lti.launch_claims(request)
+        if claims.message_type == lti.DEEP_LINKING:
+            return _deep_link_start(request, claims)
+        if claims.message_type != lti.RESOURCE_LINK:
+            raise LaunchRefused(f"Unsupported LTI message type {claims.message_type!r}.")
+        user, quiz = launch_accept(claims=claims, now=timezone.now())
+    except LaunchRefused as exc:
+        return _refused(request, exc)
+    login(request, user, backend=BACKEND)
+    return redirect("lms:quiz", quiz_id=quiz.pk)
+
+
+def _deep_link_start(request: HttpRequest, claims: lti.LaunchClaims) -> HttpResponse:
+    user = deep_link_accept(claims=claims, now=timezone.now())
+    login(request, user, backend=BACKEND)
+    request.session[DEEP_LINK_SESSION] = {
+        "registration_id": claims.registration_id,
+        "deployment_id": claims.deployment_id,
+        "settings": claims.deep_linking,
+    }
+    quizzes = quizzes_to_link(registration_id=claims.registration_id)
+    return render(request, "lms/deep_link_pick.html", {"quizzes": quizzes})
+
+
+@xframe_options_exempt
+@require_POST
+def deep_link_pick_view(request: HttpRequest) -> HttpResponse:
+    """The instructor's pick goes back to the LMS as a resource link with a line item."""
+    started = request.session.get(DEEP_LINK_SESSION)
+    picked = request.POST.get("quiz", "")
+    try:
+        user = request.user
+        if not started or not isinstance(user, User) or not picked.isdigit():
+            raise LaunchRefused("Start again from your LMS: no deep linking request is open.")
+        quiz = deep_link_pick(
+            registration_id=started["registration_id"], user=user, quiz_id=int(picked)
+        )
+    except LaunchRefused as exc:
+        return _refused(request, exc)
+    del request.session[DEEP_LINK_SESSION]
+    linked = lti.LinkedQuiz(
+        quiz_id=quiz.pk,
+        title=quiz.title,
+        score_maximum=float(quiz_score_maximum(quiz)),
+        launch_url=request.build_absolute_uri(reverse("lms:launch")),
+    )
+    form = lti.deep_link_response_form(
+        registration_id=started["registration_id"],
+        deployment_id=started["deployment_id"],
+        settings=started["settings"],
+        quiz=linked,
+    )
+    return HttpResponse(form)
+
+
+@require_GET
+def jwks(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(lti.tool_jwks())
+
+
+@login_required
+@xframe_options_exempt
+@require_GET
+def quiz_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
+    """Where a launch lands: the quiz, for a signed-in member of its course."""
+    quiz = access_quiz(request.user, quiz_id)
+    return render(request, "lms/quiz.html", {"quiz": quiz})

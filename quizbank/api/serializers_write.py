@@ -1,0 +1,79 @@
+"""Input serializers of the bank API's writes (courses, quizzes and their slots)."""
+
+from datetime import timedelta
+from typing import Any
+
+from rest_framework import serializers
+
+from quizbank.models import Difficulty, GradingMethod, ReleasePolicy
+from quizbank.services.quiz_write import SlotSpec
+
+MAX_ID = 2**63 - 1
+MAX_DURATION = timedelta(days=366)
+
+
+class CourseInputSerializer(serializers.Serializer[dict[str, Any]]):
+    slug = serializers.SlugField(max_length=80)
+    title = serializers.CharField(max_length=200)
+    description = serializers.CharField(max_length=20000, allow_blank=True, required=False)
+
+
+class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
+    """A fixed bank question (`question`), or a pool: a tag, topic or difficulty."""
+
+    question = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    draw_count = serializers.IntegerField(min_value=1, max_value=500, default=1)
+    pool_tag = serializers.SlugField(max_length=80, required=False, default="")
+    pool_topic = serializers.SlugField(
+        max_length=80, required=False, default="", help_text="A topic slug of the quiz's course."
+    )
+    pool_difficulty = serializers.ChoiceField(
+        choices=[*Difficulty.values, ""], required=False, default=""
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # Defaults are not filled in under a partial update (PATCH), so read with get().
+        pool = attrs.get("pool_tag") or attrs.get("pool_topic") or attrs.get("pool_difficulty")
+        if attrs.get("question") is not None and (pool or attrs.get("draw_count", 1) != 1):
+            raise serializers.ValidationError("A slot is a question or a pool, not both.")
+        return attrs
+
+
+class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
+    slug = serializers.SlugField(max_length=80)
+    title = serializers.CharField(max_length=200)
+    description = serializers.CharField(max_length=20000, allow_blank=True, required=False)
+    time_limit = serializers.DurationField(
+        allow_null=True, required=False, min_value=timedelta(seconds=1), max_value=MAX_DURATION
+    )
+    opens_at = serializers.DateTimeField(allow_null=True, required=False)
+    closes_at = serializers.DateTimeField(allow_null=True, required=False)
+    grace_period = serializers.DurationField(
+        required=False, min_value=timedelta(0), max_value=MAX_DURATION
+    )
+    attempts_allowed = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    grading_method = serializers.ChoiceField(choices=GradingMethod.choices, required=False)
+    penalty_per_attempt = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
+    shuffle_questions = serializers.BooleanField(required=False)
+    shuffle_choices = serializers.BooleanField(required=False)
+    release_policy = serializers.ChoiceField(choices=ReleasePolicy.choices, required=False)
+    slots = serializers.ListField(
+        child=SlotInputSerializer(),
+        required=False,
+        max_length=500,
+        help_text="Replaces every slot (only before any attempt).",
+    )
+
+
+class QuizCreateInputSerializer(QuizInputSerializer):
+    course = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+
+
+def split_slots(data: dict[str, Any]) -> tuple[dict[str, Any], list[SlotSpec] | None]:
+    """The quiz's settings, and its slots (None when the request named none)."""
+    settings = dict(data)
+    slots = settings.pop("slots", None)
+    settings.pop("course", None)
+    if slots is None:
+        return settings, None
+    return settings, [SlotSpec(**slot) for slot in slots]

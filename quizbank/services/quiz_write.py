@@ -1,0 +1,156 @@
+"""Courses and quizzes written over the API: create, update, schedule, open and close.
+
+A quiz's slots are fixed bank questions or pools (tag, topic, difficulty) of the
+quiz's course. Slots are replaced whole, and only before anyone has attempted the
+quiz (attempts pin the versions they drew, but the gradebook's columns are slots).
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from quizbank.errors import QuizInvalid, QuizLocked, SlugTaken
+from quizbank.models import Course, CourseMembership, Question, Quiz, QuizSlot, Role, Topic
+from quizbank.selectors import slot_pool
+
+COURSE_OWNER_ROLES = (Role.AUTHOR, Role.EXAMINER)
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    """One slot: `question` (an id), or a pool of `draw_count` questions."""
+
+    question: int | None = None
+    draw_count: int = 1
+    pool_tag: str = ""
+    pool_topic: str = ""  # a topic slug of the quiz's course
+    pool_difficulty: str = ""
+
+
+@transaction.atomic
+def course_create(*, slug: str, title: str, description: str = "", owner_id: int) -> Course:
+    """A new course; its creator becomes its author and examiner."""
+    if Course.objects.filter(slug=slug).exists():
+        raise SlugTaken("A course with this slug exists.", fields={"slug": ["Already taken."]})
+    course = Course.objects.create(slug=slug, title=title, description=description)
+    CourseMembership.objects.bulk_create(
+        CourseMembership(course=course, user_id=owner_id, role=role) for role in COURSE_OWNER_ROLES
+    )
+    return course
+
+
+def course_update(*, course: Course, data: dict[str, Any]) -> Course:
+    """Change a course's title or description."""
+    for name in ("title", "description"):
+        if name in data:
+            setattr(course, name, data[name])
+    course.save()
+    return course
+
+
+def _check_window(opens_at: datetime | None, closes_at: datetime | None) -> None:
+    if opens_at is not None and closes_at is not None and closes_at <= opens_at:
+        raise QuizInvalid(
+            "The quiz must close after it opens.", fields={"closes_at": ["Must be after opens_at."]}
+        )
+
+
+def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
+    where = f"slots[{position}]"
+    if spec.question is not None:
+        question = Question.objects.filter(pk=spec.question, course_id=quiz.course_id).first()
+        if question is None or question.current_version_id is None:
+            raise QuizInvalid(
+                "No such question in this course.",
+                fields={f"{where}.question": ["No such question in this course."]},
+            )
+        return QuizSlot(quiz=quiz, position=position, question=question)
+    topic = None
+    if spec.pool_topic:
+        topic = Topic.objects.filter(course_id=quiz.course_id, slug=spec.pool_topic).first()
+        if topic is None:
+            raise QuizInvalid(
+                "No such topic in this course.",
+                fields={f"{where}.pool_topic": ["No such topic in this course."]},
+            )
+    slot = QuizSlot(
+        quiz=quiz,
+        position=position,
+        draw_count=spec.draw_count,
+        pool_tag=spec.pool_tag,
+        pool_topic=topic,
+        pool_difficulty=spec.pool_difficulty,
+    )
+    if not (spec.pool_tag or topic or spec.pool_difficulty):
+        raise QuizInvalid(
+            "A slot needs a question or a pool.",
+            fields={where: ["Name a question, or a pool tag, topic or difficulty."]},
+        )
+    if len(slot_pool(slot)) < spec.draw_count:
+        raise QuizInvalid(
+            "The pool holds fewer questions than the slot draws.",
+            fields={f"{where}.draw_count": ["More than the pool holds."]},
+        )
+    return slot
+
+
+def _replace_slots(quiz: Quiz, slots: list[SlotSpec]) -> None:
+    if quiz.attempts.exists():
+        raise QuizLocked("The quiz has attempts; its questions can no longer change.")
+    built = [_slot(quiz, position, spec) for position, spec in enumerate(slots)]
+    quiz.slots.all().delete()
+    QuizSlot.objects.bulk_create(built)
+
+
+@transaction.atomic
+def quiz_create(*, course: Course, data: dict[str, Any], slots: list[SlotSpec]) -> Quiz:
+    """A new quiz of the course with these settings and slots."""
+    _check_window(data.get("opens_at"), data.get("closes_at"))
+    if Quiz.objects.filter(course=course, slug=data["slug"]).exists():
+        raise SlugTaken(
+            "The course has a quiz with this slug.",
+            fields={"slug": ["Already taken in this course."]},
+        )
+    quiz = Quiz.objects.create(course=course, **data)
+    _replace_slots(quiz, slots)
+    return quiz
+
+
+@transaction.atomic
+def quiz_update(*, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None) -> Quiz:
+    """Change the quiz's settings (schedule included) and, with `slots`, its questions."""
+    quiz = Quiz.objects.select_for_update().get(pk=quiz.pk)
+    _check_window(data.get("opens_at", quiz.opens_at), data.get("closes_at", quiz.closes_at))
+    for name, value in data.items():
+        setattr(quiz, name, value)
+    try:
+        with transaction.atomic():
+            quiz.save()
+    except IntegrityError as exc:
+        raise SlugTaken(
+            "The course has a quiz with this slug.",
+            fields={"slug": ["Already taken in this course."]},
+        ) from exc
+    if slots is not None:
+        _replace_slots(quiz, slots)
+    return quiz
+
+
+def quiz_open(*, quiz: Quiz, now: datetime) -> Quiz:
+    """Open the quiz now; a closing time already past is cleared."""
+    quiz.opens_at = now
+    if quiz.closes_at is not None and quiz.closes_at <= now:
+        quiz.closes_at = None
+    quiz.save(update_fields=["opens_at", "closes_at"])
+    return quiz
+
+
+def quiz_close(*, quiz: Quiz, now: datetime) -> Quiz:
+    """Close the quiz now: no attempt starts after this."""
+    if quiz.opens_at is not None and quiz.opens_at >= now:
+        quiz.opens_at = None
+    quiz.closes_at = now
+    quiz.save(update_fields=["opens_at", "closes_at"])
+    return quiz

@@ -1,0 +1,42 @@
+"""API clients with real tokens, sent as `Authorization: Bearer ...` headers."""
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from lms.models import ApiClient
+from lms.services.tokens import api_client_create, token_issue
+from tests.lms.lti_world import lti  # noqa: F401  (the LTI world fixture, for every test here)
+
+ALL_SCOPES = ["grades:read", "roster:manage", "quizzes:manage", "questions:manage"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def bearer(key: str) -> APIClient:
+    """A DRF test client that sends the API client token on every request."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    return client
+
+
+MakeClient = Callable[..., tuple[ApiClient, APIClient]]
+
+
+@pytest.fixture
+def make_client(db: None) -> MakeClient:
+    """make_client("moodle", scopes=[...]) -> (the ApiClient, a test client with its token)."""
+
+    def make(name: str = "moodle", scopes: list[str] | None = None) -> tuple[ApiClient, APIClient]:
+        client = ApiClient.objects.filter(name=name).first() or api_client_create(name=name)
+        _, key = token_issue(client=client, scopes=ALL_SCOPES if scopes is None else scopes)
+        return client, bearer(key)
+
+    return make

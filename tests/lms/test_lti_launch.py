@@ -1,0 +1,126 @@
+"""LTI 1.3 launches from a real platform (lti1p3platform), its JWKS served over HTTP:
+login initiation, a signed launch that signs the user in and opens the quiz, and every
+refused launch refused clearly with nothing created."""
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.test import Client
+from lti1p3platform.registration import Registration
+from lti_tool.models import Key, LtiDeployment
+
+from lms.models import ExternalIdentity, LtiCourseGrant, LtiNonceUse
+from quizbank.models import CourseMembership
+from tests.lms.lti_world import Lti, launch
+from tests.lms.platform import INSTRUCTOR, ISSUER, new_private_key, public_key_of
+
+
+def test_a_learner_lands_in_the_quiz_signed_in(lti: Lti) -> None:
+    reply, _ = launch(lti)
+    assert reply.status_code == 302, reply.content
+    assert reply["Location"] == f"/lti/quizzes/{lti.quiz.pk}/"
+    page = lti.browser.get(reply["Location"])
+    assert page.status_code == 200
+    assert "Week 1: tensors" in page.content.decode()
+    identity = ExternalIdentity.objects.get(namespace=f"lti:{ISSUER}", external_id="moodle-user-7")
+    assert identity.user.email == "ada@uni.example"
+    roles = CourseMembership.objects.filter(user=identity.user, course=lti.quiz.course)
+    assert list(roles.values_list("role", flat=True)) == ["student"]
+
+
+def test_a_second_launch_matches_the_same_user(lti: Lti) -> None:
+    launch(lti)
+    launch(lti)
+    assert ExternalIdentity.objects.filter(external_id="moodle-user-7").count() == 1
+    assert User.objects.filter(external_identities__external_id="moodle-user-7").count() == 1
+
+
+def test_an_instructor_becomes_an_examiner(lti: Lti) -> None:
+    launch(lti, roles=[INSTRUCTOR], user_id="teacher-1")
+    user = User.objects.get(external_identities__external_id="teacher-1")
+    roles = CourseMembership.objects.filter(user=user, course=lti.quiz.course)
+    assert list(roles.values_list("role", flat=True)) == ["examiner"]
+
+
+def _rows() -> tuple[int, ...]:
+    return (
+        User.objects.count(),
+        ExternalIdentity.objects.count(),
+        CourseMembership.objects.count(),
+        LtiDeployment.objects.count(),
+    )
+
+
+def _refused(reply: Any, words: str, before: tuple[int, ...]) -> None:
+    assert reply.status_code == 403
+    assert words in reply.content.decode()
+    assert _rows() == before
+    assert "_auth_user_id" not in reply.wsgi_request.session
+
+
+def test_a_replayed_launch_is_refused(lti: Lti) -> None:
+    first, body = launch(lti)
+    assert first.status_code == 302
+    before = _rows()
+    replayed = Client().post("/lti/launch/", body)  # the same id_token and state, elsewhere
+    _refused(replayed, "already used", before)
+    cookie_replay = lti.browser.post("/lti/launch/", body)  # and from the same browser
+    assert cookie_replay.status_code == 403
+    assert LtiNonceUse.objects.count() == 1
+
+
+def test_a_launch_signed_with_another_key_under_the_platforms_kid_is_refused(lti: Lti) -> None:
+    kid = Registration.get_jwk(public_key_of(lti.settings.private_key))["kid"]
+    forger = lti.conf(private_key=new_private_key(), kid=kid)
+    before = _rows()
+    reply, _ = launch(lti, forger)
+    _refused(reply, "Signature verification failed", before)
+
+
+def test_a_launch_under_an_unknown_kid_is_refused(lti: Lti) -> None:
+    before = _rows()
+    reply, _ = launch(lti, lti.conf(private_key=new_private_key()))
+    _refused(reply, "Unable to find public key", before)
+
+
+def test_a_launch_from_an_unknown_deployment_is_refused(lti: Lti) -> None:
+    before = _rows()
+    reply, _ = launch(lti, lti.conf(deployment_id="somewhere-else"))
+    _refused(reply, "Unable to find deployment", before)
+
+
+def test_an_expired_launch_is_refused(lti: Lti) -> None:
+    before = _rows()
+    reply, _ = launch(lti, expires_in=-120)
+    _refused(reply, "Signature has expired", before)
+
+
+def test_a_launch_for_another_audience_is_refused(lti: Lti) -> None:
+    before = _rows()
+    reply, _ = launch(lti, lti.conf(client_id="another-tool"))
+    _refused(reply, "Registration not found", before)
+
+
+def test_a_launch_whose_state_does_not_match_is_refused(lti: Lti) -> None:
+    before = _rows()
+    reply, _ = launch(lti, state="forged-state")
+    _refused(reply, "State not found", before)
+
+
+def test_a_launch_into_a_course_not_granted_to_the_platform_is_refused(lti: Lti) -> None:
+    LtiCourseGrant.objects.all().delete()
+    before = _rows()
+    reply, _ = launch(lti)
+    _refused(reply, "names no quiz this platform may open", before)
+    assert LtiNonceUse.objects.count() == 0
+
+
+def test_the_jwks_lists_both_keys_while_one_replaces_the_other(lti: Lti) -> None:
+    old = Key.objects.get()
+    new = Key.objects.generate()
+    kids = {k["kid"] for k in lti.browser.get("/lti/jwks/").json()["keys"]}
+    assert len(kids) == 2
+    old.is_active = False
+    old.save()
+    assert len(lti.browser.get("/lti/jwks/").json()["keys"]) == 1
+    assert new.is_active

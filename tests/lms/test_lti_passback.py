@@ -1,0 +1,170 @@
+"""Grade passback end to end: an LTI launch, the student takes the quiz signed in by it,
+the examiner releases, and the platform's score service receives the score over HTTP;
+a re-mark publishes again, an older score never replaces a newer one, and a failure is
+kept for examiners to re-send."""
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from grading.models import Response
+from lms.errors import ScoreNotSent
+from lms.models import LtiLineItem, LtiScoreSync, SyncStatus
+from lms.services.ags import score_publish
+from quizbank.models import ReleasePolicy
+from tests.grading.content import TRUE_FALSE, VIVA
+from tests.grading.factories import add_slots, member, question
+from tests.lms.lti_world import Lti, launch
+
+
+def _json(browser: Client, method: str, url: str, body: Any = None) -> Any:
+    reply = getattr(browser, method)(url, body, content_type="application/json")
+    assert reply.status_code in (200, 201), (url, reply.content)
+    return reply.json()
+
+
+def _take_quiz_in_the_browser(lti: Lti) -> int:
+    attempt = _json(lti.browser, "post", f"/api/quizzes/{lti.quiz.pk}/attempts/")
+    for position, answer in ((0, {"value": True}), (1, {"text": "They sum across calls."})):
+        body = {"version": 0, "answer": answer}
+        _json(lti.browser, "put", f"/api/attempts/{attempt['id']}/responses/{position}/", body)
+    _json(lti.browser, "post", f"/api/attempts/{attempt['id']}/submit/")
+    return int(attempt["id"])
+
+
+def _publish_pending() -> list[str]:
+    """What the Celery task does for each row the signals marked."""
+    pending = LtiScoreSync.objects.filter(status=SyncStatus.PENDING).values_list("pk", flat=True)
+    return [score_publish(sync_id=pk, now=timezone.now()) for pk in pending]
+
+
+def _staffed(lti: Lti) -> APIClient:
+    lti.quiz.release_policy = ReleasePolicy.MANUAL
+    lti.quiz.save()
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE), question(lti.quiz.course, VIVA))
+    examiner = APIClient()
+    examiner.force_authenticate(member(lti.quiz.course, "examiner"))
+    return examiner
+
+
+def _mark(examiner: APIClient, attempt_id: int, level: int) -> int:
+    viva = Response.objects.get(attempt_id=attempt_id, question_version__question__type="viva")
+    url = f"/api/marking/responses/{viva.pk}/marks/"
+    reply = examiner.post(url, {"levels": [level]}, format="json")
+    assert reply.status_code == 201, reply.content
+    return int(reply.json()["id"])
+
+
+@pytest.fixture
+def taken(lti: Lti) -> tuple[APIClient, int]:
+    examiner = _staffed(lti)
+    reply, _ = launch(lti, line_item=f"{lti.base}/lineitems/9/lineitem")
+    assert reply.status_code == 302
+    assert LtiLineItem.objects.get().quiz == lti.quiz
+    return examiner, _take_quiz_in_the_browser(lti)
+
+
+def test_the_released_score_reaches_the_platforms_gradebook(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    _mark(examiner, attempt, 1)
+    assert _publish_pending() == ["pending"]  # marked, not released: nothing is sent
+    assert lti.grades.scores == []
+    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    assert _publish_pending() == ["sent"]
+    [score] = lti.grades.scores
+    assert score["path"] == "/lineitems/9/lineitem/scores"
+    assert score["userId"] == "moodle-user-7"
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (1.5, 2.0)
+    assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
+
+
+def test_a_remark_after_release_publishes_again_and_older_never_wins(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    mark = _mark(examiner, attempt, 1)
+    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    _publish_pending()
+    body = {"levels": [2], "reason": "Second look: both parts are there."}
+    reply = examiner.put(f"/api/marking/marks/{mark}/", body, format="json")
+    assert reply.status_code == 200, reply.content
+    assert _publish_pending() == ["sent"]
+    assert [s["scoreGiven"] for s in lti.grades.scores] == [1.5, 2.0]
+    sync = LtiScoreSync.objects.get()
+    assert score_publish(sync_id=sync.pk, now=timezone.now()) == "sent"  # a repeat: no resend
+    assert len(lti.grades.scores) == 2
+
+
+def test_a_failing_gradebook_is_shown_to_examiners_and_can_be_resent(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    _mark(examiner, attempt, 2)
+    lti.grades.fail_next = 1
+    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    sync = LtiScoreSync.objects.get()
+    with pytest.raises(ScoreNotSent):
+        score_publish(sync_id=sync.pk, now=timezone.now())
+    [row] = examiner.get(f"/api/quizzes/{lti.quiz.pk}/lms-scores/").json()
+    assert (row["status"], row["tries"]) == ("failed", 1)
+    assert "500" in row["last_error"]
+    resent = examiner.post(f"/api/quizzes/{lti.quiz.pk}/lms-scores/resend/").json()
+    assert resent == {"resent": [sync.pk]}
+    assert _publish_pending() == ["sent"]
+    assert [s["scoreGiven"] for s in lti.grades.scores] == [2.0]
+
+
+def test_students_cannot_see_or_resend_passback(lti: Lti, taken: tuple[APIClient, int]) -> None:
+    student = User.objects.get(external_identities__external_id="moodle-user-7")
+    api = APIClient()
+    api.force_authenticate(student)
+    assert api.get(f"/api/quizzes/{lti.quiz.pk}/lms-scores/").status_code == 403
+    assert api.post(f"/api/quizzes/{lti.quiz.pk}/lms-scores/resend/").status_code == 403
+
+
+def test_a_score_as_of_an_earlier_moment_than_the_last_sent_is_not_sent(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    _mark(examiner, attempt, 1)
+    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    _publish_pending()
+    sync = LtiScoreSync.objects.get()
+    later = timezone.now() + timedelta(hours=1)  # as if a newer score had been sent since
+    LtiScoreSync.objects.filter(pk=sync.pk).update(
+        sent_as_of=later, sent_payload={"newer": True}, status=SyncStatus.PENDING
+    )
+    assert score_publish(sync_id=sync.pk, now=timezone.now()) == "sent"
+    assert len(lti.grades.scores) == 1
+
+
+def test_a_release_with_a_viva_still_unmarked_is_pending_manual_until_marked(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    viva = Response.objects.get(attempt_id=attempt, question_version__question__type="viva")
+    override = {"override": {"responses": [viva.pk], "reason": "Marks follow next week."}}
+    reply = examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", override, format="json")
+    assert reply.status_code in (200, 201), reply.content
+    assert _publish_pending() == ["sent"]
+    [waiting] = lti.grades.scores
+    assert (waiting["activityProgress"], waiting["gradingProgress"]) == (
+        "Submitted",
+        "PendingManual",
+    )
+    assert "scoreGiven" not in waiting
+    _mark(examiner, attempt, 2)
+    assert _publish_pending() == ["sent"]
+    final = lti.grades.scores[-1]
+    assert (final["gradingProgress"], final["scoreGiven"], final["scoreMaximum"]) == (
+        "FullyGraded",
+        2.0,
+        2.0,
+    )

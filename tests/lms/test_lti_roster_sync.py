@@ -1,0 +1,66 @@
+"""Roster sync (NRPS): an examiner brings the course's members over from the platform,
+whose membership service answers over HTTP with a token it issued."""
+
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from lms.models import LtiRosterSource
+from quizbank.models import CourseMembership
+from tests.grading.factories import member
+from tests.lms.lti_world import Lti, launch
+from tests.lms.platform import INSTRUCTOR, LEARNER
+
+TA = "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"
+
+
+def _roles(lti: Lti, sub: str) -> list[str]:
+    rows = CourseMembership.objects.filter(
+        course=lti.quiz.course, user__external_identities__external_id=sub
+    )
+    return sorted(rows.values_list("role", flat=True))
+
+
+def _examiner(lti: Lti) -> APIClient:
+    api = APIClient()
+    api.force_authenticate(member(lti.quiz.course, "examiner"))
+    return api
+
+
+def test_an_examiner_syncs_the_roster_from_the_lms(lti: Lti) -> None:
+    launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
+    assert LtiRosterSource.objects.get().course == lti.quiz.course
+    lti.grades.members = [
+        {"user_id": "moodle-user-7", "roles": [LEARNER], "status": "Active"},
+        {"user_id": "s-2", "roles": [LEARNER], "name": "Grace Hopper", "email": "g@uni.example"},
+        {"user_id": "t-1", "roles": [INSTRUCTOR, TA], "status": "Active"},
+        {"user_id": "gone", "roles": ["Learner"], "status": "Inactive"},
+    ]
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 200, reply.content
+    assert reply.json() == [{"members": 4, "added": 2, "removed": 0}]
+    assert _roles(lti, "s-2") == ["student"]
+    assert _roles(lti, "t-1") == ["examiner"]
+    assert _roles(lti, "gone") == []
+    assert User.objects.get(external_identities__external_id="s-2").email == "g@uni.example"
+
+
+def test_a_member_the_lms_lists_as_inactive_loses_the_course(lti: Lti) -> None:
+    launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
+    assert _roles(lti, "moodle-user-7") == ["student"]
+    lti.grades.members = [{"user_id": "moodle-user-7", "roles": [LEARNER], "status": "Inactive"}]
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.json() == [{"members": 1, "added": 0, "removed": 1}]
+    assert _roles(lti, "moodle-user-7") == []
+
+
+def test_a_platform_that_refuses_is_a_502_naming_it(lti: Lti) -> None:
+    launch(lti, memberships_url=f"{lti.base}/nothing-here")
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 502
+    assert reply.json()["error"]["code"] == "roster_not_fetched"
+
+
+def test_students_cannot_sync_the_roster(lti: Lti) -> None:
+    api = APIClient()
+    api.force_authenticate(member(lti.quiz.course, "student"))
+    assert api.post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/").status_code == 403

@@ -1,0 +1,34 @@
+"""On the real broker: a real worker delivers a webhook, retrying a receiver that fails
+twice until the third try succeeds, under one delivery id."""
+
+import time
+
+import pytest
+
+from config.celery_workers import worker_processes
+from lms.models import WebhookDelivery
+from tests.grading.factories import member, submitted_attempt
+from tests.lms.conftest import MakeClient
+from tests.lms.test_webhooks import Receiver, _subscribed, receiver  # noqa: F401  (fixture)
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_real_worker_retries_until_the_receiver_takes_it(
+    redis_url: str,
+    make_client: MakeClient,
+    receiver: tuple[Receiver, str],  # noqa: F811
+) -> None:
+    state, _ = receiver
+    quiz, _ = _subscribed(make_client, receiver)
+    state.fail_first = 2
+    with worker_processes(redis_url, count=1, queues="default"):
+        submitted_attempt(quiz, member(quiz.course, "student"), {0: {"value": True}})
+        deadline = time.monotonic() + 60
+        delivered = WebhookDelivery.objects.filter(status="delivered")
+        while time.monotonic() < deadline and not (state.effects and delivered.exists()):
+            time.sleep(0.1)
+    delivery = WebhookDelivery.objects.get(event="attempt.submitted")
+    assert list(state.effects) == [str(delivery.delivery_id)]
+    assert (delivery.status, delivery.tries) == ("delivered", 3)
+    assert state.posts == 3
