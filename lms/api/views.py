@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.scopes import Scope
-from grading.services.export_csv import csv_text
+from grading.services.exports import csv_text
 from lms.api.context import caller_namespace, required_client
 from lms.api.serializers import (
     GradeParamsSerializer,

@@ -6,7 +6,7 @@ import re
 import pytest
 from lti1p3platform.registration import Registration
 
-from lms.models import LtiCourseGrant
+from lms.models import ExternalIdentity, LtiCourseGrant
 from quizbank.models import CourseMembership
 from tests.grading.content import SINGLE, TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, new_quiz, question
@@ -44,7 +44,7 @@ def test_an_instructor_picks_a_quiz_and_it_returns_as_a_resource_link(lti: Lti) 
         "tag": f"vivabank-quiz-{lti.quiz.pk}",
     }
     teacher = CourseMembership.objects.get(course=course, role="examiner")
-    assert teacher.user.external_identities.get().external_id == "teacher-1"
+    assert ExternalIdentity.objects.get(user=teacher.user).external_id == "teacher-1"
 
 
 def test_a_learner_cannot_deep_link(lti: Lti) -> None:
