@@ -4,6 +4,7 @@ Services raise `DomainError` subclasses with a stable code; this handler turns
 them, DRF's own exceptions and Django's 404/permission errors into that shape.
 """
 
+import logging
 from typing import Any, ClassVar
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -57,6 +58,8 @@ def _drf_error(exc: exceptions.APIException) -> tuple[str, str, dict[str, list[s
     return str(code_text), str(exc.detail), {}
 
 
+logger = logging.getLogger(__name__)
+
 # A database that is restarting, unreachable or read-only: nothing was written, try again.
 RETRY_AFTER_S = 5
 _READ_ONLY_SQLSTATE = "25006"  # read_only_sql_transaction
@@ -72,6 +75,7 @@ def database_unavailable(exc: Exception) -> Response | None:
     ):
         return None
     code = "database_read_only" if read_only else "database_unavailable"
+    logger.warning("answered 503 %s: %s", code, exc)
     message = "The database cannot answer just now and nothing was changed; try again."
     response = Response(error_body(code, message), status=status.HTTP_503_SERVICE_UNAVAILABLE)
     response["Retry-After"] = str(RETRY_AFTER_S)
