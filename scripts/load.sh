@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # `make load`: an exam's load over real HTTP. A fresh database with the demo quiz and
-# LOAD_USERS students, Redis db LOAD_REDIS_DB as broker, gunicorn with two worker processes
+# LOAD_USERS students, Redis db 11 (LOAD_BROKER) as broker, gunicorn with two worker processes
 # on loopback, two single-process grading workers; locust runs headless for a bounded time
 # and stops by itself, then tests/load/report.py prints the figures as JSON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 USERS="${LOAD_USERS:-300}"
-export LOAD_SPAWN_S="${LOAD_SPAWN_S:-60}" LOAD_EXAM_S="${LOAD_EXAM_S:-150}"
+export LOAD_USERS="$USERS" LOAD_SPAWN_S="${LOAD_SPAWN_S:-60}" LOAD_EXAM_S="${LOAD_EXAM_S:-150}"
 RUN_S=$(( ${LOAD_EXAM_S%.*} + 70 ))
 PORT="${LOAD_PORT:-8765}"
 DB="${LOAD_DB:-vivabank_load}"

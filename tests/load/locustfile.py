@@ -23,6 +23,7 @@ PASSWORD = os.environ.get("LOAD_PASSWORD", "load-student-pass")
 SPAWN_S = float(os.environ.get("LOAD_SPAWN_S", "60"))
 EXAM_S = float(os.environ.get("LOAD_EXAM_S", "150"))
 SAVE_EVERY_S = float(os.environ.get("LOAD_SAVE_EVERY_S", "4"))
+USERS = int(os.environ.get("LOAD_USERS", "300"))
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = (
     ROOT / "fixtures/banks/pytorch-fundamentals/tensor-operations/softmax-rows/reference.py"
@@ -70,18 +71,30 @@ class Student(FastHttpUser):
     wait_time = staticmethod(lambda: random.uniform(0.5, 1.5) * SAVE_EVERY_S)  # noqa: S311
 
     def on_start(self) -> None:
-        index = _next_user[0]
+        # A user locust starts again (after an error) signs in as an existing student.
+        index = _next_user[0] % USERS
         _next_user[0] += 1
         self.deadline = STARTED + EXAM_S + random.uniform(0, 50)  # noqa: S311
         body = {"username": f"load{index:04d}", "password": PASSWORD}
         token = self.client.post("/api/auth/token/", json=body, name="login").json()["token"]
         self.auth = {"Authorization": f"Token {token}"}
-        url = f"/api/quizzes/{QUIZ_ID}/attempts/"
-        attempt = self.client.post(url, headers=self.auth, name="start").json()
+        attempt = self._start()
         self.attempt = attempt["id"]
         self.kinds = {r["position"]: r["question"]["type"] for r in attempt["responses"]}
         self.versions = dict.fromkeys(self.kinds, 0)
         self.runs_left = 2
+
+    def _start(self) -> Any:
+        """Start (or resume) the attempt; a 503 is retried after its Retry-After, as the page
+        does (and still counted as an error)."""
+        url = f"/api/quizzes/{QUIZ_ID}/attempts/"
+        for _ in range(5):
+            reply = self.client.post(url, headers=self.auth, name="start")
+            if reply.status_code != 503:
+                break
+            retry_after = reply.headers.get("Retry-After") if reply.headers else None
+            time.sleep(float(str(retry_after or "5")))
+        return reply.json()
 
     def _autosave(self, position: int) -> None:
         body = {"answer": ANSWERS[self.kinds[position]], "version": self.versions[position]}
