@@ -4,10 +4,14 @@ import os
 
 from celery import Celery
 from kombu import Queue
+from kombu.transport import TRANSPORT_ALIASES
 
 import config.logging  # noqa: F401  (connects the task signals that set the logged job id)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# `filesystem://` (make run's broker) writes each message whole or not at all; by URL scheme,
+# so an app moved to redis:// uses Redis (an explicit broker_transport would override it).
+TRANSPORT_ALIASES["filesystem"] = "config.broker_files:Transport"
 
 app = Celery("vivabank")
 app.config_from_object("django.conf:settings", namespace="CELERY")

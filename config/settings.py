@@ -192,9 +192,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     # Redis redelivers an unacknowledged task after this; it must exceed the longest job.
     else {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 )
-# The filesystem broker writes each message whole or not at all (a full disk leaves nothing).
-if CELERY_BROKER_URL.startswith("filesystem"):
-    CELERY_BROKER_TRANSPORT = "config.broker_files:Transport"
 # /readyz is ready only while each of these queues has a worker answering a ping
 # (add "gpu" where a GPU worker must be up).
 HEALTH_QUEUES: list[str] = env.list("HEALTH_QUEUES", default=["default", "cpu"])
