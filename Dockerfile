@@ -7,7 +7,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends libseccomp2 \
 
 FROM base AS web
 COPY requirements/web.lock requirements/web.lock
-RUN pip install --no-cache-dir -r requirements/web.lock gunicorn
+RUN pip install --no-cache-dir -r requirements/web.lock
 COPY . .
 RUN DEBUG=true python manage.py collectstatic --noinput
 USER nobody

@@ -10,7 +10,7 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vivabank
 # Checks run with a throwaway key; production must set SECRET_KEY itself.
 fmt lint typecheck pytest test mutation: export SECRET_KEY ?= vivabank-checks-only-not-a-real-secret
 
-.PHONY: install run test fmt lint typecheck pytest bench mutation clean
+.PHONY: install run test fmt lint typecheck pytest bench load mutation clean
 
 install: $(STAMP) $(ASSETS_STAMP)
 
@@ -64,6 +64,12 @@ bench: install
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v0
 	DEBUG=true $(PY) manage.py runner_bench --json
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
+
+# An exam's load over HTTP (tests/load/locustfile.py, docs/benchmarks.md): 300 students against
+# gunicorn (2 processes) and 2 grading workers on PostgreSQL and Redis db 11; stops by itself in
+# about 5 minutes and prints the figures as JSON (LOAD_USERS, LOAD_EXAM_S change the size).
+load: install
+	bash scripts/load.sh
 
 # Mutation testing of the rules that decide a grade (docs/mutation.md): slow, so not in `make test`.
 # A fresh copy and test database each run; prints killed/survived per area, fails under 90%.

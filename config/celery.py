@@ -4,8 +4,14 @@ import os
 
 from celery import Celery
 from kombu import Queue
+from kombu.transport import TRANSPORT_ALIASES
+
+import config.logging  # noqa: F401  (connects the task signals that set the logged job id)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# `filesystem://` (make run's broker) writes each message whole or not at all; by URL scheme,
+# so an app moved to redis:// uses Redis (an explicit broker_transport would override it).
+TRANSPORT_ALIASES["filesystem"] = "config.broker_files:Transport"
 
 app = Celery("vivabank")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -20,5 +26,10 @@ app.conf.update(
     task_default_queue="default",
     task_queues=(Queue("default"), Queue("cpu"), Queue("gpu")),
     broker_connection_retry_on_startup=True,
+    # Django's LOGGING (JSON, with ids) applies in workers too.
+    worker_hijack_root_logger=False,
+    # Task events for `celery events`/flower and the admin's queue page.
+    worker_send_task_events=True,
+    task_send_sent_event=True,
 )
 app.autodiscover_tasks()

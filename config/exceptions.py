@@ -4,10 +4,12 @@ Services raise `DomainError` subclasses with a stable code; this handler turns
 them, DRF's own exceptions and Django's 404/permission errors into that shape.
 """
 
+import logging
 from typing import Any, ClassVar
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -56,8 +58,35 @@ def _drf_error(exc: exceptions.APIException) -> tuple[str, str, dict[str, list[s
     return str(code_text), str(exc.detail), {}
 
 
+logger = logging.getLogger(__name__)
+
+# A database that is restarting, unreachable or read-only: nothing was written, try again.
+RETRY_AFTER_S = 5
+_READ_ONLY_SQLSTATE = "25006"  # read_only_sql_transaction
+
+
+def database_unavailable(exc: Exception) -> Response | None:
+    """503 with Retry-After for a database that cannot take the request now, else None."""
+    cause = exc.__cause__
+    read_only = getattr(cause, "sqlstate", None) == _READ_ONLY_SQLSTATE or "readonly" in str(exc)
+    if not (
+        isinstance(exc, OperationalError | InterfaceError)
+        or (isinstance(exc, DatabaseError) and read_only)
+    ):
+        return None
+    code = "database_read_only" if read_only else "database_unavailable"
+    logger.warning("answered 503 %s: %s", code, exc)
+    message = "The database cannot answer just now and nothing was changed; try again."
+    response = Response(error_body(code, message), status=status.HTTP_503_SERVICE_UNAVAILABLE)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF exception handler that renders every error in the one Vivabank shape."""
+    unavailable = database_unavailable(exc)
+    if unavailable is not None:
+        return unavailable
     if isinstance(exc, DomainError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
     if isinstance(exc, Http404):

@@ -5,10 +5,13 @@ Every value comes from an environment variable (or a `.env` file beside
 explicit choice: with DEBUG off there is no default secret key.
 """
 
+import secrets
 from pathlib import Path
 from typing import Any
 
 import environ
+
+from config.logging import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -17,7 +20,16 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG: bool = env.bool("DEBUG", default=False)
 _DEV_SECRET = "vivabank-development-only-secret-key-not-for-production-use"  # noqa: S105 (DEBUG only)
-SECRET_KEY: str = env.str("SECRET_KEY", default=_DEV_SECRET if DEBUG else environ.Env.NOTSET)
+# Workers and beat sign nothing (no sessions, no tokens), so they run without the web's key
+# (docker-compose gives them none): each process makes up a throwaway one.
+VIVABANK_ROLE: str = env.str("VIVABANK_ROLE", default="web")
+_NO_KEY_NEEDED = VIVABANK_ROLE in ("worker", "beat")
+SECRET_KEY: str = env.str(
+    "SECRET_KEY",
+    default=_DEV_SECRET
+    if DEBUG
+    else (secrets.token_urlsafe(50) if _NO_KEY_NEEDED else environ.Env.NOTSET),
+)
 ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -42,7 +54,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost, so that every error under /api/ leaves as JSON in the one shape.
+    # Outermost: every log record of a request carries its id, echoed as X-Request-ID.
+    "config.logging.RequestIdMiddleware",
+    # Next, so that every error under /api/ leaves as JSON in the one shape.
     "config.http_errors.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (admin, API docs) from the app itself, so a closed network needs no CDN.
@@ -87,6 +101,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "timeout": SQLITE_TIMEOUT_S,
         }
     )
+# Each web or worker process keeps its connection for CONN_MAX_AGE seconds (0: one per
+# request) and checks it before reuse, so a restarted PostgreSQL costs one failed query at
+# most. Several hosts behind one PostgreSQL: put pgbouncer (transaction mode) in front and
+# set DB_CONN_MAX_AGE=0 (docs/deployment.md).
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -181,6 +201,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     # Redis redelivers an unacknowledged task after this; it must exceed the longest job.
     else {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 )
+# /readyz is ready only while each of these queues has a worker answering a ping
+# (add "gpu" where a GPU worker must be up).
+HEALTH_QUEUES: list[str] = env.list("HEALTH_QUEUES", default=["default", "cpu"])
 CELERY_TASK_ALWAYS_EAGER: bool = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
@@ -195,12 +218,12 @@ RUNNER_EXTRA_READONLY_PATHS: list[str] = env.list("RUNNER_EXTRA_READONLY_PATHS",
 # CPUs each worker slot (its zygote and every child) may use; 0 means no quota.
 RUNNER_CPU_QUOTA: float = env.float("RUNNER_CPU_QUOTA", default=1.0)
 
-LOGGING: dict[str, Any] = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-}
+# One JSON object per line with the request, attempt and job ids (config/logging.py);
+# LOG_FORMAT=plain for people reading a terminal.
+LOGGING: dict[str, Any] = logging_config(
+    level=env.str("LOG_LEVEL", default="INFO"),
+    json_format=env.str("LOG_FORMAT", default="json") != "plain",
+)
 
 # --- Grading (quizzes, attempts, the student API) ----------------------------
 # Largest answer a student may autosave (JSON-encoded), e.g. 64 KiB of code.

@@ -4,10 +4,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config.health import healthz, queues_page, readyz
 from config.signin import admin_login
 from config.token_api import TokenObtainApi
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("admin/queues/", queues_page, name="admin-queues"),  # before the admin's catch-all
     path("admin/login/", admin_login),  # before the admin's own, which it wraps
     path("admin/", admin.site.urls),
     path("api/auth/token/", TokenObtainApi.as_view(), name="api-token"),

@@ -46,8 +46,11 @@ def code_job_enqueue_on_commit(
     job id, so a worker that already finished it returns the stored result)."""
     # By name: the task module imports services, so services must not import it.
     callback = signature(APPLY_RESULT_TASK, queue="default")
+    # robust: a broker that is down (Redis restarting, a full broker disk) must not turn a
+    # committed submit into an error; the error is logged and the sweeper sends the job later.
     transaction.on_commit(
-        lambda: runner_api.submit_grading(job, callback=callback, expires_s=expires_s)
+        lambda: runner_api.submit_grading(job, callback=callback, expires_s=expires_s),
+        robust=True,
     )
 
 
