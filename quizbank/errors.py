@@ -31,3 +31,21 @@ class QuestionInvalid(DomainError):
     """A question edited outside the bank files breaks a rule of the format."""
 
     code: ClassVar[str] = "question_invalid"
+
+
+class AccessCodeWrong(DomainError):
+    """The quiz asks for an access code and the one given (if any) is not it."""
+
+    code: ClassVar[str] = "access_code_wrong"
+    status_code: ClassVar[int] = status.HTTP_403_FORBIDDEN
+
+
+class NetworkNotAllowed(DomainError):
+    """The quiz is limited to an invigilated room's networks and the request came from outside."""
+
+    code: ClassVar[str] = "network_not_allowed"
+    status_code: ClassVar[int] = status.HTTP_403_FORBIDDEN
+
+
+class AccessRuleInvalid(DomainError):
+    code: ClassVar[str] = "access_rule_invalid"

@@ -3,7 +3,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from quizbank.api import views
+from quizbank.api import access_rules, views
 
 urlpatterns = [
     path("courses/", views.CourseListApi.as_view(), name="course-list"),
@@ -12,4 +12,17 @@ urlpatterns = [
     path("questions/<id:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
     path("quizzes/", views.QuizListApi.as_view(), name="quiz-list"),
     path("quizzes/<id:quiz_id>/", views.QuizDetailApi.as_view(), name="quiz-detail"),
+    path(
+        "quizzes/<id:quiz_id>/access/",
+        access_rules.QuizAccessRulesApi.as_view(),
+        name="quiz-access-rules",
+    ),
+    path(
+        "quizzes/<id:quiz_id>/access/overrides/<id:student_id>/",
+        access_rules.QuizOverrideApi.as_view(),
+        name="quiz-override",
+    ),
+    path(
+        "quizzes/<id:quiz_id>/my-terms/", access_rules.QuizTermsApi.as_view(), name="quiz-my-terms"
+    ),
 ]
