@@ -12,7 +12,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from quizbank.admin import inlines
+from quizbank.admin import inlines, quizzes  # noqa: F401  (registers the quiz admin)
 from quizbank.admin.forms import QuestionForm
 from quizbank.models import Course, Question, QuestionVersion, RubricCriterion, Topic
 from quizbank.services.versioning import question_snapshot
