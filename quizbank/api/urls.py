@@ -3,11 +3,16 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from quizbank.api import access_rules, views
+from quizbank.api import access_rules, enrolment, views
 
 urlpatterns = [
     path("courses/", views.CourseListApi.as_view(), name="course-list"),
     path("courses/<id:course_id>/", views.CourseDetailApi.as_view(), name="course-detail"),
+    path(
+        "courses/<id:course_id>/students/",
+        enrolment.CourseEnrolApi.as_view(),
+        name="course-enrol",
+    ),
     path("questions/", views.QuestionListApi.as_view(), name="question-list"),
     path("questions/<id:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
     path("quizzes/", views.QuizListApi.as_view(), name="quiz-list"),

@@ -103,3 +103,15 @@ def test_bad_networks_are_a_400_naming_the_entry(world: World) -> None:
 
 def test_students_cannot_read_the_access_rules(world: World) -> None:
     assert _api(world.student).get(f"/api/quizzes/{world.quiz.pk}/access/").status_code == 403
+
+
+def test_authors_enrol_students_and_others_cannot(world: World) -> None:
+    newcomer = User.objects.create(username="newcomer", email="new@example.org")
+    url = f"/api/courses/{world.course.pk}/students/"
+    body = {"entries": ["new@example.org", "nobody"]}
+    assert _api(world.student).post(url, body, format="json").status_code == 403
+    assert _api(world.examiner).post(url, body, format="json").status_code == 403
+    assert _api(member(new_course(), Role.AUTHOR)).post(url, body, format="json").status_code == 404
+    reply = _api(world.author).post(url, body, format="json")
+    assert reply.json() == {"added": ["newcomer"], "already": [], "unknown": ["nobody"]}
+    assert newcomer.course_memberships.filter(role=Role.STUDENT).exists()
