@@ -49,3 +49,9 @@ class NetworkNotAllowed(DomainError):
 
 class AccessRuleInvalid(DomainError):
     code: ClassVar[str] = "access_rule_invalid"
+
+
+class QuizInvalid(DomainError):
+    """An author's quiz settings or slots break a rule; `fields` names each one."""
+
+    code: ClassVar[str] = "quiz_invalid"
