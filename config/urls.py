@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/", include("grading.api.urls_examiner")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("examiner/", include("grading.pages.urls")),
     path("", include("quizbank.urls")),
 ]
 
