@@ -2,10 +2,11 @@
 
 from django.urls import path
 
-from grading.pages import release
+from grading.pages import marking, release
 
 app_name = "grading-pages"
 
 urlpatterns = [
+    path("marking/", marking.marking_queue_page, name="marking-queue"),
     path("quizzes/<int:quiz_id>/release/", release.quiz_release_page, name="quiz-release"),
 ]
