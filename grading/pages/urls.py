@@ -2,12 +2,13 @@
 
 from django.urls import path
 
-from grading.pages import marking, marking_form, release
+from grading.pages import marking, marking_form, release, report
 
 app_name = "grading-pages"
 
 urlpatterns = [
     path("marking/", marking.marking_queue_page, name="marking-queue"),
     path("marking/<int:response_id>/", marking_form.marking_page, name="marking"),
+    path("quizzes/<int:quiz_id>/report/", report.quiz_report_page, name="quiz-report"),
     path("quizzes/<int:quiz_id>/release/", release.quiz_release_page, name="quiz-release"),
 ]
