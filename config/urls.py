@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("examiner/", include("grading.pages.urls")),
+    path("author/", include("quizbank.pages.urls")),
     path("", include("quizbank.urls")),
 ]
 
