@@ -1,4 +1,4 @@
-"""Top-level URL map: admin, the REST API and its schema, the browser pages."""
+"""Top-level URL map: admin, the REST API and its schema, the browser pages (web/, quizbank/)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/", include("grading.api.urls_examiner")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("", include("web.urls")),
     path("", include("quizbank.urls")),
 ]
 
