@@ -24,8 +24,9 @@ $(STAMP): requirements/all.lock pyproject.toml
 		-r requirements/all.lock 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $(STAMP)
 
-$(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh
-	@echo "Bundling the pages' browser assets (KaTeX) into vendor/"
+$(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh scripts/build-assets.mjs \
+		$(wildcard assets/*/*)
+	@echo "Bundling the pages' browser assets (esbuild: htmx, KaTeX, CodeMirror) into vendor/"
 	@bash scripts/install-assets.sh
 	@touch $(ASSETS_STAMP)
 

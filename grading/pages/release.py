@@ -29,7 +29,7 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
             quiz_results_release(quiz=quiz, actor=request.user, now=timezone.now())
             messages.success(request, "Results released: students can now see them.")
         except DomainError as refused:
-            messages.error(request, refused.message)
+            messages.error(request, f"Not released: {refused.message}")
         return redirect("grading-pages:quiz-release", quiz_id=quiz.pk)
     context = {
         "quiz": quiz,

@@ -1,0 +1,15 @@
+"""Browser pages: sign-in, the dashboard, and the student's quiz and result pages."""
+
+from django.urls import path
+
+from web import accounts, dashboard
+
+app_name = "web"
+
+urlpatterns = [
+    path("signin/", accounts.sign_in, name="signin"),
+    path("signout/", accounts.sign_out, name="signout"),
+    path("password/", accounts.password_change, name="password-change"),
+    path("password/done/", accounts.password_change_done, name="password-change-done"),
+    path("dashboard/", dashboard.dashboard, name="dashboard"),
+]
