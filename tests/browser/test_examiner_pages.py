@@ -57,6 +57,12 @@ def test_an_examiner_marks_a_viva_with_the_keyboard_and_releases(site: Site) -> 
     page.goto(f"/examiner/quizzes/{staff.quiz.pk}/viva/")
     assert_accessible(page)
     screenshots(page, "examiner-viva-start")
+    page.get_by_label("Student").select_option(label=staff.student.username)
+    page.get_by_role("button", name="Start the viva").click()
+    page.get_by_role("button", name="Draw the next question").click()
+    expect(page.get_by_role("heading", name=re.compile("Question 1"))).to_be_visible()
+    assert_accessible(page)
+    screenshots(page, "examiner-viva")
 
 
 def test_the_author_pages_pass_axe_and_fit_a_phone(site: Site) -> None:
