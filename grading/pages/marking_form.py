@@ -1,5 +1,7 @@
 """The marking page: one viva answer beside its rubric; save, or save and go to the next."""
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -11,7 +13,13 @@ from django.views.decorators.http import require_http_methods
 from config.exceptions import DomainError
 from grading.api.marking_presenters import marking_view
 from grading.models.marking import Mark, MarkingStatus
-from grading.services.marking import MarkInput, mark_create, mark_update
+from grading.services.marking import (
+    MarkInput,
+    mark_create,
+    mark_moderate,
+    mark_update,
+    second_mark_request,
+)
 from grading.services.marking_selectors import access_marking_response, marking_queue
 
 
@@ -21,13 +29,20 @@ def _levels(form: QueryDict, criteria: int) -> list[int]:
     return [int(v) if v.isdigit() and len(v) < 4 else -1 for v in raw]
 
 
-def _save(request: HttpRequest, response_id: int, criteria: int, marker: User) -> None:
+def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: User) -> None:
+    """Second marking request, moderation of a flagged answer, or one's own (blind) mark."""
+    now = timezone.now()
+    if "second" in request.POST:
+        second_mark_request(response_id=response_id, examiner=marker, now=now)
+        return
     data = MarkInput(
-        levels=_levels(request.POST, criteria), comment=request.POST.get("comment", "")[:4000]
+        levels=_levels(request.POST, len(view["rubric"])),
+        comment=request.POST.get("comment", "")[:4000],
     )
     own = Mark.objects.filter(response_id=response_id, marker=marker).first()
-    now = timezone.now()
-    if own is None:
+    if own is None and view["marking"]["status"] == MarkingStatus.FLAGGED:
+        mark_moderate(response_id=response_id, moderator=marker, data=data, now=now)
+    elif own is None:
         mark_create(response_id=response_id, marker=marker, data=data, now=now)
     else:
         mark_update(mark_id=own.pk, marker=marker, data=data, now=now)
@@ -51,7 +66,7 @@ def marking_page(request: HttpRequest, response_id: int) -> HttpResponse:
     view = marking_view(request.user, answer, anonymous=anonymous)
     if request.method == "POST" and isinstance(request.user, User):
         try:
-            _save(request, answer.pk, len(view["rubric"]), request.user)
+            _save(request, answer.pk, view, request.user)
         except DomainError as refused:
             messages.error(request, f"Not saved: {refused.message}")
             return redirect(request.get_full_path())

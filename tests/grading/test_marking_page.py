@@ -69,3 +69,22 @@ def test_students_and_other_courses_examiners_cannot_open_it(staff: Staff) -> No
     (first,) = _answers(staff, 1)
     assert _browser(staff.student).get(f"/examiner/marking/{first}/").status_code in (403, 404)
     assert _browser(staff.outsider).get(f"/examiner/marking/{first}/").status_code == 404
+
+
+def _post_levels(user: User, answer: int, level: int, **extra: str) -> object:
+    body = {f"level-{i}": str(level) for i in range(len(VIVA["rubric"]))}
+    return _browser(user).post(f"/examiner/marking/{answer}/", {**body, **extra})
+
+
+def test_a_second_mark_is_asked_for_and_a_flagged_disagreement_moderated(staff: Staff) -> None:
+    (answer,) = _answers(staff, 1)
+    _post_levels(staff.examiner, answer, 0)
+    _browser(staff.examiner).post(f"/examiner/marking/{answer}/", {"second": ""})
+    top = min(len(c["levels"]) for c in VIVA["rubric"]) - 1
+    _post_levels(staff.second, answer, top)
+    flagged = _browser(staff.moderator).get(f"/examiner/marking/{answer}/")
+    assert "Moderate:" in flagged.text
+    _post_levels(staff.moderator, answer, 1)
+    roles = sorted(Mark.objects.filter(response_id=answer).values_list("role", flat=True))
+    assert roles == ["first", "moderator", "second"]
+    assert "Moderate:" not in _browser(staff.moderator).get(f"/examiner/marking/{answer}/").text
