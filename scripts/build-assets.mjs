@@ -8,7 +8,7 @@ import { build } from "esbuild";
 import { writeFileSync } from "node:fs";
 
 const result = await build({
-  entryPoints: { base: "assets/js/base.js", site: "assets/css/site.css" },
+  entryPoints: { base: "assets/js/base.js", quiz: "assets/js/quiz.js", site: "assets/css/site.css" },
   outdir: "vendor/app",
   bundle: true,
   minify: true,

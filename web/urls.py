@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web import accounts, dashboard
+from web import accounts, dashboard, student_pages
 
 app_name = "web"
 
@@ -12,4 +12,11 @@ urlpatterns = [
     path("password/", accounts.password_change, name="password-change"),
     path("password/done/", accounts.password_change_done, name="password-change-done"),
     path("dashboard/", dashboard.dashboard, name="dashboard"),
+    path("quizzes/<int:quiz_id>/start/", student_pages.quiz_start, name="quiz-start"),
+    path("attempts/<int:attempt_id>/", student_pages.attempt_page, name="attempt"),
+    path(
+        "attempts/<int:attempt_id>/result/",
+        student_pages.attempt_result_page,
+        name="attempt-result",
+    ),
 ]
