@@ -10,6 +10,7 @@ from grading.models import Attempt, AttemptStatus
 from grading.selectors import attempt_final_score, attempt_released
 from quizbank.access import AnyUser, courses_for, user_id
 from quizbank.models import Quiz, Role
+from quizbank.services.quiz_access import QuizTerms, quiz_terms
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class QuizRow:
     used: int
     attempts_left: int | None  # None: unlimited
     open_attempt: int | None
+    terms: QuizTerms  # the quiz as it applies to this student (their override applied)
 
 
 @dataclass(frozen=True)
@@ -29,20 +31,23 @@ class PastAttempt:
     score: Decimal | None
 
 
-def _state(quiz: Quiz, now: datetime) -> str | None:
-    if quiz.closes_at is not None and now >= quiz.closes_at:
+def _state(terms: QuizTerms, now: datetime) -> str | None:
+    if terms.closes_at is not None and now >= terms.closes_at:
         return None
-    return "upcoming" if quiz.opens_at is not None and now < quiz.opens_at else "open"
+    return "upcoming" if terms.opens_at is not None and now < terms.opens_at else "open"
 
 
-def _quiz_row(quiz: Quiz, attempts: list[Attempt], now: datetime) -> QuizRow | None:
-    state = _state(quiz, now)
+def _quiz_row(
+    quiz: Quiz, attempts: list[Attempt], now: datetime, terms: QuizTerms
+) -> QuizRow | None:
+    state = _state(terms, now)
     mine = [a for a in attempts if a.quiz_id == quiz.pk]
     open_attempt = next((a.pk for a in mine if a.status == AttemptStatus.OPEN), None)
     if state is None and open_attempt is None:
         return None
-    left = max(0, quiz.attempts_allowed - len(mine)) if quiz.attempts_allowed else None
-    return QuizRow(quiz, state or "open", len(mine), left, open_attempt)
+    allowed = terms.attempts_allowed
+    left = max(0, allowed - len(mine)) if allowed else None
+    return QuizRow(quiz, state or "open", len(mine), left, open_attempt, terms)
 
 
 def _past(attempt: Attempt, now: datetime) -> PastAttempt:
@@ -61,6 +66,11 @@ def student_dashboard(user: AnyUser, now: datetime) -> dict[str, list[QuizRow] |
         .select_related("quiz", "quiz__course")
         .order_by("-started_at")
     )
-    rows = [row for row in (_quiz_row(q, attempts, now) for q in quizzes) if row is not None]
+    me = user_id(user)
+    rows = [
+        row
+        for row in (_quiz_row(q, attempts, now, quiz_terms(quiz=q, user_id=me)) for q in quizzes)
+        if row is not None
+    ]
     past = [_past(a, now) for a in attempts if a.status != AttemptStatus.OPEN]
     return {"quizzes": rows, "past": past}

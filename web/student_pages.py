@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from config.exceptions import DomainError
+from config.signin import client_address
 from grading.api.presenters import attempt_view
 from grading.models import AttemptStatus
 from grading.selectors import access_attempt, access_own_attempt
@@ -28,7 +29,13 @@ def quiz_start(request: HttpRequest, quiz_id: int) -> HttpResponse:
     """Start (or resume) an attempt and open it; a refusal is a message on the dashboard."""
     quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])
     try:
-        attempt = attempt_start(quiz=quiz, user=request.user, now=timezone.now())  # type: ignore[arg-type]  # login_required: a User
+        attempt = attempt_start(
+            quiz=quiz,
+            user=request.user,  # type: ignore[arg-type]  # login_required: a User
+            now=timezone.now(),
+            access_code=request.POST.get("access_code", "")[:64],
+            address=client_address(request),
+        )
     except DomainError as error:
         messages.error(request, error.message)
         return redirect("web:dashboard")
