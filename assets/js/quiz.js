@@ -228,3 +228,46 @@ $("[data-confirm-yes]").addEventListener("click", () => {
   dialog.close();
   submit(false);
 });
+
+// --- Run: queue the code, then poll its job id until the output is there ------------------
+async function runCode(pos, button) {
+  const out = document.querySelector(`[data-run-output="${pos}"]`);
+  const source = document.getElementById(`q${pos}-input`).value;
+  const headers = { "Content-Type": "application/json", "X-CSRFToken": csrfToken() };
+  button.disabled = true;
+  out.textContent = "Running…";
+  try {
+    const started = await fetch("/code-runs/", { method: "POST", headers, body: JSON.stringify({ code: source }) });
+    const body = await started.json();
+    if (started.status !== 202) throw new Error(body.error?.message || body.detail || "the run was refused");
+    for (let tries = 0; tries < 120; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const polled = await (await fetch(`/code-runs/${body.job}/`)).json();
+      if (polled.finished) return showRun(out, polled);
+    }
+    throw new Error("no worker answered; try again");
+  } catch (error) {
+    out.textContent = `Not run: ${error.message}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function showRun(out, result) {
+  out.replaceChildren();
+  const title = document.createElement("p");
+  title.textContent = `Finished: ${result.status}${result.message ? ` (${result.message})` : ""}`;
+  out.append(title);
+  for (const [name, text] of [["Output", result.stdout], ["Errors", result.stderr]]) {
+    if (!text) continue;
+    const label = document.createElement("p");
+    label.textContent = name;
+    const pre = document.createElement("pre");
+    pre.textContent = text;
+    out.append(label, pre);
+  }
+}
+
+for (const button of document.querySelectorAll("[data-run]")) {
+  button.addEventListener("click", () => runCode(Number(button.dataset.run), button));
+}
