@@ -3,7 +3,6 @@
 // it), a banner when another tab saved first (409), answered markers, submit with a
 // confirmation, and submit at the deadline. CodeMirror 6 edits code answers.
 import { csrfToken } from "./base.js";
-import { mountEditors } from "./editor.js";
 
 const state = JSON.parse(document.getElementById("attempt-state").textContent);
 const resultUrl = document.getElementById("quiz-script").dataset.resultUrl;
@@ -151,7 +150,12 @@ for (const { position } of state.responses) {
   pending.set(position, JSON.parse(kept).answer);
   markAnswered(position, JSON.parse(kept).answer);
 }
-mountEditors(document, (textarea) => textarea.dispatchEvent(new Event("input", { bubbles: true })));
+// CodeMirror is a separate chunk, loaded only when the attempt has a code question.
+if (document.querySelector("textarea[data-code]")) {
+  import("./editor.js").then(({ mountEditors }) =>
+    mountEditors(document, (textarea) => textarea.dispatchEvent(new Event("input", { bubbles: true }))),
+  );
+}
 for (const section of document.querySelectorAll("[data-position]")) {
   const pos = Number(section.dataset.position);
   section.addEventListener("input", () => changed(pos));
