@@ -57,6 +57,7 @@ bench: install
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v0
 	DEBUG=true $(PY) manage.py runner_bench --json
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
+	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py pages_bench --json
 
 # Mutation testing of the rules that decide a grade (docs/mutation.md): slow, so not in `make test`.
 # A fresh copy and test database each run; prints killed/survived per area, fails under 90%.

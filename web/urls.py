@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web import accounts, dashboard, student_pages
+from web import accounts, code_runs, dashboard, student_pages
 
 app_name = "web"
 
@@ -11,6 +11,8 @@ urlpatterns = [
     path("signout/", accounts.sign_out, name="signout"),
     path("password/", accounts.password_change, name="password-change"),
     path("password/done/", accounts.password_change_done, name="password-change-done"),
+    path("code-runs/", code_runs.CodeRunStartPage.as_view(), name="code-run"),
+    path("code-runs/<str:job_id>/", code_runs.CodeRunResultPage.as_view(), name="code-run-result"),
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("quizzes/<int:quiz_id>/start/", student_pages.quiz_start, name="quiz-start"),
     path("attempts/<int:attempt_id>/", student_pages.attempt_page, name="attempt"),

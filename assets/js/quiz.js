@@ -3,7 +3,6 @@
 // it), a banner when another tab saved first (409), answered markers, submit with a
 // confirmation, and submit at the deadline. CodeMirror 6 edits code answers.
 import { csrfToken } from "./base.js";
-import { mountEditors } from "./editor.js";
 
 const state = JSON.parse(document.getElementById("attempt-state").textContent);
 const resultUrl = document.getElementById("quiz-script").dataset.resultUrl;
@@ -151,7 +150,12 @@ for (const { position } of state.responses) {
   pending.set(position, JSON.parse(kept).answer);
   markAnswered(position, JSON.parse(kept).answer);
 }
-mountEditors(document, (textarea) => textarea.dispatchEvent(new Event("input", { bubbles: true })));
+// CodeMirror is a separate chunk, loaded only when the attempt has a code question.
+if (document.querySelector("textarea[data-code]")) {
+  import("./editor.js").then(({ mountEditors }) =>
+    mountEditors(document, (textarea) => textarea.dispatchEvent(new Event("input", { bubbles: true }))),
+  );
+}
 for (const section of document.querySelectorAll("[data-position]")) {
   const pos = Number(section.dataset.position);
   section.addEventListener("input", () => changed(pos));
@@ -228,3 +232,46 @@ $("[data-confirm-yes]").addEventListener("click", () => {
   dialog.close();
   submit(false);
 });
+
+// --- Run: queue the code, then poll its job id until the output is there ------------------
+async function runCode(pos, button) {
+  const out = document.querySelector(`[data-run-output="${pos}"]`);
+  const source = document.getElementById(`q${pos}-input`).value;
+  const headers = { "Content-Type": "application/json", "X-CSRFToken": csrfToken() };
+  button.disabled = true;
+  out.textContent = "Running…";
+  try {
+    const started = await fetch("/code-runs/", { method: "POST", headers, body: JSON.stringify({ code: source }) });
+    const body = await started.json();
+    if (started.status !== 202) throw new Error(body.error?.message || body.detail || "the run was refused");
+    for (let tries = 0; tries < 120; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const polled = await (await fetch(`/code-runs/${body.job}/`)).json();
+      if (polled.finished) return showRun(out, polled);
+    }
+    throw new Error("no worker answered; try again");
+  } catch (error) {
+    out.textContent = `Not run: ${error.message}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function showRun(out, result) {
+  out.replaceChildren();
+  const title = document.createElement("p");
+  title.textContent = `Finished: ${result.status}${result.message ? ` (${result.message})` : ""}`;
+  out.append(title);
+  for (const [name, text] of [["Output", result.stdout], ["Errors", result.stderr]]) {
+    if (!text) continue;
+    const label = document.createElement("p");
+    label.textContent = name;
+    const pre = document.createElement("pre");
+    pre.textContent = text;
+    out.append(label, pre);
+  }
+}
+
+for (const button of document.querySelectorAll("[data-run]")) {
+  button.addEventListener("click", () => runCode(Number(button.dataset.run), button));
+}

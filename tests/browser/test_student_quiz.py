@@ -34,7 +34,13 @@ def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[
     page.locator("#q5 .cm-content").click()
     page.keyboard.press("Control+a")
     page.keyboard.type("def softmax_rows(x):\nreturn x.exp() / x.exp().sum(1, keepdim=True)\n")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.type("print('ran in the sandbox')\n")
     _saved(page)
+    page.get_by_role("button", name="Run the code of question 6").click()
+    expect(page.locator('[data-run-output="5"]')).to_contain_text(
+        "ran in the sandbox", timeout=30_000
+    )
     expect(page.locator('[data-nav="0"]')).to_have_attribute("data-answered", "true")
     screenshots(page, "student-quiz")
 
