@@ -24,8 +24,9 @@ $(STAMP): requirements/all.lock pyproject.toml
 		-r requirements/all.lock 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $(STAMP)
 
-$(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh
-	@echo "Bundling the pages' browser assets (KaTeX) into vendor/"
+$(ASSETS_STAMP): package.json package-lock.json scripts/install-assets.sh scripts/build-assets.mjs \
+		$(wildcard assets/*/*)
+	@echo "Bundling the pages' browser assets (esbuild: htmx, KaTeX, CodeMirror) into vendor/"
 	@bash scripts/install-assets.sh
 	@touch $(ASSETS_STAMP)
 
@@ -64,6 +65,7 @@ bench: install
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v0
 	DEBUG=true $(PY) manage.py runner_bench --json
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
+	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py pages_bench --json
 
 # An exam's load over HTTP (tests/load/locustfile.py, docs/benchmarks.md): 300 students against
 # gunicorn (2 processes) and 2 grading workers on PostgreSQL and Redis db 11; stops by itself in

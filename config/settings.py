@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "runner",
     "lti_tool",  # django-lti: LTI 1.3 registrations, deployments and tool keys (used by lms/lti.py)
     "lms",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -66,6 +67,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -123,10 +125,14 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# Browser assets bundled by `make install` from package-lock.json (KaTeX): served by the app,
-# never from a CDN, so pages work on a closed exam network.
+# Browser assets bundled by `make install` from package-lock.json (esbuild: htmx, KaTeX,
+# CodeMirror and the pages' modules): served by the app, never from a CDN, so pages work on a
+# closed exam network.
 STATICFILES_DIRS = [("vendor", BASE_DIR / "vendor")]
-LOGIN_URL = "admin:login"
+# The site's own sign-in page (web/accounts.py); pages that need a user come back via ?next=.
+LOGIN_URL = "web:signin"
+LOGIN_REDIRECT_URL = "web:dashboard"
+LOGOUT_REDIRECT_URL = "quizbank:home"
 
 # Security headers that matter once DEBUG is off (checked by `check --deploy`).
 # TLS usually ends at the proxy in front of Django; turn this on where it does not.

@@ -1,4 +1,4 @@
-"""Top-level URL map: admin, the REST API and its schema, the browser pages."""
+"""Top-level URL map: admin, the REST API and its schema, the browser pages (web/, quizbank/)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -22,6 +22,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("lti/", include("lms.urls")),
+    path("examiner/", include("grading.pages.urls")),
+    path("author/", include("quizbank.pages.urls")),
+    path("", include("web.urls")),
     path("", include("quizbank.urls")),
 ]
 

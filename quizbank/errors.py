@@ -34,6 +34,8 @@ class QuestionInvalid(DomainError):
 
 
 class QuizInvalid(DomainError):
+    """An author's quiz settings or slots break a rule; `fields` names each one."""
+
     code: ClassVar[str] = "quiz_invalid"
 
 
@@ -62,3 +64,21 @@ class ExportImpossible(DomainError):
     """Nothing of what was asked for can be written in the requested format."""
 
     code: ClassVar[str] = "export_impossible"
+
+
+class AccessCodeWrong(DomainError):
+    """The quiz asks for an access code and the one given (if any) is not it."""
+
+    code: ClassVar[str] = "access_code_wrong"
+    status_code: ClassVar[int] = status.HTTP_403_FORBIDDEN
+
+
+class NetworkNotAllowed(DomainError):
+    """The quiz is limited to an invigilated room's networks and the request came from outside."""
+
+    code: ClassVar[str] = "network_not_allowed"
+    status_code: ClassVar[int] = status.HTTP_403_FORBIDDEN
+
+
+class AccessRuleInvalid(DomainError):
+    code: ClassVar[str] = "access_rule_invalid"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -19,9 +19,10 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "quizbank/home.html", {"courses": courses})
 
 
-@staff_member_required
+@login_required
 def question_preview(request: HttpRequest, pk: int) -> HttpResponse:
-    """A version of a question as a student sees it: no answers, feedback or solutions."""
+    """A version of a question as a student sees it: no answers, feedback or solutions.
+    For the course's authors and examiners (the one access rule; staff status is no role)."""
     question = access_question(request.user, pk, roles=(Role.AUTHOR, Role.EXAMINER))
     number = request.GET.get("version")
     version = (

@@ -52,6 +52,8 @@ __all__ = [
     "queue_for",
     "request_generator",
     "request_run",
+    "run_result",
+    "start_run",
     "submit_grading",
 ]
 
@@ -112,16 +114,15 @@ def _no_worker(timeout_s: float) -> str:
     return f"no grading worker answered within {timeout_s:g} s; try again"
 
 
-def _request(
+def _send(
     task: Task[Any, Any], kind: str, args: tuple[Any, ...], limits: Limits, timeout_s: float
-) -> dict[str, Any] | None:
-    """Queue `task` on `cpu` under a fresh job id; its stored result, or None if none came."""
-    from runner.records import job_record_wait
+) -> str:
+    """Queue `task` on `cpu` under a fresh job id, dropped unrun if still queued after
+    `timeout_s` (the caller gave up); the job id."""
     from runner.tasks import time_limits
 
     job_id = f"{kind}-{uuid.uuid4()}"
     soft, hard = time_limits(limits)
-    # `expires`: a worker that picks the job up after the caller gave up drops it unrun.
     task.apply_async(
         args=(job_id, *args, plain(limits)),
         task_id=job_id,
@@ -130,6 +131,16 @@ def _request(
         soft_time_limit=soft,
         time_limit=hard,
     )
+    return job_id
+
+
+def _request(
+    task: Task[Any, Any], kind: str, args: tuple[Any, ...], limits: Limits, timeout_s: float
+) -> dict[str, Any] | None:
+    """Queue `task` on `cpu` under a fresh job id; its stored result, or None if none came."""
+    from runner.records import job_record_wait
+
+    job_id = _send(task, kind, args, limits, timeout_s)
     return job_record_wait(job_id=job_id, timeout_s=timeout_s)
 
 
@@ -146,6 +157,22 @@ def request_run(
     if data is None:
         return RunResult(status=Status.INTERNAL, exit_code=None, message=_no_worker(timeout_s))
     return RunResult.from_dict(data)
+
+
+def start_run(
+    source: str, limits: Limits | None = None, *, timeout_s: float = REQUEST_TIMEOUT_S
+) -> str:
+    """For the web tier: queue a try-it snippet and return its job id at once (poll it with
+    `run_result`); a job no worker picks up within `timeout_s` is dropped unrun."""
+    from runner.tasks import run_snippet
+
+    return _send(run_snippet, "run", (source,), limits or Limits(), timeout_s)
+
+
+def run_result(job_id: str) -> RunResult | None:
+    """The RunResult of a job `start_run` queued, or None while it has not finished."""
+    data = job_progress(job_id).result
+    return None if data is None else RunResult.from_dict(data)
 
 
 def request_generator(

@@ -20,7 +20,6 @@ AREAS: dict[str, tuple[str, ...]] = {
         "grading.services.attempts",
         "grading.services.responses",
         "grading.services.attempts:_check_open",
-        "grading.services.attempts:quiz_deadline",
         "grading.services.responses:_check_open",
     ),
     "viva marking": (

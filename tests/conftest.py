@@ -39,7 +39,8 @@ def _database_is_postgres() -> None:
 
 # One broker database for every test that starts workers through the project's
 # Celery app: switching the app between brokers mid-session breaks its pools.
-TEST_BROKER_URL = "redis://127.0.0.1:6379/13"
+# TEST_BROKER_URL picks another database where several checkouts share one Redis.
+TEST_BROKER_URL = os.environ.get("TEST_BROKER_URL", "redis://127.0.0.1:6379/13")
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.fields import BoundedIntegerField
+from config.signin import client_address
 from grading.api.auth import signed_in_user
 from grading.api.presenters import attempt_view
 from grading.api.serializers import AttemptOutputSerializer
@@ -28,13 +29,33 @@ def _attempt_response(request: Request, attempt: Any, code: int = 200) -> Respon
 
 
 class AttemptStartApi(APIView):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        access_code = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            max_length=64,
+            help_text="Asked for when the quiz has one (403 `access_code_wrong` otherwise).",
+        )
+
     @extend_schema(
-        request=None, responses={201: AttemptOutputSerializer}, operation_id="attempt_start"
+        request=InputSerializer,
+        responses={201: AttemptOutputSerializer},
+        operation_id="attempt_start",
     )
     def post(self, request: Request, quiz_id: int) -> Response:
-        """Start an attempt (or resume the open one); the deadline comes from the server."""
+        """Start an attempt (or resume the open one) on the student's own terms (extra time,
+        attempts, window); the deadline comes from the server. 403 for a wrong access code
+        or an address outside the quiz's allowed networks."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])
-        attempt = attempt_start(quiz=quiz, user=signed_in_user(request), now=timezone.now())
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        attempt = attempt_start(
+            quiz=quiz,
+            user=signed_in_user(request),
+            now=timezone.now(),
+            access_code=data.validated_data.get("access_code", ""),
+            address=client_address(request),
+        )
         attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
         return _attempt_response(request, attempt, status.HTTP_201_CREATED)
 
@@ -70,6 +91,7 @@ class ResponseAutosaveApi(APIView):
         saved = response_autosave(
             attempt=attempt, position=position, answer=data.validated_data["answer"],
             version=data.validated_data["version"], now=timezone.now(),
+            address=client_address(request),
         )  # fmt: skip
         return Response(self.OutputSerializer(saved).data)
 

@@ -18,6 +18,7 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
 from quizbank.models import Question, QuestionVersion, Quiz
 from quizbank.selectors import quiz_slots, slot_pool
+from quizbank.services.quiz_access import QuizTerms, quiz_access_check, quiz_terms
 
 # The server's clock for an attempt: when answers stop being accepted.
 
@@ -140,29 +141,21 @@ def attempt_draw(*, quiz: Quiz, seed: int) -> list[Drawn]:
 # Start (or resume) a student's attempt at a quiz.
 
 
-def _check_open(quiz: Quiz, now: datetime) -> None:
-    if quiz.opens_at is not None and now < quiz.opens_at:
-        raise QuizNotOpen(f"The quiz opens at {quiz.opens_at.isoformat()}.")
-    if quiz.closes_at is not None and now >= quiz.closes_at:
-        raise QuizNotOpen(f"The quiz closed at {quiz.closes_at.isoformat()}.")
+def _check_open(terms: QuizTerms, now: datetime) -> None:
+    if terms.opens_at is not None and now < terms.opens_at:
+        raise QuizNotOpen(f"The quiz opens at {terms.opens_at.isoformat()}.")
+    if terms.closes_at is not None and now >= terms.closes_at:
+        raise QuizNotOpen(f"The quiz closed at {terms.closes_at.isoformat()}.")
 
 
-def quiz_deadline(quiz: Quiz, started_at: datetime) -> datetime | None:
-    """min(start + time limit, close time); None for an untimed quiz with no close."""
-    candidates = [quiz.closes_at] if quiz.closes_at is not None else []
-    if quiz.time_limit is not None:
-        candidates.append(started_at + quiz.time_limit)
-    return min(candidates) if candidates else None
-
-
-def _create(quiz: Quiz, user: User, number: int, now: datetime) -> Attempt:
+def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime) -> Attempt:
     seed = secrets.randbits(62)
     drawn = attempt_draw(quiz=quiz, seed=seed)
     if not drawn:
         raise QuizIsEmpty("The quiz has no questions to draw.")
     attempt = Attempt.objects.create(
         quiz=quiz, user=user, number=number, seed=seed, started_at=now, last_activity_at=now,
-        deadline=quiz_deadline(quiz, now), max_score=sum(item.points for item in drawn),
+        deadline=terms.deadline(now), max_score=sum(item.points for item in drawn),
     )  # fmt: skip
     rows = []
     for position, item in enumerate(drawn):
@@ -185,18 +178,24 @@ def _create(quiz: Quiz, user: User, number: int, now: datetime) -> Attempt:
     return attempt
 
 
-def attempt_start(*, quiz: Quiz, user: User, now: datetime) -> Attempt:
-    """The student's open attempt if there is one, else a new attempt with its own seed."""
+def attempt_start(
+    *, quiz: Quiz, user: User, now: datetime, access_code: str = "", address: str = ""
+) -> Attempt:
+    """The student's open attempt if there is one, else a new attempt with its own seed,
+    on the student's terms (their override applied); the quiz's access code and allowed
+    networks are checked first, for a resume too (an empty address is outside any network)."""
+    quiz_access_check(quiz=quiz, access_code=access_code, address=address)
     existing = Attempt.objects.filter(quiz=quiz, user=user, status=AttemptStatus.OPEN).first()
     if existing is not None:
         return existing
-    _check_open(quiz, now)
+    terms = quiz_terms(quiz=quiz, user_id=user.pk)
+    _check_open(terms, now)
     count = Attempt.objects.filter(quiz=quiz, user=user).count()
-    if quiz.attempts_allowed and count >= quiz.attempts_allowed:
-        raise NoAttemptsLeft(f"All {quiz.attempts_allowed} attempts have been used.")
+    if terms.attempts_allowed and count >= terms.attempts_allowed:
+        raise NoAttemptsLeft(f"All {terms.attempts_allowed} attempts have been used.")
     try:
         with transaction.atomic():
-            return _create(quiz, user, count + 1, now)
+            return _create(quiz, terms, user, count + 1, now)
     except IntegrityError:
         # A parallel request started the attempt first; hand back that one.
         return Attempt.objects.get(quiz=quiz, user=user, status=AttemptStatus.OPEN)

@@ -21,6 +21,8 @@ from grading.scoring import score_answer
 from grading.scoring.numeric import parse_number
 from grading.services.attempts import answers_close_at, attempt_is_overdue, attempt_refresh_total
 from grading.services.code import code_job, code_job_enqueue_on_commit, new_job_id
+from quizbank.errors import NetworkNotAllowed
+from quizbank.services.quiz_access import address_allowed
 from runner.api import GradingJob
 from runner.contract import CaseError
 
@@ -87,7 +89,12 @@ def answer_validate(*, content: dict[str, Any], answer: Any) -> dict[str, Any] |
 ACTIVITY_GAP_CAP = timedelta(minutes=10)
 
 
-def _check_open(attempt: Attempt, now: datetime) -> None:
+def _check_open(attempt: Attempt, now: datetime, address: str) -> None:
+    if not address_allowed(networks=attempt.quiz.allowed_networks or [], address=address):
+        raise NetworkNotAllowed(
+            "Answers to this quiz are accepted only from the exam room's network.",
+            fields={"address": ["outside the quiz's allowed networks"]},
+        )
     if attempt_is_overdue(attempt, now):
         closes = answers_close_at(attempt)
         stamp = closes.isoformat() if closes else ""
@@ -103,9 +110,10 @@ def activity_credit(*, attempt: Attempt, now: datetime) -> timedelta:
 
 
 def response_autosave(
-    *, attempt: Attempt, position: int, answer: Any, version: int, now: datetime
+    *, attempt: Attempt, position: int, answer: Any, version: int, now: datetime, address: str = ""
 ) -> Response:
-    """Save the answer if `version` is the response's current version; bump the version."""
+    """Save the answer if `version` is the response's current version; bump the version.
+    A quiz limited to allowed networks takes answers only from them (no address: refused)."""
     with transaction.atomic():
         # Lock the attempt so a submit cannot slip between the check and the write.
         locked = (
@@ -113,7 +121,7 @@ def response_autosave(
             .select_related("quiz")
             .get(pk=attempt.pk)
         )
-        _check_open(locked, now)
+        _check_open(locked, now, address)
         response = (
             Response.objects.select_for_update()
             .select_related("question_version")

@@ -27,6 +27,7 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.services.attempts import attempt_refresh_total
 from quizbank.models import CourseMembership, Question, Quiz, ReleasePolicy, Role
+from quizbank.services.quiz_access import quiz_terms
 
 
 @dataclass(frozen=True)
@@ -55,11 +56,12 @@ def _next_number(quiz: Quiz, student: User) -> int:
     # Lock the student's attempts so two sessions (or a session and a start) count once.
     taken = list(Attempt.objects.select_for_update().filter(quiz=quiz, user=student)
                  .values_list("number", flat=True))  # fmt: skip
-    if quiz.attempts_allowed and len(taken) >= quiz.attempts_allowed:
+    allowed = quiz_terms(quiz=quiz, user_id=student.pk).attempts_allowed
+    if allowed and len(taken) >= allowed:
         raise NoAttemptsLeft(
-            f"{student.username} has used all {quiz.attempts_allowed} attempts at this quiz; "
+            f"{student.username} has used all {allowed} attempts at this quiz; "
             "a live viva counts as one.",
-            fields={"student": [f"{len(taken)} of {quiz.attempts_allowed} attempts used"]},
+            fields={"student": [f"{len(taken)} of {allowed} attempts used"]},
         )
     return max(taken, default=0) + 1
 

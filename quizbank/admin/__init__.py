@@ -13,7 +13,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from config.exceptions import DomainError
-from quizbank.admin import inlines
+from quizbank.admin import inlines, quizzes  # noqa: F401  (registers the quiz admin)
 from quizbank.admin.forms import QuestionForm
 from quizbank.admin.interchange import export_response, interchange_import_view
 from quizbank.models import Course, Question, QuestionVersion, RubricCriterion, Topic

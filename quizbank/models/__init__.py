@@ -1,3 +1,4 @@
+from quizbank.models.access_rules import QuizAccessOverride
 from quizbank.models.bank import (
     Choice,
     CodeCase,
@@ -30,6 +31,7 @@ __all__ = [
     "QuestionType",
     "QuestionVersion",
     "Quiz",
+    "QuizAccessOverride",
     "QuizSlot",
     "ReleasePolicy",
     "Role",

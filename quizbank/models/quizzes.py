@@ -49,6 +49,10 @@ class Quiz(models.Model):
         max_length=12, choices=ReleasePolicy.choices, default=ReleasePolicy.IMMEDIATELY
     )
     released_at = models.DateTimeField(null=True, blank=True)
+    # Empty: no code. Given to the room by the invigilator; asked for at the start.
+    access_code = models.CharField(max_length=64, blank=True)
+    # CIDR blocks ("10.2.0.0/16"); empty: any address may start and answer.
+    allowed_networks = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

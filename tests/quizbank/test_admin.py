@@ -176,6 +176,17 @@ def test_the_preview_is_for_the_course_staff_only() -> None:
     assert Client().get(url).status_code == 302
 
 
+def test_the_preview_follows_course_roles_not_staff_status() -> None:
+    question = make_question()
+    question_snapshot(question=question)
+    url = reverse("quizbank:question-preview", args=[question.pk])
+    examiner, student = Client(), Client()
+    examiner.force_login(make_membership(course=question.course, role=Role.EXAMINER).user)
+    student.force_login(make_membership(course=question.course, role=Role.STUDENT).user)
+    assert examiner.get(url).status_code == 200
+    assert student.get(url).status_code == 404
+
+
 def test_editing_rubric_levels_on_the_criterion_page_creates_a_version(
     admin_client: Client, every_type_bank: Path
 ) -> None:

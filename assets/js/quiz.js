@@ -1,0 +1,277 @@
+// The quiz page: a clock that follows the server's deadline, autosave through the JSON API
+// (debounced, retried with back-off, typed text kept in localStorage until the server has
+// it), a banner when another tab saved first (409), answered markers, submit with a
+// confirmation, and submit at the deadline. CodeMirror 6 edits code answers.
+import { csrfToken } from "./base.js";
+
+const state = JSON.parse(document.getElementById("attempt-state").textContent);
+const resultUrl = document.getElementById("quiz-script").dataset.resultUrl;
+const api = `/api/attempts/${state.id}`;
+const storeKey = (pos) => `vivabank:attempt:${state.id}:${pos}`;
+const versions = new Map(state.responses.map((r) => [r.position, r.version]));
+const types = new Map(state.responses.map((r) => [r.position, r.type]));
+const pending = new Map(); // position -> answer not yet on the server
+const timers = new Map();
+let retryDelay = 1000;
+let stale = false;
+let submitting = false;
+
+const $ = (sel) => document.querySelector(sel);
+const saveState = $("[data-save-state]");
+
+function showSave(kind, text) {
+  saveState.dataset.state = kind;
+  saveState.textContent = text;
+}
+
+// --- answers ------------------------------------------------------------------
+function readAnswer(pos) {
+  const section = document.getElementById(`q${pos}`);
+  const inputs = [...section.querySelectorAll(`[name="q${pos}"]`)];
+  const type = types.get(pos);
+  if (type === "single_choice") {
+    const picked = inputs.find((i) => i.checked);
+    return picked ? { choice: Number(picked.value) } : null;
+  }
+  if (type === "multiple_choice") {
+    return { choices: inputs.filter((i) => i.checked).map((i) => Number(i.value)) };
+  }
+  if (type === "true_false") {
+    const picked = inputs.find((i) => i.checked);
+    return picked ? { value: picked.value === "true" } : null;
+  }
+  const value = inputs.length ? inputs[0].value : "";
+  if (type === "numeric") return value.trim() === "" ? null : { value: value.trim() };
+  if (type === "code") return { source: value };
+  return value === "" ? null : { text: value };
+}
+
+function writeAnswer(pos, answer) {
+  const section = document.getElementById(`q${pos}`);
+  const inputs = [...section.querySelectorAll(`[name="q${pos}"]`)];
+  const type = types.get(pos);
+  if (type === "single_choice") inputs.forEach((i) => (i.checked = answer && Number(i.value) === answer.choice));
+  else if (type === "multiple_choice") inputs.forEach((i) => (i.checked = !!answer && answer.choices.includes(Number(i.value))));
+  else if (type === "true_false") inputs.forEach((i) => (i.checked = !!answer && String(answer.value) === i.value));
+  else if (inputs.length) {
+    const value = answer ? (answer.source ?? answer.text ?? answer.value ?? "") : "";
+    inputs[0].value = String(value);
+  }
+}
+
+function markAnswered(pos, answer) {
+  const link = document.querySelector(`[data-nav="${pos}"]`);
+  if (!link) return;
+  const answered = answer !== null && !(answer.choices && answer.choices.length === 0);
+  link.dataset.answered = String(answered);
+  link.querySelector("[data-nav-label]").textContent = answered ? " answered" : " not answered";
+}
+
+// --- autosave -------------------------------------------------------------------
+function changed(pos) {
+  const answer = readAnswer(pos);
+  markAnswered(pos, answer);
+  pending.set(pos, answer);
+  localStorage.setItem(storeKey(pos), JSON.stringify({ answer }));
+  showSave("saving", "Saving…");
+  clearTimeout(timers.get(pos));
+  timers.set(pos, setTimeout(() => save(pos), 800));
+}
+
+async function save(pos) {
+  if (stale || !pending.has(pos)) return true;
+  const answer = pending.get(pos);
+  let reply;
+  try {
+    reply = await fetch(`${api}/responses/${pos}/`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      credentials: "same-origin",
+      body: JSON.stringify({ answer, version: versions.get(pos) }),
+    });
+  } catch {
+    return offline(pos);
+  }
+  if (reply.ok) return saved(pos, answer, await reply.json());
+  return refused(pos, reply);
+}
+
+function saved(pos, answer, body) {
+  versions.set(pos, body.version);
+  retryDelay = 1000;
+  if (JSON.stringify(pending.get(pos)) === JSON.stringify(answer)) {
+    pending.delete(pos);
+    localStorage.removeItem(storeKey(pos));
+  }
+  if (!pending.size) showSave("saved", `Saved at ${new Date().toLocaleTimeString("en-GB")}`);
+  return true;
+}
+
+function offline(pos) {
+  showSave("offline", "Offline, retrying… your answers are kept in this browser");
+  clearTimeout(timers.get(pos));
+  timers.set(pos, setTimeout(() => save(pos), retryDelay));
+  retryDelay = Math.min(retryDelay * 2, 30000);
+  return false;
+}
+
+async function refused(pos, reply) {
+  let error = {};
+  try {
+    error = (await reply.json()).error || {};
+  } catch {
+    error = {};
+  }
+  if (reply.status === 409 && error.code === "stale_version") {
+    stale = true;
+    $("[data-stale-banner]").hidden = false;
+    showSave("error", "Not saved: changed elsewhere");
+  } else if (reply.status === 409) {
+    goToResult(); // the attempt was submitted (deadline or another tab)
+  } else if (reply.status >= 500) {
+    return offline(pos);
+  } else {
+    const banner = $("[data-error-banner]");
+    banner.hidden = false;
+    banner.textContent = `Question ${pos + 1}: ${error.message || "this answer was not accepted"}`;
+    showSave("error", "Not saved: see the message above");
+  }
+  return false;
+}
+
+window.addEventListener("online", () => [...pending.keys()].forEach((pos) => save(pos)));
+$("[data-reload]").addEventListener("click", () => location.reload());
+
+// Text typed before a reload (or in a tab that lost a race) wins over the server's copy.
+for (const { position } of state.responses) {
+  const kept = localStorage.getItem(storeKey(position));
+  if (kept === null) continue;
+  writeAnswer(position, JSON.parse(kept).answer);
+  pending.set(position, JSON.parse(kept).answer);
+  markAnswered(position, JSON.parse(kept).answer);
+}
+// CodeMirror is a separate chunk, loaded only when the attempt has a code question.
+if (document.querySelector("textarea[data-code]")) {
+  import("./editor.js").then(({ mountEditors }) =>
+    mountEditors(document, (textarea) => textarea.dispatchEvent(new Event("input", { bubbles: true }))),
+  );
+}
+for (const section of document.querySelectorAll("[data-position]")) {
+  const pos = Number(section.dataset.position);
+  section.addEventListener("input", () => changed(pos));
+  section.addEventListener("change", () => changed(pos));
+}
+if (pending.size) {
+  showSave("saving", "Saving answers kept in this browser…");
+  [...pending.keys()].forEach((pos) => save(pos));
+}
+
+// --- clock: remaining time from the server's deadline and server_time, never the client clock
+const clock = $("[data-clock]");
+const warning = $("[data-clock-warning]");
+const loadedAt = performance.now();
+const leftAtLoad = state.deadline ? Date.parse(state.deadline) - Date.parse(state.server_time) : null;
+const warned = new Set();
+
+function tick() {
+  const left = leftAtLoad - (performance.now() - loadedAt);
+  const seconds = Math.max(0, Math.ceil(left / 1000));
+  const h = Math.floor(seconds / 3600), m = Math.floor((seconds % 3600) / 60), s = seconds % 60;
+  clock.textContent = `${h ? `${h}:` : ""}${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`;
+  clock.classList.toggle("low", seconds <= 300);
+  for (const minutes of [5, 1]) {
+    if (seconds <= minutes * 60 && seconds > 0 && !warned.has(minutes)) {
+      warned.add(minutes);
+      warning.textContent = `${minutes} minute${minutes > 1 ? "s" : ""} left.`;
+    }
+  }
+  if (seconds === 0) submit(true);
+  else setTimeout(tick, 250);
+}
+if (leftAtLoad !== null) tick();
+
+// --- submit -------------------------------------------------------------------
+function goToResult() {
+  submitting = true;
+  location.assign(resultUrl);
+}
+
+async function submit(atDeadline) {
+  if (submitting) return;
+  submitting = true;
+  if (!atDeadline) await Promise.all([...pending.keys()].map((pos) => save(pos)));
+  showSave("saving", atDeadline ? "Time is up: submitting…" : "Submitting…");
+  try {
+    await fetch(`${api}/submit/`, {
+      method: "POST",
+      headers: { "X-CSRFToken": csrfToken(), "Idempotency-Key": `page-${state.id}` },
+      credentials: "same-origin",
+    });
+  } catch {
+    submitting = false;
+    showSave("offline", "Offline: the attempt will be submitted when you are back online");
+    setTimeout(() => submit(atDeadline), 2000);
+    return;
+  }
+  for (const { position } of state.responses) localStorage.removeItem(storeKey(position));
+  goToResult();
+}
+
+const dialog = $("[data-confirm]");
+$("[data-submit]").addEventListener("click", () => {
+  const missing = state.responses
+    .filter(({ position }) => document.querySelector(`[data-nav="${position}"]`).dataset.answered !== "true")
+    .map(({ position }) => position + 1);
+  dialog.querySelector("[data-unanswered]").textContent = missing.length
+    ? `Not answered: question${missing.length > 1 ? "s" : ""} ${missing.join(", ")}.`
+    : "Every question has an answer.";
+  dialog.showModal();
+});
+$("[data-confirm-no]").addEventListener("click", () => dialog.close());
+$("[data-confirm-yes]").addEventListener("click", () => {
+  dialog.close();
+  submit(false);
+});
+
+// --- Run: queue the code, then poll its job id until the output is there ------------------
+async function runCode(pos, button) {
+  const out = document.querySelector(`[data-run-output="${pos}"]`);
+  const source = document.getElementById(`q${pos}-input`).value;
+  const headers = { "Content-Type": "application/json", "X-CSRFToken": csrfToken() };
+  button.disabled = true;
+  out.textContent = "Running…";
+  try {
+    const started = await fetch("/code-runs/", { method: "POST", headers, body: JSON.stringify({ code: source }) });
+    const body = await started.json();
+    if (started.status !== 202) throw new Error(body.error?.message || body.detail || "the run was refused");
+    for (let tries = 0; tries < 120; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const polled = await (await fetch(`/code-runs/${body.job}/`)).json();
+      if (polled.finished) return showRun(out, polled);
+    }
+    throw new Error("no worker answered; try again");
+  } catch (error) {
+    out.textContent = `Not run: ${error.message}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function showRun(out, result) {
+  out.replaceChildren();
+  const title = document.createElement("p");
+  title.textContent = `Finished: ${result.status}${result.message ? ` (${result.message})` : ""}`;
+  out.append(title);
+  for (const [name, text] of [["Output", result.stdout], ["Errors", result.stderr]]) {
+    if (!text) continue;
+    const label = document.createElement("p");
+    label.textContent = name;
+    const pre = document.createElement("pre");
+    pre.textContent = text;
+    out.append(label, pre);
+  }
+}
+
+for (const button of document.querySelectorAll("[data-run]")) {
+  button.addEventListener("click", () => runCode(Number(button.dataset.run), button));
+}

@@ -1,0 +1,1 @@
+"""Examiners' browser pages: thin views over grading's services, rendered by the server."""

@@ -1,0 +1,79 @@
+"""The marking page: one viva answer beside its rubric; save, or save and go to the next."""
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from config.exceptions import DomainError
+from grading.api.marking_presenters import marking_view
+from grading.models.marking import Mark, MarkingStatus
+from grading.services.marking import (
+    MarkInput,
+    mark_create,
+    mark_moderate,
+    mark_update,
+    second_mark_request,
+)
+from grading.services.marking_selectors import access_marking_response, marking_queue
+
+
+def _levels(form: QueryDict, criteria: int) -> list[int]:
+    """Chosen level per criterion; -1 (refused by the service) where none or not a number."""
+    raw = [form.get(f"level-{i}", "") for i in range(criteria)]
+    return [int(v) if v.isdigit() and len(v) < 4 else -1 for v in raw]
+
+
+def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: User) -> None:
+    """Second marking request, moderation of a flagged answer, or one's own (blind) mark."""
+    now = timezone.now()
+    if "second" in request.POST:
+        second_mark_request(response_id=response_id, examiner=marker, now=now)
+        return
+    data = MarkInput(
+        levels=_levels(request.POST, len(view["rubric"])),
+        comment=request.POST.get("comment", "")[:4000],
+    )
+    own = Mark.objects.filter(response_id=response_id, marker=marker).first()
+    if own is None and view["marking"]["status"] == MarkingStatus.FLAGGED:
+        mark_moderate(response_id=response_id, moderator=marker, data=data, now=now)
+    elif own is None:
+        mark_create(response_id=response_id, marker=marker, data=data, now=now)
+    else:
+        mark_update(mark_id=own.pk, marker=marker, data=data, now=now)
+
+
+def _next_unmarked(request: HttpRequest, after: int) -> int | None:
+    rows = (
+        marking_queue(request.user)
+        .filter(pk__gt=after)
+        .exclude(marking__status__in=[MarkingStatus.FINAL, MarkingStatus.MODERATED])
+    )
+    return rows.order_by("pk").values_list("pk", flat=True).first()
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def marking_page(request: HttpRequest, response_id: int) -> HttpResponse:
+    """GET: the answer, model answer, guidance and rubric; POST: save the mark."""
+    answer = access_marking_response(request.user, response_id)
+    anonymous = request.GET.get("anonymous") == "true"
+    view = marking_view(request.user, answer, anonymous=anonymous)
+    if request.method == "POST" and isinstance(request.user, User):
+        try:
+            _save(request, answer.pk, view, request.user)
+        except DomainError as refused:
+            messages.error(request, f"Not saved: {refused.message}")
+            return redirect(request.get_full_path())
+        messages.success(request, "Mark saved.")
+        following = _next_unmarked(request, answer.pk) if "next" in request.POST else None
+        target = following or answer.pk
+        suffix = "?anonymous=true" if anonymous else ""
+        return redirect(f"/examiner/marking/{target}/{suffix}")
+    own = next((m for m in view["marks"] if m.marker_id == request.user.pk), None)
+    return render(request, "grading/marking.html", {"view": view, "own": own})

@@ -1,0 +1,40 @@
+"""The release page of a quiz: what is not final yet, then release (examiners)."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from config.exceptions import DomainError
+from grading.services.release import (
+    quiz_release_history,
+    quiz_results_release,
+    release_blockers,
+    release_pending_attempts,
+)
+from quizbank.access import access_quiz
+from quizbank.models import Role
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
+    """GET: the answers a release would show before they are final; POST: release."""
+    quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+    if request.method == "POST" and isinstance(request.user, User):
+        try:
+            quiz_results_release(quiz=quiz, actor=request.user, now=timezone.now())
+            messages.success(request, "Results released: students can now see them.")
+        except DomainError as refused:
+            messages.error(request, f"Not released: {refused.message}")
+        return redirect("grading-pages:quiz-release", quiz_id=quiz.pk)
+    context = {
+        "quiz": quiz,
+        "blockers": release_blockers(quiz),
+        "pending": release_pending_attempts(quiz).count(),
+        "history": quiz_release_history(quiz).select_related("actor"),
+    }
+    return render(request, "grading/release.html", context)

@@ -1,0 +1,31 @@
+"""The quiz report page: the statistics API's figures as SVG charts and tables."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from grading.charts import facility_discrimination_svg, score_histogram_svg
+from grading.statistics.report import quiz_statistics
+from grading.statistics.scope import AttemptScope
+from quizbank.access import access_quiz
+from quizbank.models import Role
+
+
+@login_required
+@require_GET
+def quiz_report_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
+    """Score histogram, facility against discrimination, option rates, marker agreement."""
+    quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+    scope = request.GET.get("attempts", AttemptScope.ALL)
+    if scope not in AttemptScope.values:
+        scope = AttemptScope.ALL
+    report = quiz_statistics(quiz, scope=scope)
+    context = {
+        "quiz": quiz,
+        "report": report,
+        "scope": scope,
+        "histogram": score_histogram_svg(report["distribution"]),
+        "scatter": facility_discrimination_svg(report["questions"]),
+    }
+    return render(request, "grading/report.html", context)

@@ -1,0 +1,99 @@
+"""The live viva page (examiners): start, draw the next question, notes and rubric marks,
+a timer, finish. Each step is one of the viva-session services the API uses."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from config.exceptions import DomainError
+from grading.api.viva_presenters import viva_session_view
+from grading.models.marking import Mark
+from grading.models.viva_sessions import VivaSession
+from grading.services.marking import MarkInput, mark_create, mark_update
+from grading.services.viva_session_selectors import access_viva_session
+from grading.services.viva_sessions import (
+    Pool,
+    viva_session_draw,
+    viva_session_end,
+    viva_session_notes,
+    viva_session_start,
+)
+from quizbank.access import access_quiz
+from quizbank.models import Role
+
+
+def _number(value: str) -> int | None:
+    return int(value) if value.isdigit() and len(value) < 10 else None
+
+
+def _record(request: HttpRequest, session: VivaSession, examiner: User) -> None:
+    position = _number(request.POST.get("position", "")) or 0
+    answer = viva_session_notes(
+        session=session, position=position, notes=request.POST.get("notes", "")[:20000]
+    )
+    criteria = len(answer.question_version.content.get("rubric", []))
+    raw = [request.POST.get(f"level-{i}", "") for i in range(criteria)]
+    if not any(raw):
+        return
+    levels = [n if (n := _number(v)) is not None else -1 for v in raw]
+    data = MarkInput(levels=levels, comment=request.POST.get("comment", "")[:4000])
+    own = Mark.objects.filter(response_id=answer.pk, marker=examiner).first()
+    if own is None:
+        mark_create(response_id=answer.pk, marker=examiner, data=data, now=timezone.now())
+    else:
+        mark_update(mark_id=own.pk, marker=examiner, data=data, now=timezone.now())
+
+
+def _act(request: HttpRequest, session: VivaSession, examiner: User) -> None:
+    action = request.POST.get("action")
+    if action == "draw":
+        pool = Pool(topic_id=_number(request.POST.get("topic", "")))
+        viva_session_draw(session=session, pool=pool, now=timezone.now())
+    elif action == "record":
+        _record(request, session, examiner)
+    elif action == "end":
+        viva_session_end(session=session, now=timezone.now())
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
+    """GET: the session; POST: draw, record notes and marks, or end (`action`)."""
+    session = access_viva_session(request.user, session_id)
+    if request.method == "POST" and isinstance(request.user, User):
+        try:
+            _act(request, session, request.user)
+        except DomainError as refused:
+            messages.error(request, f"Not done: {refused.message}")
+        return redirect("grading-pages:viva", session_id=session.pk)
+    view = viva_session_view(request.user, session)
+    topics = session.attempt.quiz.course.topics.all()
+    return render(request, "grading/viva.html", {"view": view, "topics": topics})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def viva_start_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
+    """Choose a student of the course and start their live viva."""
+    quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
+    students = User.objects.filter(
+        course_memberships__course=quiz.course, course_memberships__role=Role.STUDENT
+    ).order_by("username")
+    if request.method == "POST" and isinstance(request.user, User):
+        student = students.filter(pk=_number(request.POST.get("student", "")) or 0).first()
+        try:
+            if student is None:
+                raise LookupError
+            session = viva_session_start(
+                quiz=quiz, student=student, examiner=request.user, now=timezone.now()
+            )
+            return redirect("grading-pages:viva", session_id=session.pk)
+        except LookupError:
+            messages.error(request, "Choose a student of this course.")
+        except DomainError as refused:
+            messages.error(request, f"Not started: {refused.message}")
+    return render(request, "grading/viva_start.html", {"quiz": quiz, "students": students})

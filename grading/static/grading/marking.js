@@ -1,0 +1,34 @@
+// Keyboard marking: 1-4 pick a level of the current criterion, n/p move between criteria,
+// Ctrl+Enter saves and opens the next answer. Typing in the comment is never intercepted.
+const form = document.getElementById("mark-form");
+const criteria = form ? [...form.querySelectorAll("fieldset.criterion")] : [];
+let current = 0;
+
+function focusCriterion(index) {
+  current = Math.max(0, Math.min(criteria.length - 1, index));
+  const box = criteria[current];
+  const target = box.querySelector("input:checked") || box.querySelector("input");
+  target?.focus();
+}
+
+function pick(level) {
+  const input = criteria[current]?.querySelectorAll("input[type=radio]")[level];
+  if (!input) return;
+  input.checked = true;
+  focusCriterion(current + 1 < criteria.length ? current + 1 : current);
+}
+
+criteria.forEach((box, index) => box.addEventListener("focusin", () => { current = index; }));
+
+document.addEventListener("keydown", (event) => {
+  if (!form) return;
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    form.requestSubmit(document.getElementById("save-next"));
+    return;
+  }
+  if (event.target instanceof HTMLTextAreaElement || event.altKey || event.ctrlKey) return;
+  if (/^[1-9]$/.test(event.key)) { event.preventDefault(); pick(Number(event.key) - 1); }
+  else if (event.key === "n") { event.preventDefault(); focusCriterion(current + 1); }
+  else if (event.key === "p") { event.preventDefault(); focusCriterion(current - 1); }
+});

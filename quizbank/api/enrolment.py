@@ -1,0 +1,34 @@
+"""Enrol students in a course (authors): a list of usernames or e-mails."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quizbank.access import AUTHORS, access_course
+from quizbank.services.enrolment import MAX_ENTRIES, course_enrol_students
+
+
+class EnrolmentOutput(serializers.Serializer[Any]):
+    added = serializers.ListField(child=serializers.CharField())
+    already = serializers.ListField(child=serializers.CharField())
+    unknown = serializers.ListField(child=serializers.CharField())
+
+
+class CourseEnrolApi(APIView):
+    class InputSerializer(serializers.Serializer[Any]):
+        entries = serializers.ListField(
+            child=serializers.CharField(max_length=254), max_length=MAX_ENTRIES
+        )
+
+    @extend_schema(request=InputSerializer, responses=EnrolmentOutput, operation_id="course_enrol")
+    def post(self, request: Request, course_id: int) -> Response:
+        """Make existing accounts students of the course; unknown entries are listed back."""
+        course = access_course(request.user, course_id, roles=AUTHORS)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = course_enrol_students(course=course, entries=data.validated_data["entries"])
+        return Response(EnrolmentOutput(result).data)

@@ -1,0 +1,105 @@
+"""A quiz's access page (authors): enrol students, set overrides, the code and networks."""
+
+from datetime import datetime
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.utils.dateparse import parse_datetime
+from django.utils.timezone import get_current_timezone, is_naive, make_aware
+from django.views.decorators.http import require_http_methods
+
+from config.exceptions import DomainError
+from quizbank.access import AUTHORS, access_quiz
+from quizbank.models import Quiz, Role
+from quizbank.services.enrolment import (
+    course_enrol_students,
+    entries_from_csv,
+    entries_from_text,
+)
+from quizbank.services.quiz_overrides import (
+    OverrideInput,
+    quiz_access_rules_set,
+    quiz_override_set,
+)
+
+MAX_UPLOAD_BYTES = 1_000_000
+
+
+def _when(value: str) -> datetime | None:
+    try:
+        parsed = parse_datetime(value.strip()) if value.strip() else None
+    except ValueError:
+        parsed = None
+    if parsed is not None and is_naive(parsed):
+        parsed = make_aware(parsed, get_current_timezone())
+    return parsed
+
+
+def _number(form: QueryDict, name: str) -> int:
+    value = form.get(name, "").strip() or "0"
+    return int(value) if value.isdigit() and len(value) < 6 else -1
+
+
+def _enrol(request: HttpRequest, quiz: Quiz) -> str:
+    upload = request.FILES.get("csv")
+    if upload is not None and upload.size and upload.size > MAX_UPLOAD_BYTES:
+        return "That file is over 1 MB."
+    entries = entries_from_text(request.POST.get("entries", ""))
+    if upload is not None:
+        entries += entries_from_csv(upload.read())
+    result = course_enrol_students(course=quiz.course, entries=entries)
+    unknown = f"; no account for {', '.join(result.unknown)}" if result.unknown else ""
+    return f"Enrolled {len(result.added)}, already enrolled {len(result.already)}{unknown}."
+
+
+def _override(request: HttpRequest, quiz: Quiz) -> str:
+    name = request.POST.get("student", "").strip()
+    student = User.objects.filter(username=name, is_active=True).first()
+    if student is None:
+        return f"No student {name!r}."
+    data = OverrideInput(
+        extra_time_percent=_number(request.POST, "extra_time_percent"),
+        extra_attempts=_number(request.POST, "extra_attempts"),
+        opens_at=_when(request.POST.get("opens_at", "")),
+        closes_at=_when(request.POST.get("closes_at", "")),
+        reason=request.POST.get("reason", ""),
+    )
+    quiz_override_set(quiz=quiz, student=student, data=data)
+    return f"Saved the override for {student.username}."
+
+
+def _rules(request: HttpRequest, quiz: Quiz) -> str:
+    networks = entries_from_text(request.POST.get("allowed_networks", ""))
+    quiz_access_rules_set(
+        quiz=quiz, access_code=request.POST.get("access_code", ""), networks=networks
+    )
+    return "Saved the access code and networks."
+
+
+ACTIONS = {"enrol": _enrol, "override": _override, "rules": _rules}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def quiz_access_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
+    """GET: students, overrides and rules; POST: one of the forms (`action`)."""
+    quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
+    action = ACTIONS.get(request.POST.get("action", ""))
+    if request.method == "POST":
+        try:
+            note = action(request, quiz) if action else "Unknown form."
+            messages.info(request, note)
+        except DomainError as refused:
+            messages.error(request, f"Not saved: {refused.message}")
+        return redirect("quizbank-pages:quiz-access", quiz_id=quiz.pk)
+    context = {
+        "quiz": quiz,
+        "students": quiz.course.memberships.filter(role=Role.STUDENT)
+        .select_related("user")
+        .order_by("user__username"),
+        "overrides": quiz.access_overrides.select_related("user").order_by("user__username"),
+    }
+    return render(request, "quizbank/author/access.html", context)

@@ -1,0 +1,102 @@
+"""A quiz's terms for one student: the quiz's settings with that student's override applied,
+and the checks of its access code and allowed networks.
+
+This is the only place the terms are computed; starting an attempt, its deadline, the
+API and the pages all read `quiz_terms`.
+"""
+
+import ipaddress
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from quizbank.errors import AccessCodeWrong, AccessRuleInvalid, NetworkNotAllowed
+from quizbank.models import Quiz, QuizAccessOverride
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass(frozen=True)
+class QuizTerms:
+    opens_at: datetime | None
+    closes_at: datetime | None
+    time_limit: timedelta | None
+    attempts_allowed: int  # 0: unlimited
+    extra_time_percent: int
+    extra_attempts: int
+    needs_access_code: bool
+    networks: tuple[str, ...]
+    has_override: bool
+
+    def deadline(self, started_at: datetime) -> datetime | None:
+        """min(start + time limit, close time); None when untimed with no close."""
+        candidates = [self.closes_at] if self.closes_at is not None else []
+        if self.time_limit is not None:
+            candidates.append(started_at + self.time_limit)
+        return min(candidates) if candidates else None
+
+
+def _stretched(limit: timedelta | None, percent: int) -> timedelta | None:
+    if limit is None or not percent:
+        return limit
+    return limit * (100 + percent) / 100
+
+
+def quiz_terms(*, quiz: Quiz, user_id: int) -> QuizTerms:
+    """The quiz as it applies to this user (their override, if any, applied)."""
+    override = QuizAccessOverride.objects.filter(quiz=quiz, user_id=user_id).first()
+    extra_time = override.extra_time_percent if override else 0
+    extra_attempts = override.extra_attempts if override else 0
+    attempts = quiz.attempts_allowed + extra_attempts if quiz.attempts_allowed else 0
+    return QuizTerms(
+        opens_at=override.opens_at if override and override.opens_at else quiz.opens_at,
+        closes_at=override.closes_at if override and override.closes_at else quiz.closes_at,
+        time_limit=_stretched(quiz.time_limit, extra_time),
+        attempts_allowed=attempts,
+        extra_time_percent=extra_time,
+        extra_attempts=extra_attempts,
+        needs_access_code=bool(quiz.access_code),
+        networks=tuple(quiz.allowed_networks or ()),
+        has_override=override is not None,
+    )
+
+
+def parse_networks(values: list[str]) -> list[Network]:
+    """CIDR blocks from text; AccessRuleInvalid naming the first one that is not."""
+    parsed = []
+    for index, value in enumerate(values):
+        try:
+            parsed.append(ipaddress.ip_network(str(value).strip(), strict=False))
+        except ValueError:
+            raise AccessRuleInvalid(
+                f"{value!r} is not a network such as 10.2.0.0/16.",
+                fields={f"allowed_networks[{index}]": ["not a network"]},
+            ) from None
+    return parsed
+
+
+def address_allowed(*, networks: tuple[str, ...] | list[str], address: str) -> bool:
+    """True when no networks are set or the address lies in one of them."""
+    if not networks:
+        return True
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False  # no address (or a garbled one) is never inside the room
+    return any(ip in network for network in parse_networks(list(networks)))
+
+
+def quiz_access_check(*, quiz: Quiz, access_code: str, address: str) -> None:
+    """Refuse (403) a wrong or missing access code, or an address outside the networks."""
+    if not address_allowed(networks=quiz.allowed_networks or [], address=address):
+        raise NetworkNotAllowed(
+            "This quiz can only be taken from the exam room's network.",
+            fields={"address": ["outside the quiz's allowed networks"]},
+        )
+    if quiz.access_code and not secrets.compare_digest(
+        access_code.strip().encode(), quiz.access_code.encode()
+    ):
+        raise AccessCodeWrong(
+            "That access code is not this quiz's; ask the invigilator.",
+            fields={"access_code": ["wrong access code"]},
+        )

@@ -1,0 +1,87 @@
+"""Authors' writes to a quiz's access rules: per-student overrides, the access code and
+the allowed networks. What they mean for a student is decided in `quiz_access`."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from quizbank.errors import AccessRuleInvalid
+from quizbank.models import CourseMembership, Quiz, QuizAccessOverride, Role
+from quizbank.services.quiz_access import parse_networks
+
+MAX_EXTRA_TIME_PERCENT = 400
+MAX_EXTRA_ATTEMPTS = 20
+
+
+@dataclass(frozen=True)
+class OverrideInput:
+    extra_time_percent: int = 0
+    extra_attempts: int = 0
+    opens_at: datetime | None = None
+    closes_at: datetime | None = None
+    reason: str = ""
+
+
+def _check_override(data: OverrideInput) -> None:
+    if not 0 <= data.extra_time_percent <= MAX_EXTRA_TIME_PERCENT:
+        raise AccessRuleInvalid(
+            f"Extra time is between 0 and {MAX_EXTRA_TIME_PERCENT}%.",
+            fields={"extra_time_percent": ["out of range"]},
+        )
+    if not 0 <= data.extra_attempts <= MAX_EXTRA_ATTEMPTS:
+        raise AccessRuleInvalid(
+            f"Extra attempts are between 0 and {MAX_EXTRA_ATTEMPTS}.",
+            fields={"extra_attempts": ["out of range"]},
+        )
+    if data.opens_at and data.closes_at and data.closes_at <= data.opens_at:
+        raise AccessRuleInvalid(
+            "The student's window must close after it opens.",
+            fields={"closes_at": ["not after opens_at"]},
+        )
+
+
+def quiz_override_set(*, quiz: Quiz, student: User, data: OverrideInput) -> QuizAccessOverride:
+    """Create or replace a student's override; only a student of the quiz's course may have one."""
+    _check_override(data)
+    if not CourseMembership.objects.filter(
+        course_id=quiz.course_id, user=student, role=Role.STUDENT
+    ).exists():
+        raise AccessRuleInvalid(
+            f"{student.username} is not a student of this course.",
+            fields={"student": ["not a student of the course"]},
+        )
+    override, _ = QuizAccessOverride.objects.update_or_create(
+        quiz=quiz,
+        user=student,
+        defaults={
+            "extra_time_percent": data.extra_time_percent,
+            "extra_attempts": data.extra_attempts,
+            "opens_at": data.opens_at,
+            "closes_at": data.closes_at,
+            "reason": data.reason[:200],
+        },
+    )
+    return override
+
+
+def quiz_override_delete(*, quiz: Quiz, override_id: int) -> None:
+    """Remove one of this quiz's overrides (an id of another quiz's is ignored)."""
+    QuizAccessOverride.objects.filter(quiz=quiz, pk=override_id).delete()
+
+
+def quiz_access_rules_set(*, quiz: Quiz, access_code: str, networks: list[str]) -> Quiz:
+    """Set the quiz-wide access code (empty: none) and allowed networks (empty: anywhere)."""
+    code = access_code.strip()
+    if len(code) > 64 or not code.isprintable():
+        raise AccessRuleInvalid(
+            "An access code is at most 64 printable characters.",
+            fields={"access_code": ["too long or not printable"]},
+        )
+    cleaned = [str(net) for net in parse_networks([n for n in networks if n.strip()])]
+    with transaction.atomic():
+        quiz.access_code = code
+        quiz.allowed_networks = cleaned
+        quiz.save(update_fields=["access_code", "allowed_networks"])
+    return quiz

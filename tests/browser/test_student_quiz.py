@@ -1,0 +1,99 @@
+"""A student takes the demo quiz in the browser: answers of each kind, a reload, a dropped
+network, a stale second tab, submit and the result; and the clock submits at the deadline."""
+
+import re
+from datetime import timedelta
+
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from grading.models import Attempt
+from quizbank.models import Quiz
+from tests.browser.conftest import Site, assert_accessible, screenshots
+
+VIVA = "backward() adds into .grad, so gradients of several calls sum; zero them each step."
+
+
+def _start(page: Page, title: str) -> None:
+    page.goto("/dashboard/")
+    page.get_by_role("button", name=f"Start {title}").click()
+    expect(page.locator("[data-clock]")).not_to_have_text("…")
+
+
+def _saved(page: Page) -> None:
+    expect(page.locator("[data-save-state]")).to_have_text(re.compile(r"^Saved at \d\d:\d\d:\d\d$"))
+
+
+def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[str, User]) -> None:
+    context = site.context(demo["student"])
+    page = context.new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    assert_accessible(page)
+    page.locator("#q0 input").first.check()
+    page.locator("#q3 input").fill("11")
+    page.locator("#q5 .cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("def softmax_rows(x):\nreturn x.exp() / x.exp().sum(1, keepdim=True)\n")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.type("print('ran in the sandbox')\n")
+    _saved(page)
+    page.get_by_role("button", name="Run the code of question 6").click()
+    expect(page.locator('[data-run-output="5"]')).to_contain_text(
+        "ran in the sandbox", timeout=30_000
+    )
+    expect(page.locator('[data-nav="0"]')).to_have_attribute("data-answered", "true")
+    screenshots(page, "student-quiz")
+
+    page.reload()
+    expect(page.locator("#q3 input")).to_have_value("11")
+    expect(page.locator("#q0 input").first).to_be_checked()
+    expect(page.locator("#q5 .cm-content")).to_contain_text("keepdim=True")
+    clock = page.locator("[data-clock]").inner_text()
+    assert re.fullmatch(r"4\d:\d\d", clock), clock
+
+    context.set_offline(True)
+    page.locator("#q6 textarea").fill(VIVA)
+    expect(page.locator("[data-save-state]")).to_contain_text("Offline, retrying")
+    context.set_offline(False)
+    _saved(page)
+    attempt = Attempt.objects.get(user=demo["student"])
+    assert attempt.responses.get(position=6).answer == {"text": VIVA}
+
+    page.get_by_role("button", name="Submit attempt").click()
+    expect(page.locator("[data-unanswered]")).to_contain_text("Not answered: questions 2, 3, 5")
+    page.locator("[data-confirm-yes]").click()
+    expect(page).to_have_url(re.compile(rf"/attempts/{attempt.pk}/result/$"))
+    expect(page.get_by_text(VIVA)).to_be_visible()
+    expect(page.locator(".cases li").first).to_be_visible(timeout=60_000)
+    assert_accessible(page)
+    screenshots(page, "student-result")
+
+
+def test_a_stale_second_tab_shows_a_banner_and_keeps_its_text(
+    site: Site, demo: dict[str, User]
+) -> None:
+    context = site.context(demo["student"])
+    first = context.new_page()
+    _start(first, "Fundamentals check: tensors and autograd")
+    second = context.new_page()
+    second.goto(first.url)
+    first.locator("#q4 input").fill("grad_fn")
+    _saved(first)
+    second.locator("#q4 input").fill("typed in the stale tab")
+    expect(second.locator("[data-stale-banner]")).to_be_visible()
+    expect(second.locator("#q4 input")).to_have_value("typed in the stale tab")
+    screenshots(second, "student-stale-tab")
+    second.get_by_role("button", name="Reload").click()
+    expect(second.locator("#q4 input")).to_have_value("typed in the stale tab")
+    _saved(second)
+
+
+def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[str, User]) -> None:
+    Quiz.objects.filter(slug="fundamentals-check").update(time_limit=timedelta(seconds=8))
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.locator("#q3 input").fill("11")
+    _saved(page)
+    expect(page).to_have_url(re.compile(r"/result/$"), timeout=20_000)
+    expect(page.get_by_text("at the deadline")).to_be_visible()
+    expect(page.get_by_text("11", exact=True)).to_be_visible()

@@ -1,0 +1,55 @@
+"""The examiner's marking queue page: filters, anonymity and the one access rule."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from grading.models.marking import QuizMarkingPolicy
+from tests.grading.content import VIVA
+from tests.grading.factories import Staff, staffed_quiz, submitted_attempt
+
+pytestmark = pytest.mark.django_db
+URL = reverse("grading-pages:marking-queue")
+
+
+def _browser(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def staff() -> Staff:
+    made, _ = staffed_quiz(VIVA)
+    submitted_attempt(made.quiz, made.student, {0: {"text": "It adds."}})
+    return made
+
+
+def test_the_queue_lists_the_answer_and_filters_it(staff: Staff) -> None:
+    page = _browser(staff.examiner)
+    listed = page.get(URL, {"quiz": str(staff.quiz.pk), "status": "unmarked"})
+    assert listed.status_code == 200
+    assert staff.student.username in listed.text
+    flagged = page.get(URL, {"quiz": str(staff.quiz.pk), "status": "flagged"})
+    assert "Nothing to mark here." in flagged.text
+
+
+def test_anonymous_marking_hides_the_name(staff: Staff) -> None:
+    shown = _browser(staff.examiner).get(URL, {"anonymous": "true"})
+    assert staff.student.username not in shown.text
+    assert "Candidate " in shown.text
+    QuizMarkingPolicy.objects.create(quiz=staff.quiz, anonymous_marking=True)
+    assert staff.student.username not in _browser(staff.examiner).get(URL).text
+
+
+def test_bad_filters_are_explained_not_a_500(staff: Staff) -> None:
+    for bad in ({"quiz": "x"}, {"status": "nonsense"}, {"page": "-1"}, {"quiz": "9" * 30}):
+        reply = _browser(staff.examiner).get(URL, bad)
+        assert reply.status_code == 200
+
+
+def test_other_courses_answers_are_not_listed(staff: Staff) -> None:
+    assert staff.student.username not in _browser(staff.outsider).get(URL).text
+    assert "Nothing to mark here." in _browser(staff.student).get(URL).text
+    assert Client().get(URL).status_code == 302

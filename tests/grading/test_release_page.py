@@ -1,0 +1,54 @@
+"""The examiner's release page: lists what is not final, refuses, then releases."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from quizbank.models import ReleasePolicy
+from tests.grading.content import SINGLE, VIVA
+from tests.grading.factories import Staff, api_as, staffed_quiz, submitted_attempt
+
+pytestmark = pytest.mark.django_db
+
+
+def _browser(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def staff() -> Staff:
+    made, _ = staffed_quiz(SINGLE, VIVA)
+    made.quiz.release_policy = ReleasePolicy.MANUAL
+    made.quiz.save()
+    return made
+
+
+def test_an_unmarked_viva_blocks_the_release_until_it_is_marked(staff: Staff) -> None:
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "x"}})
+    url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
+    page = _browser(staff.examiner)
+    shown = page.get(url)
+    assert shown.status_code == 200
+    assert "Not final yet (1)" in shown.text
+    refused = page.post(url, follow=True)
+    assert "Not released:" in refused.text
+    viva = attempt.responses.get(position=1)
+    levels = [0] * len(viva.question_version.content["rubric"])
+    api_as(staff.examiner).post(
+        f"/api/marking/responses/{viva.pk}/marks/", {"levels": levels}, format="json"
+    )
+    released = page.post(url, follow=True)
+    assert "Results released" in released.text
+    result = api_as(staff.student).get(f"/api/attempts/{attempt.pk}/result/").json()
+    assert result["score"] is not None
+
+
+def test_only_the_course_examiners_see_the_page(staff: Staff) -> None:
+    url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
+    assert _browser(staff.student).get(url).status_code == 403
+    assert _browser(staff.outsider).get(url).status_code == 404
+    assert Client().get(url).status_code == 302
+    assert _browser(staff.examiner).put(url).status_code == 405

@@ -1,0 +1,66 @@
+"""The live viva page: start, draw, notes and marks, finish; refusals are messages."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from grading.models import AttemptStatus
+from grading.models.viva_sessions import VivaSession
+from quizbank.models import ReleasePolicy
+from tests.grading.content import VIVA
+from tests.grading.factories import Staff, staffed_quiz
+
+pytestmark = pytest.mark.django_db
+
+
+def _browser(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def staff() -> Staff:
+    made, _ = staffed_quiz(VIVA)
+    made.quiz.release_policy = ReleasePolicy.MANUAL
+    made.quiz.save()
+    return made
+
+
+def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
+    page = _browser(staff.examiner)
+    started = page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
+    assert started.status_code == 302
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    url = f"/examiner/vivas/{session.pk}/"
+    page.post(url, {"action": "draw"})
+    shown = page.get(url)
+    assert VIVA["model_answer"][:20] in shown.text
+    assert 'id="viva-timer"' in shown.text
+    levels = {f"level-{i}": "1" for i in range(len(VIVA["rubric"]))}
+    page.post(url, {"action": "record", "position": "0", "notes": "Said it sums.", **levels})
+    page.post(url, {"action": "end"})
+    session.refresh_from_db()
+    attempt = session.attempt
+    attempt.refresh_from_db()
+    assert attempt.responses.get(position=0).answer == {"text": "Said it sums."}
+    assert attempt.status == AttemptStatus.GRADED
+
+
+def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None:
+    page = _browser(staff.examiner)
+    start = f"/examiner/quizzes/{staff.quiz.pk}/viva/"
+    refused = page.post(start, {"student": staff.outsider.pk}, follow=True)
+    assert "Choose a student of this course." in refused.text
+    page.post(start, {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    url = f"/examiner/vivas/{session.pk}/"
+    for body in (
+        {"action": "record", "position": "7"},
+        {"action": "draw", "topic": "x"},
+        {"action": "end"},
+        {"action": "draw"},
+    ):
+        assert page.post(url, body, follow=True).status_code == 200
+    assert _browser(staff.outsider).get(url).status_code == 404
+    assert _browser(staff.student).get(url).status_code in (403, 404)

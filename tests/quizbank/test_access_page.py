@@ -1,0 +1,68 @@
+"""The author's access page: enrol, give extra time, and the student's clock is longer."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from grading.services.attempts import attempt_start
+from quizbank.models import QuizAccessOverride, Role
+from tests.grading.content import SINGLE
+from tests.grading.factories import add_slots, member, new_course, new_quiz, question
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def _browser(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_an_author_enrols_a_student_and_gives_fifty_percent_extra_time() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course, time_limit=timedelta(minutes=30))
+    add_slots(quiz, question(course, SINGLE))
+    author = _browser(member(course, Role.AUTHOR))
+    student = User.objects.create(username="sam", email="sam@example.org")
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    csv = SimpleUploadedFile("class.csv", b"email\nsam@example.org\n", content_type="text/csv")
+    enrolled = author.post(url, {"action": "enrol", "csv": csv}, follow=True)
+    assert "Enrolled 1" in enrolled.text
+    saved = author.post(
+        url, {"action": "override", "student": "sam", "extra_time_percent": "50"}, follow=True
+    )
+    assert "Saved the override for sam" in saved.text
+    attempt = attempt_start(quiz=quiz, user=student, now=T0)
+    assert attempt.deadline == T0 + timedelta(minutes=45)
+
+
+def test_bad_input_is_a_message_never_a_500() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    bad = [
+        {"action": "override", "student": "nobody"},
+        {"action": "override", "student": member(course, Role.EXAMINER).username},
+        {"action": "override", "student": "x", "extra_time_percent": "-5"},
+        {"action": "rules", "access_code": "", "allowed_networks": "the lab"},
+        {"action": "bogus"},
+        {"action": "enrol", "csv": SimpleUploadedFile("x.csv", b"\xff\xfe")},
+    ]
+    for body in bad:
+        assert author.post(url, body, follow=True).status_code == 200
+    assert not QuizAccessOverride.objects.exists()
+    assert author.get(url).status_code == 200
+
+
+def test_only_the_course_authors_open_it() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    assert _browser(member(course, Role.STUDENT)).get(url).status_code == 403
+    assert _browser(member(course, Role.EXAMINER)).get(url).status_code == 403
+    assert _browser(member(new_course(), Role.AUTHOR)).get(url).status_code == 404

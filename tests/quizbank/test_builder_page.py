@@ -1,0 +1,68 @@
+"""The quiz builder page: an author creates and edits a quiz from the course's bank."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from quizbank.models import Quiz, Role
+from tests.grading.content import NUMERIC, SINGLE
+from tests.grading.factories import member, new_course, new_topic, question
+
+pytestmark = pytest.mark.django_db
+
+
+def _browser(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+BASE = {
+    "title": "Week 1",
+    "slug": "week-1",
+    "minutes": "30",
+    "attempts_allowed": "2",
+    "grading_method": "highest",
+    "release_policy": "manual",
+    "shuffle_choices": "on",
+}
+
+
+def test_an_author_builds_a_quiz_with_a_fixed_question_and_a_pool() -> None:
+    course = new_course()
+    topic = new_topic(course=course)
+    fixed = question(course, SINGLE)
+    question(course, NUMERIC, topic=topic)
+    author = _browser(member(course, Role.AUTHOR))
+    body = {**BASE, "questions": [str(fixed.pk)], "pool_topic": str(topic.pk), "pool_draw": "1"}
+    reply = author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
+    assert reply.status_code == 302
+    quiz = Quiz.objects.get(course=course, slug="week-1")
+    assert quiz.time_limit is not None
+    assert quiz.time_limit.total_seconds() == 1800
+    assert [s.is_pool for s in quiz.slots.all()] == [False, True]
+    edited = author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "title": "Week one"})
+    assert edited.status_code == 302
+    quiz.refresh_from_db()
+    assert quiz.title == "Week one"
+    assert quiz.slots.count() == 0
+
+
+def test_settings_that_break_a_rule_are_shown_on_the_form() -> None:
+    course = new_course()
+    author = _browser(member(course, Role.AUTHOR))
+    url = f"/author/courses/{course.pk}/quizzes/new/"
+    bad = {**BASE, "opens_at": "2026-03-02T10:00", "closes_at": "2026-03-02T09:00"}
+    reply = author.post(url, bad)
+    assert reply.status_code == 200
+    assert "must be after opens_at" in reply.text
+    assert author.post(url, {**BASE, "pool_topic": "999999"}).status_code == 200
+    assert not Quiz.objects.filter(course=course).exists()
+
+
+def test_only_the_course_authors_build_quizzes() -> None:
+    course = new_course()
+    url = f"/author/courses/{course.pk}/quizzes/new/"
+    assert _browser(member(course, Role.STUDENT)).get(url).status_code == 403
+    assert _browser(member(new_course(), Role.AUTHOR)).get(url).status_code == 404
+    assert _browser(member(course, Role.AUTHOR)).get(url).status_code == 200

@@ -1,0 +1,53 @@
+"""Enrolling students from a pasted list or a CSV: existing accounts only, unknowns reported."""
+
+import pytest
+from django.contrib.auth.models import User
+
+from quizbank.errors import AccessRuleInvalid
+from quizbank.models import CourseMembership, Role
+from quizbank.services.enrolment import (
+    course_enrol_students,
+    entries_from_csv,
+    entries_from_text,
+)
+from tests.grading.factories import member, new_course
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_pasted_list_enrols_by_username_or_email_and_reports_unknowns() -> None:
+    course = new_course()
+    User.objects.create(username="ada", email="Ada@Example.org")
+    User.objects.create(username="alan")
+    User.objects.create(username="gone", is_active=False)
+    text = "ada@example.org, alan;\n nobody@example.org gone\nalan"
+    result = course_enrol_students(course=course, entries=entries_from_text(text))
+    assert result.added == ["ada", "alan"]
+    assert result.unknown == ["nobody@example.org", "gone"]
+    roles = CourseMembership.objects.filter(course=course).values_list("user__username", "role")
+    assert sorted(roles) == [("ada", Role.STUDENT), ("alan", Role.STUDENT)]
+
+
+def test_enrolling_twice_changes_nothing_and_keeps_other_roles() -> None:
+    course = new_course()
+    examiner = member(course, Role.EXAMINER)
+    first = course_enrol_students(course=course, entries=[examiner.username])
+    again = course_enrol_students(course=course, entries=[examiner.username])
+    assert first.added == [examiner.username]
+    assert again.already == [examiner.username]
+    assert CourseMembership.objects.filter(user=examiner, course=course).count() == 2
+
+
+def test_a_csv_gives_its_first_column_without_the_header() -> None:
+    data = "\ufeffemail,name\nada@example.org,Ada\n\n alan ,Alan\n".encode()
+    assert entries_from_csv(data) == ["ada@example.org", "alan"]
+
+
+def test_a_csv_that_is_not_text_is_refused() -> None:
+    with pytest.raises(AccessRuleInvalid):
+        entries_from_csv(b"\xff\xfe\x00bad")
+
+
+def test_too_many_entries_are_refused() -> None:
+    with pytest.raises(AccessRuleInvalid):
+        course_enrol_students(course=new_course(), entries=[f"u{n}" for n in range(5001)])

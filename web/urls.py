@@ -1,0 +1,24 @@
+"""Browser pages: sign-in, the dashboard, and the student's quiz and result pages."""
+
+from django.urls import path
+
+from web import accounts, code_runs, dashboard, student_pages
+
+app_name = "web"
+
+urlpatterns = [
+    path("signin/", accounts.sign_in, name="signin"),
+    path("signout/", accounts.sign_out, name="signout"),
+    path("password/", accounts.password_change, name="password-change"),
+    path("password/done/", accounts.password_change_done, name="password-change-done"),
+    path("code-runs/", code_runs.CodeRunStartPage.as_view(), name="code-run"),
+    path("code-runs/<str:job_id>/", code_runs.CodeRunResultPage.as_view(), name="code-run-result"),
+    path("dashboard/", dashboard.dashboard, name="dashboard"),
+    path("quizzes/<int:quiz_id>/start/", student_pages.quiz_start, name="quiz-start"),
+    path("attempts/<int:attempt_id>/", student_pages.attempt_page, name="attempt"),
+    path(
+        "attempts/<int:attempt_id>/result/",
+        student_pages.attempt_result_page,
+        name="attempt-result",
+    ),
+]
