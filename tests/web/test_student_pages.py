@@ -61,3 +61,17 @@ def test_a_code_run_job_is_readable_only_by_its_starter() -> None:
 
     assert owner.get("/code-runs/run-not-mine/").status_code == 404
     assert Client().get("/code-runs/run-not-mine/").status_code in (401, 403)
+
+
+def test_the_sign_in_page_locks_after_too_many_failures() -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+    client = Client()
+    for _ in range(10):
+        assert client.post("/signin/", {"username": "sam", "password": "wrong"}).status_code == 200
+    reply = client.post("/signin/", {"username": "sam", "password": "wrong"})
+
+    assert reply.status_code == 429
+    assert int(reply["Retry-After"]) > 0
+    cache.clear()
