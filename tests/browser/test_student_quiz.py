@@ -96,4 +96,4 @@ def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[st
     _saved(page)
     expect(page).to_have_url(re.compile(r"/result/$"), timeout=20_000)
     expect(page.get_by_text("at the deadline")).to_be_visible()
-    expect(page.get_by_text("11", exact=True)).to_be_visible()
+    expect(page.get_by_role("paragraph").filter(has_text=re.compile(r"^11$"))).to_be_visible()

@@ -1,0 +1,44 @@
+"""The result page shows the viva's rubric level per criterion, the examiner's comment, and a
+note when a mark changed after release."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.test import Client
+
+from grading.models.marking import Mark
+from quizbank.models import ReleasePolicy
+from tests.grading.content import SINGLE, VIVA
+from tests.grading.factories import api_as, staffed_quiz, submitted_attempt
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def test_the_student_sees_rubric_levels_the_comment_and_a_changed_mark() -> None:
+    staff, _ = staffed_quiz(SINGLE, VIVA, points="4")
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    examiner = api_as(staff.examiner)
+    with time_machine.travel(T0, tick=False) as clock:
+        attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "t"}})
+        viva = attempt.responses.get(position=1)
+        body = {"levels": [2], "comment": "Say where zero_grad goes."}
+        assert examiner.post(f"/api/marking/responses/{viva.pk}/marks/", body).status_code == 201
+        clock.move_to(T0 + timedelta(minutes=2))
+        assert examiner.post(f"/api/quizzes/{staff.quiz.pk}/release/").status_code == 200
+        clock.move_to(T0 + timedelta(minutes=5))
+        mark = Mark.objects.get(response=viva)
+        change = {"levels": [1], "reason": "Second look", "comment": "Say where zero_grad goes."}
+        assert examiner.put(f"/api/marking/marks/{mark.pk}/", change).status_code == 200
+        clock.move_to(T0 + timedelta(hours=1))
+        client = Client()
+        client.force_login(staff.student)
+        page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+
+    assert "Say where zero_grad goes." in page
+    assert "Rubric" in page
+    assert "A mark changed after release" in page
+    assert "Mark updated on" in page

@@ -1,0 +1,77 @@
+"""The student's pages: anonymous users go to sign-in and come back, other users get 404,
+refusals are messages, never 500s."""
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from grading.services.attempt_start import attempt_start
+from quizbank.models import Role
+from tests.grading.content import NUMERIC
+from tests.grading.factories import add_slots, member, new_course, new_quiz, question
+
+pytestmark = pytest.mark.django_db
+
+
+def _attempt_and_users() -> tuple[int, Client, Client]:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    add_slots(quiz, question(course, NUMERIC))
+    owner, other = member(course, Role.STUDENT), member(course, Role.STUDENT)
+    attempt = attempt_start(quiz=quiz, user=owner, now=timezone.now())
+    owner_client, other_client = Client(), Client()
+    owner_client.force_login(owner)
+    other_client.force_login(other)
+    return attempt.pk, owner_client, other_client
+
+
+def test_anonymous_users_are_sent_to_sign_in_and_back() -> None:
+    reply = Client().get("/attempts/1/")
+
+    assert reply.status_code == 302
+    assert reply["Location"] == "/signin/?next=/attempts/1/"
+
+
+def test_the_owner_sees_the_quiz_page_and_others_get_404() -> None:
+    attempt, owner, other = _attempt_and_users()
+
+    assert owner.get(f"/attempts/{attempt}/").status_code == 200
+    assert other.get(f"/attempts/{attempt}/").status_code == 404
+    assert other.get(f"/attempts/{attempt}/result/").status_code == 404
+    assert owner.get("/attempts/99999999/").status_code == 404
+
+
+def test_a_refused_start_is_a_message_on_the_dashboard() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course, attempts_allowed=1)
+    add_slots(quiz, question(course, NUMERIC))
+    client = Client()
+    client.force_login(member(course, Role.STUDENT))
+    client.post(f"/quizzes/{quiz.pk}/start/")
+    reply = client.post(f"/quizzes/{quiz.pk}/start/", follow=True)  # resumes the open one
+    assert reply.status_code == 200
+
+    other = new_quiz(course=new_course())
+    assert client.post(f"/quizzes/{other.pk}/start/").status_code == 404
+    assert client.get(f"/quizzes/{quiz.pk}/start/").status_code == 405
+
+
+def test_a_code_run_job_is_readable_only_by_its_starter() -> None:
+    _, owner, _ = _attempt_and_users()
+
+    assert owner.get("/code-runs/run-not-mine/").status_code == 404
+    assert Client().get("/code-runs/run-not-mine/").status_code in (401, 403)
+
+
+def test_the_sign_in_page_locks_after_too_many_failures() -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+    client = Client()
+    for _ in range(10):
+        assert client.post("/signin/", {"username": "sam", "password": "wrong"}).status_code == 200
+    reply = client.post("/signin/", {"username": "sam", "password": "wrong"})
+
+    assert reply.status_code == 429
+    assert int(reply["Retry-After"]) > 0
+    cache.clear()

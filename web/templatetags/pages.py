@@ -1,0 +1,14 @@
+"""Template filters of the pages."""
+
+from django import template
+from django.utils.safestring import SafeString, mark_safe
+
+from quizbank.rendering import render_markdown
+
+register = template.Library()
+
+
+@register.filter
+def markdown(text: object) -> SafeString:
+    """An author's Markdown (feedback, descriptors) as sanitized HTML, math left for KaTeX."""
+    return mark_safe(render_markdown(str(text or "")))  # noqa: S308 (nh3-sanitized in render_markdown)
