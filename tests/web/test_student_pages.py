@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from grading.services.attempt_start import attempt_start
+from grading.services.attempts import attempt_start
 from quizbank.models import Role
 from tests.grading.content import NUMERIC
 from tests.grading.factories import add_slots, member, new_course, new_quiz, question
