@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from django.conf import settings
+from kombu import pools
 
 from config.celery import app
 
@@ -31,10 +32,10 @@ def use_broker(broker_url: str) -> None:
         return  # already there; the cached pools (also held by app.control) stay valid
     app.conf.update(broker_url=broker_url, broker_transport_options={"visibility_timeout": 3600})
     # Celery builds its connection and producer pools lazily from the URL; drop any built.
+    # kombu keeps them in a process-wide registry keyed by URL, so a URL used again would get
+    # its closed pool back ("Acquire on closed pool"): reset the registry, not one pool.
     # The attributes are private and absent from celery-types, hence the ignores.
-    pool = getattr(app, "_pool", None)
-    if pool is not None:
-        pool.force_close_all()
+    pools.reset()
     app._pool = None  # type: ignore[attr-defined]  # private pool, rebuilt on next use
     app.amqp._producer_pool = None  # type: ignore[attr-defined]  # likewise
 

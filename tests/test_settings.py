@@ -9,7 +9,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {key: value for key, value in os.environ.items() if key not in ("SECRET_KEY", "DEBUG")}
+    # The browser tests' conftest allows the ORM beside Playwright's loop in this process only.
+    ours = ("SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    base = {key: value for key, value in os.environ.items() if key not in ours}
     return subprocess.run(  # noqa: S603 (our own manage.py, fixed arguments)
         [sys.executable, "manage.py", *args],
         cwd=ROOT,

@@ -21,6 +21,9 @@ from quizbank.interchange.formats import FORMATS
 from quizbank.interchange.limits import max_file_bytes
 from quizbank.services.interchange import interchange_export, interchange_import
 
+# Moodle XML, GIFT, a QTI package.
+EXPORT_CONTENT_TYPES = ("application/xml", "text/plain", "application/zip")
+
 
 class SkippedSerializer(serializers.Serializer[dict[str, Any]]):
     location = serializers.CharField(help_text="Question number, name and line, or item path.")
@@ -95,10 +98,11 @@ class BankExportApi(APIView):
     @extend_schema(
         parameters=[ParamsSerializer],
         responses={
-            (200, "application/octet-stream"): OpenApiResponse(
+            (200, content_type): OpenApiResponse(
                 OpenApiTypes.BINARY,
                 description="The file; `X-Skipped-Questions` counts the questions left out.",
             )
+            for content_type in EXPORT_CONTENT_TYPES
         },
         operation_id="course_bank_export",
     )

@@ -1,7 +1,7 @@
 """The browser's quiz builder: settings, then fixed or pooled slots from the course's bank.
 
-quiz_write.py serves the API's quiz writes; the two share the model's rules but not yet
-one validation (a known duplication, to be merged).
+The API's quiz writes are in quiz_write.py; both check windows and slots against the same
+models, each with its own validation for now.
 
 Attempts pin the versions they drew, so editing a quiz never changes a past attempt."""
 
