@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -199,3 +200,27 @@ def attempt_start(
     except IntegrityError:
         # A parallel request started the attempt first; hand back that one.
         return Attempt.objects.get(quiz=quiz, user=user, status=AttemptStatus.OPEN)
+
+
+def response_lock(**lookup: Any) -> Response | None:
+    """The response matching `lookup`, locked, or None: its attempt row is locked first, then
+    the response. Every write to a response (submit, results, marks, regrades) takes this one
+    order, so two writers never deadlock and an attempt's total never races its answers."""
+    attempt_id = Response.objects.filter(**lookup).values_list("attempt_id", flat=True).first()
+    if attempt_id is None:
+        return None
+    Attempt.objects.select_for_update(of=("self",)).get(pk=attempt_id)
+    return (
+        Response.objects.select_for_update(of=("self",))
+        .select_related("question_version", "attempt__quiz")
+        .filter(**lookup)
+        .first()
+    )
+
+
+def response_lock_by_id(response_id: int) -> Response:
+    """response_lock by primary key; Response.DoesNotExist when there is none."""
+    response = response_lock(pk=response_id)
+    if response is None:
+        raise Response.DoesNotExist(f"No response {response_id}.")
+    return response

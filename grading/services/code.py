@@ -10,8 +10,8 @@ from django.conf import settings
 from django.db import transaction
 
 from grading.content import reference_source, variant_content
-from grading.models import Attempt, Response, ResponseStatus
-from grading.services.attempts import attempt_refresh_total
+from grading.models import Response, ResponseStatus
+from grading.services.attempts import attempt_refresh_total, response_lock
 from runner import api as runner_api
 from runner.contract import parse_code_question
 
@@ -83,19 +83,10 @@ def code_feedback(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _locked_response(job_id: str) -> Response | None:
-    attempt_id = Response.objects.filter(job_id=job_id).values_list("attempt_id", flat=True).first()
-    if attempt_id is None:
-        return None
-    # Attempt first, then response: the same order as submit, so totals never race.
-    Attempt.objects.select_for_update(of=("self",)).get(pk=attempt_id)
-    return Response.objects.select_for_update().filter(job_id=job_id).first()
-
-
 def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
     """Store the verdict of job `payload["job_id"]`; False if unknown or already applied."""
     with transaction.atomic():
-        response = _locked_response(str(payload.get("job_id", "")))
+        response = response_lock(job_id=str(payload.get("job_id", "")))
         if response is None or response.status not in _WAITING:
             return False
         if payload.get("status") == "internal":

@@ -15,8 +15,7 @@ from grading.models import Response, ResponseStatus
 from grading.models.marking import ScoreChange, ScoreSource
 from grading.models.regrade import RegradeRequest, RegradeRequestStatus
 from grading.selectors import results_visible
-from grading.services.attempts import attempt_refresh_total
-from grading.services.regrade_score import response_lock
+from grading.services.attempts import attempt_refresh_total, response_lock_by_id
 
 
 def regrade_request_create(
@@ -55,7 +54,7 @@ def regrade_request_answer(
     """Accept with new points (logged as a score change) or reject, with a reply."""
     response_id = RegradeRequest.objects.values_list("response_id", flat=True).get(pk=request_id)
     with transaction.atomic():
-        response = response_lock(response_id)
+        response = response_lock_by_id(response_id)
         request = RegradeRequest.objects.select_for_update().get(pk=request_id)
         if request.status != RegradeRequestStatus.OPEN:
             raise RequestAlreadyAnswered("This regrade request has already been answered.")

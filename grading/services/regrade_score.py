@@ -3,22 +3,11 @@
 from datetime import datetime
 from typing import Any
 
-from grading.models import Attempt, Response, ResponseStatus
+from grading.models import Response, ResponseStatus
 from grading.models.marking import ScoreChange, ScoreSource
 from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeRun
 from grading.services.attempts import attempt_refresh_total
 from grading.services.regrade_progress import regrade_progress
-
-
-def response_lock(response_id: int) -> Response:
-    """Lock the attempt, then the response: the order submit and result callbacks use."""
-    attempt_id = Response.objects.values_list("attempt_id", flat=True).get(pk=response_id)
-    Attempt.objects.select_for_update(of=("self",)).get(pk=attempt_id)
-    return (
-        Response.objects.select_for_update(of=("self",))
-        .select_related("question_version", "attempt__quiz")
-        .get(pk=response_id)
-    )
 
 
 def regrade_change(run: RegradeRun) -> ScoreChange:

@@ -12,6 +12,7 @@ from grading.errors import InvalidMark
 from grading.models import Response
 from grading.models.marking import Mark, MarkChange
 from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeMode, RegradeRun
+from grading.services.attempts import response_lock_by_id
 from grading.services.marking import mark_snapshot
 from grading.services.marking_apply import marking_apply
 from grading.services.marking_rubric import mark_score, rubric_of
@@ -19,7 +20,6 @@ from grading.services.regrade_score import (
     regrade_change,
     regrade_item_fail,
     regrade_item_finish,
-    response_lock,
 )
 
 
@@ -39,7 +39,7 @@ def _rescore(run: RegradeRun, item: RegradeItem, response: Response, now: dateti
 
 
 def _regrade(run: RegradeRun, item_id: int, response_id: int, now: datetime) -> None:
-    response = response_lock(response_id)
+    response = response_lock_by_id(response_id)
     item = RegradeItem.objects.select_for_update().get(pk=item_id)
     if item.status != RegradeItemStatus.PENDING:
         return  # already regraded by an earlier delivery of this chunk
