@@ -10,6 +10,7 @@ from django.shortcuts import render
 
 from quizbank.access import access_question
 from quizbank.models import Course, QuestionVersion, Role
+from quizbank.presenters import student_fields
 from quizbank.rendering import pygments_css, render_markdown
 from quizbank.selectors import question_versions
 
@@ -38,25 +39,15 @@ def question_preview(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def student_view(version: QuestionVersion) -> dict[str, Any]:
-    """What a student is shown of a version; answers and examiner notes stay out."""
-    content = version.content
-    qtype = content["type"]
-    view: dict[str, Any] = {
-        "qtype": qtype,
-        "title": content["title"],
-        "points": content.get("points", 1),
+    """What a student is shown of a version (quizbank.presenters), laid out for the page."""
+    fields = student_fields(version.content)
+    starter = fields.get("starter_code", "")
+    return {
+        **fields,
+        "qtype": fields["type"],
+        "points": version.content.get("points", 1),
         "prompt_html": version.prompt_html,
+        "input_type": "radio" if fields["type"] == "single_choice" else "checkbox",
+        "starter_html": render_markdown(f"```python\n{starter}\n```") if starter else "",
+        "device": version.content.get("device", "cpu"),
     }
-    if qtype in ("single_choice", "multiple_choice"):
-        view["input_type"] = "radio" if qtype == "single_choice" else "checkbox"
-        view["choices"] = [render_markdown(choice["text"]) for choice in content["choices"]]
-    elif qtype == "numeric":
-        view["unit"] = content.get("unit", "")
-    elif qtype == "code":
-        view["entry_point"] = content["entry_point"]
-        starter = content.get("starter_code", "")
-        view["starter_html"] = render_markdown(f"```python\n{starter}\n```") if starter else ""
-        view["device"] = content.get("device", "cpu")
-    elif qtype == "viva":
-        view["mode"] = content["mode"]
-    return view

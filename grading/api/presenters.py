@@ -1,8 +1,5 @@
-"""What a student sees of a drawn question: an explicit allow-list, never the content dict.
-
-Correct flags, accepted answers, reference and wrong solutions, generators,
-hidden cases, model answers, guidance and rubrics are never copied out.
-"""
+"""What a student sees of a drawn question and of their attempt (quizbank.presenters holds
+the allow-list of a question's fields, shared with the authors' preview)."""
 
 from datetime import datetime
 from decimal import Decimal
@@ -19,6 +16,7 @@ from grading.selectors import (
 )
 from grading.services.attempts import PENDING, answers_close_at
 from quizbank.access import AnyUser, user_id
+from quizbank.presenters import student_fields
 from quizbank.rendering import render_markdown
 
 
@@ -34,45 +32,14 @@ def _text_params(response: Response) -> dict[str, str]:
     return {name: str(value) for name, value in response.params.items()}
 
 
-def _choices(content: dict[str, Any], response: Response) -> list[dict[str, Any]]:
-    choices = content.get("choices", [])
-    order = response.choice_order or list(range(len(choices)))
-    texts = {
-        index: str(substitute(str(choices[index].get("text", "")), response.params))
-        for index in order
-        if 0 <= index < len(choices)
-    }
-    return [
-        {"id": index, "text": text, "html": render_markdown(text)} for index, text in texts.items()
-    ]
-
-
-def _extras(qtype: str, content: dict[str, Any], response: Response) -> dict[str, Any]:
-    if qtype in ("single_choice", "multiple_choice"):
-        return {"choices": _choices(content, response)}
-    if qtype == "numeric":
-        return {"unit": str(content.get("unit", ""))}
-    if qtype == "code":
-        return {
-            "entry_point": str(content.get("entry_point", "")),
-            "starter_code": str(content.get("starter_code", "")),
-        }
-    if qtype == "viva":
-        return {"mode": str(content.get("mode", "written"))}
-    return {}
-
-
 def student_question(response: Response) -> dict[str, Any]:
     """The question as the student sees it, with this variant's parameters filled in."""
-    content = response.question_version.content
-    qtype = str(content.get("type", ""))
-    return {
-        "type": qtype,
-        "title": str(content.get("title", "")),
-        "prompt_html": _prompt_html(response),
-        "points": response.points,
-        **_extras(qtype, content, response),
-    }
+    fields = student_fields(
+        response.question_version.content,
+        choice_order=response.choice_order,
+        fill=lambda text: str(substitute(text, response.params)),
+    )
+    return {**fields, "prompt_html": _prompt_html(response), "points": response.points}
 
 
 def _points(response: Response, score: float | None) -> Decimal | None:

@@ -1,0 +1,54 @@
+"""What a student is shown of a question: an explicit allow-list, never the content dict.
+
+Correct flags, accepted answers, reference and wrong solutions, generators, hidden cases,
+model answers, guidance and rubrics are never copied out. The API's attempt view and the
+authors' preview both build on `student_fields`, so the two can never disagree.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from quizbank.rendering import render_markdown
+
+CHOICE_TYPES = ("single_choice", "multiple_choice")
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+def _choices(
+    content: dict[str, Any], order: list[int] | None, fill: Callable[[str], str]
+) -> list[dict[str, Any]]:
+    choices = content.get("choices", [])
+    shown = order or list(range(len(choices)))
+    texts = {
+        index: fill(str(choices[index].get("text", "")))
+        for index in shown
+        if 0 <= index < len(choices)
+    }
+    return [
+        {"id": index, "text": text, "html": render_markdown(text)} for index, text in texts.items()
+    ]
+
+
+def student_fields(
+    content: dict[str, Any],
+    *,
+    choice_order: list[int] | None = None,
+    fill: Callable[[str], str] = _as_is,
+) -> dict[str, Any]:
+    """Type, title and the per-type fields a student needs to answer; `fill` puts a
+    parameterised variant's values into choice texts, `choice_order` is the shuffled order."""
+    qtype = str(content.get("type", ""))
+    fields: dict[str, Any] = {"type": qtype, "title": str(content.get("title", ""))}
+    if qtype in CHOICE_TYPES:
+        fields["choices"] = _choices(content, choice_order, fill)
+    elif qtype == "numeric":
+        fields["unit"] = str(content.get("unit", ""))
+    elif qtype == "code":
+        fields["entry_point"] = str(content.get("entry_point", ""))
+        fields["starter_code"] = str(content.get("starter_code", ""))
+    elif qtype == "viva":
+        fields["mode"] = str(content.get("mode", "written"))
+    return fields
