@@ -92,8 +92,11 @@ def released_since(attempt: Attempt) -> datetime | None:
         return None
     if attempt.live_viva:
         return attempt.released_at
-    opens = [t for t in (attempt.quiz.released_at, _policy_opens(attempt, attempt.submitted_at))
-             if t is not None]  # fmt: skip
+    opens = [
+        t
+        for t in (attempt.quiz.released_at, _policy_opens(attempt, attempt.submitted_at))
+        if t is not None
+    ]
     return max(min(opens), attempt.submitted_at) if opens else None
 
 

@@ -56,8 +56,13 @@ def regrade_dispatch_task(run_id: int) -> int:
 
 
 # Above the chunk's own grading budget (120 s) plus one slow answer.
-@shared_task(name="grading.regrade_chunk", acks_late=True, ignore_result=True,
-             soft_time_limit=240, time_limit=270)  # fmt: skip
+@shared_task(
+    name="grading.regrade_chunk",
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=240,
+    time_limit=270,
+)
 def regrade_chunk_task(run_id: int, item_ids: list[int], queue: str = "default") -> int:
     """Regrade a chunk in this worker; what the time budget left goes out as a new chunk.
 

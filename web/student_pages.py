@@ -49,11 +49,15 @@ def _client_state(view: dict[str, Any]) -> dict[str, Any]:
         "deadline": view["deadline"].isoformat() if view["deadline"] else None,
         "server_time": view["server_time"].isoformat(),
         "responses": [
-            {"position": r["position"], "type": r["question"]["type"], "version": r["version"],
-             "answer": r["answer"]}
+            {
+                "position": r["position"],
+                "type": r["question"]["type"],
+                "version": r["version"],
+                "answer": r["answer"],
+            }
             for r in view["responses"]
         ],
-    }  # fmt: skip
+    }
 
 
 @login_required
@@ -64,8 +68,12 @@ def attempt_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if attempt.status != AttemptStatus.OPEN:
         return redirect("web:attempt-result", attempt_id=attempt.pk)
     view = attempt_view(request.user, attempt, timezone.now())
-    context = {"attempt": attempt, "view": view, "state": _client_state(view),
-               "pygments_css": pygments_css()}  # fmt: skip
+    context = {
+        "attempt": attempt,
+        "view": view,
+        "state": _client_state(view),
+        "pygments_css": pygments_css(),
+    }
     return render(request, "web/attempt.html", context)
 
 

@@ -33,10 +33,11 @@ from grading.services.marking_selectors import (
 
 _TRUE = ("true", "1", "yes")
 ANONYMOUS = OpenApiParameter(
-    "anonymous", bool,
+    "anonymous",
+    bool,
     description="Show pseudonyms instead of students' names (a quiz with anonymous marking "
     "always does, whatever this says) until the mark is final and released.",
-)  # fmt: skip
+)
 
 
 def anonymity_requested(request: Request) -> bool:
@@ -127,8 +128,12 @@ class MarkCreateApi(APIView):
         answer = access_marking_response(request.user, response_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        mark = mark_create(response_id=answer.pk, marker=signed_in_user(request),
-                           data=data.to_input(), now=timezone.now())  # fmt: skip
+        mark = mark_create(
+            response_id=answer.pk,
+            marker=signed_in_user(request),
+            data=data.to_input(),
+            now=timezone.now(),
+        )
         return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
 
 
@@ -141,8 +146,12 @@ class MarkUpdateApi(APIView):
         mark = access_mark(request.user, mark_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        updated = mark_update(mark_id=mark.pk, marker=signed_in_user(request),
-                              data=data.to_input(), now=timezone.now())  # fmt: skip
+        updated = mark_update(
+            mark_id=mark.pk,
+            marker=signed_in_user(request),
+            data=data.to_input(),
+            now=timezone.now(),
+        )
         return Response(MarkOutputSerializer(updated).data)
 
 
@@ -157,8 +166,12 @@ class ModerationApi(APIView):
         answer = access_marking_response(request.user, response_id)
         data = MarkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        mark = mark_moderate(response_id=answer.pk, moderator=signed_in_user(request),
-                             data=data.to_input(), now=timezone.now())  # fmt: skip
+        mark = mark_moderate(
+            response_id=answer.pk,
+            moderator=signed_in_user(request),
+            data=data.to_input(),
+            now=timezone.now(),
+        )
         return Response(MarkOutputSerializer(mark).data, status=status.HTTP_201_CREATED)
 
 
@@ -170,8 +183,9 @@ class SecondMarkRequestApi(APIView):
     def post(self, request: Request, response_id: int) -> Response:
         """Require a blind second mark of this answer."""
         answer = access_marking_response(request.user, response_id)
-        state = second_mark_request(response_id=answer.pk, examiner=signed_in_user(request),
-                                    now=timezone.now())  # fmt: skip
+        state = second_mark_request(
+            response_id=answer.pk, examiner=signed_in_user(request), now=timezone.now()
+        )
         return Response(self.OutputSerializer({"status": state}).data)
 
 

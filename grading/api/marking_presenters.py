@@ -19,8 +19,11 @@ def _state(response: Response) -> dict[str, Any]:
     state = MarkingState.objects.filter(response=response).first()
     if state is None:
         return {"status": MarkingStatus.UNMARKED, "second_requested": False, "final_score": None}
-    return {"status": state.status, "second_requested": state.second_requested,
-            "final_score": state.final_score}  # fmt: skip
+    return {
+        "status": state.status,
+        "second_requested": state.second_requested,
+        "final_score": state.final_score,
+    }
 
 
 def student_labels(

@@ -15,9 +15,11 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
     adjustment_reason = serializers.CharField(default="", allow_blank=True, max_length=2000)
     comment = serializers.CharField(default="", allow_blank=True, max_length=10000)
     reason = serializers.CharField(
-        default="", allow_blank=True, max_length=2000,
+        default="",
+        allow_blank=True,
+        max_length=2000,
         help_text="Why the mark changes (kept in the marking history with the change).",
-    )  # fmt: skip
+    )
 
     def to_input(self) -> MarkInput:
         data = self.validated_data
@@ -36,9 +38,19 @@ class MarkOutputSerializer(serializers.ModelSerializer[Mark]):
     class Meta:
         model = Mark
         fields = [
-            "id", "response", "role", "marker", "levels", "rubric_points", "adjustment",
-            "adjustment_reason", "comment", "score", "created_at", "updated_at",
-        ]  # fmt: skip
+            "id",
+            "response",
+            "role",
+            "marker",
+            "levels",
+            "rubric_points",
+            "adjustment",
+            "adjustment_reason",
+            "comment",
+            "score",
+            "created_at",
+            "updated_at",
+        ]
 
 
 class RubricLevelSerializer(serializers.Serializer[dict[str, Any]]):

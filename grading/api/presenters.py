@@ -105,13 +105,33 @@ def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, An
 def attempt_result(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
     """A compact result: per-question status always, scores and feedback once visible."""
     full = attempt_view(user, attempt, now)
-    keys = ("position", "status", "pending", "score", "points_awarded", "feedback",
-            "updated_at", "previous_score", "previous_points_awarded")  # fmt: skip
+    keys = (
+        "position",
+        "status",
+        "pending",
+        "score",
+        "points_awarded",
+        "feedback",
+        "updated_at",
+        "previous_score",
+        "previous_points_awarded",
+    )
     questions = [
-        {"title": r["question"]["title"], "type": r["question"]["type"],
-         "points": r["question"]["points"], **{k: r[k] for k in keys}}
+        {
+            "title": r["question"]["title"],
+            "type": r["question"]["type"],
+            "points": r["question"]["points"],
+            **{k: r[k] for k in keys},
+        }
         for r in full["responses"]
-    ]  # fmt: skip
-    totals = ("status", "results_visible", "pending", "score", "final_score", "max_score",
-              "updated_at")  # fmt: skip
+    ]
+    totals = (
+        "status",
+        "results_visible",
+        "pending",
+        "score",
+        "final_score",
+        "max_score",
+        "updated_at",
+    )
     return {"attempt": attempt.pk, **{k: full[k] for k in totals}, "questions": questions}

@@ -26,9 +26,21 @@ class RunSerializer(serializers.ModelSerializer[RegradeRun]):
     class Meta:
         model = RegradeRun
         fields = [
-            "id", "quiz", "question", "mode", "target_version", "reason", "created_by", "status",
-            "total", "done", "changed", "failed", "created_at", "finished_at",
-        ]  # fmt: skip
+            "id",
+            "quiz",
+            "question",
+            "mode",
+            "target_version",
+            "reason",
+            "created_by",
+            "status",
+            "total",
+            "done",
+            "changed",
+            "failed",
+            "created_at",
+            "finished_at",
+        ]
 
 
 class RegradeRunStartApi(APIView):
@@ -37,8 +49,9 @@ class RegradeRunStartApi(APIView):
         mode = serializers.ChoiceField(choices=RegradeMode.choices)
         reason = serializers.CharField(max_length=2000)
 
-    @extend_schema(request=InputSerializer, responses={201: RunSerializer},
-                   operation_id="regrade_run_start")  # fmt: skip
+    @extend_schema(
+        request=InputSerializer, responses={201: RunSerializer}, operation_id="regrade_run_start"
+    )
     def post(self, request: Request, quiz_id: int) -> Response:
         """Regrade every graded answer to a question in this quiz, keeping or applying
         the question's current version; the run's counts show progress."""
@@ -49,9 +62,13 @@ class RegradeRunStartApi(APIView):
         if not question.exists():
             raise Http404("No such question in this course.")
         run = regrade_run_start(
-            quiz=quiz, question=question.get(), mode=data.validated_data["mode"],
-            reason=data.validated_data["reason"], actor=signed_in_user(request), now=timezone.now(),
-        )  # fmt: skip
+            quiz=quiz,
+            question=question.get(),
+            mode=data.validated_data["mode"],
+            reason=data.validated_data["reason"],
+            actor=signed_in_user(request),
+            now=timezone.now(),
+        )
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
 

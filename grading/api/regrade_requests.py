@@ -26,17 +26,30 @@ class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):
     class Meta:
         model = RegradeRequest
         fields = [
-            "id", "response", "attempt", "position", "question", "reason", "status", "reply",
-            "score_before", "score_after", "created_at", "answered_at",
-        ]  # fmt: skip
+            "id",
+            "response",
+            "attempt",
+            "position",
+            "question",
+            "reason",
+            "status",
+            "reply",
+            "score_before",
+            "score_after",
+            "created_at",
+            "answered_at",
+        ]
 
 
 class RegradeRequestCreateApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         reason = serializers.CharField(max_length=4000)
 
-    @extend_schema(request=InputSerializer, responses={201: RequestSerializer},
-                   operation_id="regrade_request_create")  # fmt: skip
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: RequestSerializer},
+        operation_id="regrade_request_create",
+    )
     def post(self, request: Request, attempt_id: int, position: int) -> Response:
         """Ask for one of your released answers to be regraded, saying why."""
         attempt = access_own_attempt(request.user, attempt_id)
@@ -69,11 +82,13 @@ class RegradeRequestAnswerApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         decision = serializers.ChoiceField(choices=["accept", "reject"])
         reply = serializers.CharField(max_length=4000)
-        points = serializers.DecimalField(max_digits=6, decimal_places=2, required=False,
-                                          allow_null=True, default=None)  # fmt: skip
+        points = serializers.DecimalField(
+            max_digits=6, decimal_places=2, required=False, allow_null=True, default=None
+        )
 
-    @extend_schema(request=InputSerializer, responses=RequestSerializer,
-                   operation_id="regrade_request_answer")  # fmt: skip
+    @extend_schema(
+        request=InputSerializer, responses=RequestSerializer, operation_id="regrade_request_answer"
+    )
     def post(self, request: Request, request_id: int) -> Response:
         """Accept with the new points (logged) or reject, with a reply to the student."""
         access_request_to_answer(request.user, request_id)
@@ -81,8 +96,11 @@ class RegradeRequestAnswerApi(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         answered = regrade_request_answer(
-            request_id=request_id, examiner=signed_in_user(request),
-            accept=v["decision"] == "accept", reply=v["reply"], points=v["points"],
+            request_id=request_id,
+            examiner=signed_in_user(request),
+            accept=v["decision"] == "accept",
+            reply=v["reply"],
+            points=v["points"],
             now=timezone.now(),
-        )  # fmt: skip
+        )
         return Response(RequestSerializer(answered).data)

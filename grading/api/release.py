@@ -42,10 +42,11 @@ class ReleaseLogSerializer(serializers.ModelSerializer[QuizRelease]):
 
 class OverrideSerializer(serializers.Serializer[dict[str, Any]]):
     responses = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), max_length=10000,
+        child=serializers.IntegerField(min_value=1),
+        max_length=10000,
         help_text="Every answer that is not final yet (the `responses` of the 409), "
         "released anyway and shown to its student as pending.",
-    )  # fmt: skip
+    )
     reason = serializers.CharField(max_length=4000, help_text="Why; kept in the release log.")
 
 
@@ -71,8 +72,12 @@ class QuizReleaseApi(APIView):
         """What a release would cover that is not final yet, and every past release."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         history = quiz_release_history(quiz)
-        data = {"quiz": quiz.pk, "released_at": quiz.released_at,
-                "not_final": release_blockers(quiz), "history": history}  # fmt: skip
+        data = {
+            "quiz": quiz.pk,
+            "released_at": quiz.released_at,
+            "not_final": release_blockers(quiz),
+            "history": history,
+        }
         return Response(self.StateSerializer(data).data)
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="quiz_release")
@@ -83,10 +88,14 @@ class QuizReleaseApi(APIView):
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
         given = data.validated_data.get("override")
-        override = None if given is None else ReleaseOverride(
-            responses=frozenset(given["responses"]), reason=given["reason"])  # fmt: skip
-        log = quiz_results_release(quiz=quiz, actor=signed_in_user(request),
-                                   now=timezone.now(), override=override)  # fmt: skip
+        override = (
+            None
+            if given is None
+            else ReleaseOverride(responses=frozenset(given["responses"]), reason=given["reason"])
+        )
+        log = quiz_results_release(
+            quiz=quiz, actor=signed_in_user(request), now=timezone.now(), override=override
+        )
         reply = {"quiz": quiz.pk, "released_at": log.quiz.released_at, "release": log}
         return Response(self.OutputSerializer(reply).data)
 
@@ -97,5 +106,6 @@ class QuizReleaseApi(APIView):
         """Withdraw a release made by mistake (examiners); logged."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
         log = quiz_results_withdraw(quiz=quiz, actor=signed_in_user(request), now=timezone.now())
-        return Response(self.OutputSerializer({"quiz": quiz.pk, "released_at": None,
-                                               "release": log}).data)  # fmt: skip
+        return Response(
+            self.OutputSerializer({"quiz": quiz.pk, "released_at": None, "release": log}).data
+        )

@@ -29,10 +29,11 @@ def _csv(text: str, name: str) -> HttpResponse:
 
 class ScopeParams(serializers.Serializer[dict[str, Any]]):
     attempts = serializers.ChoiceField(
-        choices=AttemptScope.choices, default=AttemptScope.ALL,
+        choices=AttemptScope.choices,
+        default=AttemptScope.ALL,
         help_text="Count every attempt (all) or only each student's first attempt in time, "
         "whatever its state (first), so that retakes do not inflate facility.",
-    )  # fmt: skip
+    )
 
 
 def _scope(request: Request) -> str:
@@ -44,8 +45,9 @@ def _scope(request: Request) -> str:
 class QuizStatisticsApi(APIView):
     OutputSerializer = QuizStatisticsSerializer
 
-    @extend_schema(parameters=[ScopeParams], responses=OutputSerializer,
-                   operation_id="quiz_statistics")  # fmt: skip
+    @extend_schema(
+        parameters=[ScopeParams], responses=OutputSerializer, operation_id="quiz_statistics"
+    )
     def get(self, request: Request, quiz_id: int) -> Response:
         """Item analysis of the graded attempts in scope and marker agreement on vivas; every
         figure is defined in its field description and in docs/statistics.md."""

@@ -89,10 +89,13 @@ class ResponseAutosaveApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         saved = response_autosave(
-            attempt=attempt, position=position, answer=data.validated_data["answer"],
-            version=data.validated_data["version"], now=timezone.now(),
+            attempt=attempt,
+            position=position,
+            answer=data.validated_data["answer"],
+            version=data.validated_data["version"],
+            now=timezone.now(),
             address=client_address(request),
-        )  # fmt: skip
+        )
         return Response(self.OutputSerializer(saved).data)
 
 
@@ -109,10 +112,15 @@ def _idempotency_key(request: Request) -> str:
 
 class AttemptSubmitApi(APIView):
     @extend_schema(
-        request=None, responses=AttemptOutputSerializer, operation_id="attempt_submit",
-        parameters=[OpenApiParameter(KEY_HEADER, {"type": "string", "maxLength": KEY_LENGTH},
-                                     OpenApiParameter.HEADER)],
-    )  # fmt: skip
+        request=None,
+        responses=AttemptOutputSerializer,
+        operation_id="attempt_submit",
+        parameters=[
+            OpenApiParameter(
+                KEY_HEADER, {"type": "string", "maxLength": KEY_LENGTH}, OpenApiParameter.HEADER
+            )
+        ],
+    )
     def post(self, request: Request, attempt_id: int) -> Response:
         """Submit once; repeating it returns the same attempt and never grades twice."""
         attempt = access_own_attempt(request.user, attempt_id)

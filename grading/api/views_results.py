@@ -92,9 +92,11 @@ class QuizGradeApi(APIView):
         grading_method = serializers.CharField()
         released = serializers.BooleanField()
         grade = serializers.DecimalField(
-            max_digits=9, decimal_places=3, allow_null=True,
+            max_digits=9,
+            decimal_places=3,
+            allow_null=True,
             help_text="Over the attempts whose results you may see (graded, released).",
-        )  # fmt: skip
+        )
         pending = serializers.BooleanField(
             help_text="An attempt of yours is still waiting for the runner or an examiner."
         )
@@ -107,6 +109,11 @@ class QuizGradeApi(APIView):
         released = results_released(quiz, now)
         grade = quiz_grade(quiz, student, seen_at=now) if released else None
         pending = attempts_pending(quiz, student)
-        data = {"quiz": quiz.pk, "grading_method": quiz.grading_method,
-                "released": released, "grade": grade, "pending": pending}  # fmt: skip
+        data = {
+            "quiz": quiz.pk,
+            "grading_method": quiz.grading_method,
+            "released": released,
+            "grade": grade,
+            "pending": pending,
+        }
         return Response(self.OutputSerializer(data).data)

@@ -15,9 +15,11 @@ class VivaSessionFilter(BoundedFilterSet):
     status = filters.ChoiceFilter(choices=VivaSessionStatus.choices)
     # `exclude` turns "ended_at is null" round: ended=true keeps the sessions with an end time.
     ended = StrictBooleanFilter(
-        field_name="ended_at", lookup_expr="isnull", exclude=True,
+        field_name="ended_at",
+        lookup_expr="isnull",
+        exclude=True,
         help_text="Only ended (true) or still open (false) sessions.",
-    )  # fmt: skip
+    )
 
     class Meta:
         model = VivaSession

@@ -77,8 +77,11 @@ class VivaSessionListStartApi(generics.ListAPIView[VivaSession]):
         quiz = BoundedIntegerField()
         student = BoundedIntegerField()
 
-    @extend_schema(request=InputSerializer, responses={201: SessionSerializer},
-                   operation_id="viva_session_start")  # fmt: skip
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: SessionSerializer},
+        operation_id="viva_session_start",
+    )
     def post(self, request: Request) -> Response:
         """Start a live viva for a student of the quiz's course (examiners)."""
         require_role_somewhere(request.user, [Role.EXAMINER])
@@ -104,8 +107,9 @@ class VivaDrawApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         tag = serializers.SlugField(default="", allow_blank=True)
         topic = BoundedIntegerField(default=None, allow_null=True)
-        difficulty = serializers.ChoiceField(choices=Difficulty.choices, default="",
-                                             allow_blank=True)  # fmt: skip
+        difficulty = serializers.ChoiceField(
+            choices=Difficulty.choices, default="", allow_blank=True
+        )
 
     @extend_schema(request=InputSerializer, responses={201: Question}, operation_id="viva_draw")
     def post(self, request: Request, session_id: int) -> Response:
@@ -133,8 +137,9 @@ class VivaRecordApi(APIView):
         session = access_viva_session(request.user, session_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        answer = viva_session_notes(session=session, position=position,
-                                    notes=data.validated_data["notes"])  # fmt: skip
+        answer = viva_session_notes(
+            session=session, position=position, notes=data.validated_data["notes"]
+        )
         if "levels" in data.validated_data:
             _record_mark(answer.pk, signed_in_user(request), data.to_input())
         view = marking_view(

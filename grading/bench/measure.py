@@ -26,8 +26,11 @@ def client_for(scenario: Scenario) -> APIClient:
 
 def _start_and_save(client: APIClient, scenario: Scenario) -> int:
     attempt: dict[str, Any] = client.post(f"/api/quizzes/{scenario.quiz.pk}/attempts/").json()
-    reply = client.put(f"/api/attempts/{attempt['id']}/responses/0/",
-                       {"answer": {"source": SOURCE}, "version": 0}, format="json")  # fmt: skip
+    reply = client.put(
+        f"/api/attempts/{attempt['id']}/responses/0/",
+        {"answer": {"source": SOURCE}, "version": 0},
+        format="json",
+    )
     if reply.status_code != 200:
         raise RuntimeError(f"autosave failed: {reply.content!r}")
     return int(attempt["id"])

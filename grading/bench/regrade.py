@@ -29,17 +29,34 @@ def _seed(scenario: Scenario, count: int) -> tuple[Quiz, Question]:
     quiz = Quiz.objects.create(course=scenario.quiz.course, slug=slug, title="Regrade bench")
     now = timezone.now()
     attempts = Attempt.objects.bulk_create(
-        Attempt(quiz=quiz, user=scenario.student, number=i + 1, seed=i,
-                status=AttemptStatus.GRADED, started_at=now, submitted_at=now, graded_at=now,
-                score=0, max_score=1)
+        Attempt(
+            quiz=quiz,
+            user=scenario.student,
+            number=i + 1,
+            seed=i,
+            status=AttemptStatus.GRADED,
+            started_at=now,
+            submitted_at=now,
+            graded_at=now,
+            score=0,
+            max_score=1,
+        )
         for i in range(count)
-    )  # fmt: skip
+    )
     Response.objects.bulk_create(
-        Response(attempt=a, position=0, slot_position=0, question_version=question.current_version,
-                 points=1, answer={"source": SOURCE}, status=ResponseStatus.GRADED, score=0.0,
-                 graded_at=now)
+        Response(
+            attempt=a,
+            position=0,
+            slot_position=0,
+            question_version=question.current_version,
+            points=1,
+            answer={"source": SOURCE},
+            status=ResponseStatus.GRADED,
+            score=0.0,
+            graded_at=now,
+        )
         for a in attempts
-    )  # fmt: skip
+    )
     return quiz, question
 
 
@@ -49,8 +66,14 @@ def bench_regrade_run(
     """Seed `count` graded code answers, regrade them all and wait; the finished run."""
     quiz, question = _seed(scenario, count)
     examiner, _ = User.objects.get_or_create(username="grading-bench-examiner")
-    run = regrade_run_start(quiz=quiz, question=question, mode=RegradeMode.KEEP,
-                            reason="benchmark", actor=examiner, now=timezone.now())  # fmt: skip
+    run = regrade_run_start(
+        quiz=quiz,
+        question=question,
+        mode=RegradeMode.KEEP,
+        reason="benchmark",
+        actor=examiner,
+        now=timezone.now(),
+    )
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         run.refresh_from_db()

@@ -45,13 +45,21 @@ def scenario_create() -> Scenario:
     course = Course.objects.create(slug=BENCH_SLUG, title="Grading benchmark (scratch)")
     topic = Topic.objects.create(course=course, slug="bench", title="Bench")
     question = Question.objects.create(
-        course=course, topic=topic, slug="double", type="code", title="Double",
-        prompt=str(CONTENT["prompt"]), points=Decimal(1),
-    )  # fmt: skip
+        course=course,
+        topic=topic,
+        slug="double",
+        type="code",
+        title="Double",
+        prompt=str(CONTENT["prompt"]),
+        points=Decimal(1),
+    )
     version = QuestionVersion.objects.create(
-        question=question, number=1, content_hash="bench", content=CONTENT,
+        question=question,
+        number=1,
+        content_hash="bench",
+        content=CONTENT,
         prompt_html="<p>Write double(x).</p>",
-    )  # fmt: skip
+    )
     question.current_version = version
     question.save(update_fields=["current_version"])
     quiz = Quiz.objects.create(course=course, slug="bench", title="Bench", attempts_allowed=0)

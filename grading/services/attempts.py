@@ -155,9 +155,15 @@ def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime
     if not drawn:
         raise QuizIsEmpty("The quiz has no questions to draw.")
     attempt = Attempt.objects.create(
-        quiz=quiz, user=user, number=number, seed=seed, started_at=now, last_activity_at=now,
-        deadline=terms.deadline(now), max_score=sum(item.points for item in drawn),
-    )  # fmt: skip
+        quiz=quiz,
+        user=user,
+        number=number,
+        seed=seed,
+        started_at=now,
+        last_activity_at=now,
+        deadline=terms.deadline(now),
+        max_score=sum(item.points for item in drawn),
+    )
     rows = []
     for position, item in enumerate(drawn):
         params, answers = variant_generate(
@@ -173,7 +179,7 @@ def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime
                 params=params,
                 generated_answers=answers,
                 choice_order=item.choice_order,
-            )  # fmt: skip
+            )
         )
     Response.objects.bulk_create(rows)
     return attempt

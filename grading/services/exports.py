@@ -68,9 +68,11 @@ class Column:
 def _slot_label(slot: QuizSlot) -> str:
     if slot.question is not None:
         return f"slot {slot.position + 1}: {slot.question.slug}"
-    pool = [f"topic {slot.pool_topic.slug}" if slot.pool_topic else "",
-            f"tag {slot.pool_tag}" if slot.pool_tag else "",
-            f"difficulty {slot.pool_difficulty}" if slot.pool_difficulty else ""]  # fmt: skip
+    pool = [
+        f"topic {slot.pool_topic.slug}" if slot.pool_topic else "",
+        f"tag {slot.pool_tag}" if slot.pool_tag else "",
+        f"difficulty {slot.pool_difficulty}" if slot.pool_difficulty else "",
+    ]
     drawn = f" (draws {slot.draw_count})" if slot.draw_count > 1 else ""
     return f"slot {slot.position + 1}: pool {', '.join(p for p in pool if p)}{drawn}"
 
@@ -124,8 +126,11 @@ def _students(quiz: Quiz, attempt_users: set[int]) -> list[User]:
 
 def gradebook(quiz: Quiz) -> tuple[list[str], list[list[Cell]]]:
     """(header, rows) of the gradebook CSV; students without a graded attempt get blanks."""
-    attempts = list(Attempt.objects.filter(quiz=quiz, status=AttemptStatus.GRADED)
-                    .select_related("quiz").order_by("user_id", "number"))  # fmt: skip
+    attempts = list(
+        Attempt.objects.filter(quiz=quiz, status=AttemptStatus.GRADED)
+        .select_related("quiz")
+        .order_by("user_id", "number")
+    )
     live = {a.pk for a in attempts if a.live_viva}
     responses = list(Response.objects.filter(attempt__in=attempts))
     by_attempt: dict[int, list[Response]] = defaultdict(list)
@@ -135,10 +140,19 @@ def gradebook(quiz: Quiz) -> tuple[list[str], list[list[Cell]]]:
     for a in attempts:
         by_user[a.user_id].append(a)
     columns = _columns(quiz, responses, live)
-    header = ["user_id", "username", "email", *(c.label for c in columns),
-              "total", "max", "percentage"]  # fmt: skip
-    rows = [_row(quiz, user, by_user[user.pk], by_attempt, columns, live)
-            for user in _students(quiz, set(by_user))]  # fmt: skip
+    header = [
+        "user_id",
+        "username",
+        "email",
+        *(c.label for c in columns),
+        "total",
+        "max",
+        "percentage",
+    ]
+    rows = [
+        _row(quiz, user, by_user[user.pk], by_attempt, columns, live)
+        for user in _students(quiz, set(by_user))
+    ]
     return header, rows
 
 
@@ -148,8 +162,14 @@ def _percentage(total: Decimal | None, maximum: Decimal | None) -> Decimal | Non
     return (total / maximum * 100).quantize(Decimal("0.01"))
 
 
-def _row(quiz: Quiz, user: User, attempts: list[Attempt], by_attempt: dict[int, list[Response]],
-         columns: list[Column], live: set[int]) -> list[Cell]:  # fmt: skip
+def _row(
+    quiz: Quiz,
+    user: User,
+    attempts: list[Attempt],
+    by_attempt: dict[int, list[Response]],
+    columns: list[Column],
+    live: set[int],
+) -> list[Cell]:
     counting = _counting(quiz, attempts)
     points = _points([r for a in counting for r in by_attempt[a.pk]], live)
     cells: list[Cell] = [points.get(c.key) for c in columns]
@@ -157,5 +177,4 @@ def _row(quiz: Quiz, user: User, attempts: list[Attempt], by_attempt: dict[int, 
         return [user.pk, user.username, user.email, *cells, None, None, None]
     total = quiz_grade(quiz, user.pk)
     maximum = (sum((a.max_score for a in counting), Decimal(0)) / len(counting)).quantize(_Q)
-    return [user.pk, user.username, user.email, *cells, total, maximum,
-            _percentage(total, maximum)]  # fmt: skip
+    return [user.pk, user.username, user.email, *cells, total, maximum, _percentage(total, maximum)]

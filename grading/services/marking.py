@@ -62,9 +62,14 @@ def _save_logged(
     mark.updated_at = now
     mark.save()
     MarkChange.objects.create(
-        mark=mark, response=mark.response, actor=actor, before=before,
-        after=mark_snapshot(mark), reason=reason.strip(), created_at=now,
-    )  # fmt: skip
+        mark=mark,
+        response=mark.response,
+        actor=actor,
+        before=before,
+        after=mark_snapshot(mark),
+        reason=reason.strip(),
+        created_at=now,
+    )
 
 
 def _role_for(response: Response, marker: User) -> str:

@@ -34,11 +34,17 @@ def _feedback(response: Response, marks: list[Mark], status: str) -> dict[str, A
     rubric = rubric_of(response.question_version.content)
     roles = _DECIDING.get(status, ())
     shown = [m for m in marks if m.role in roles]
-    return {"marks": [
-        {"rubric": level_feedback(rubric, m.levels), "comment": m.comment,
-         "adjustment": m.adjustment, "adjustment_reason": m.adjustment_reason}
-        for m in shown
-    ]}  # fmt: skip
+    return {
+        "marks": [
+            {
+                "rubric": level_feedback(rubric, m.levels),
+                "comment": m.comment,
+                "adjustment": m.adjustment,
+                "adjustment_reason": m.adjustment_reason,
+            }
+            for m in shown
+        ]
+    }
 
 
 def _set_score(
@@ -54,9 +60,13 @@ def _set_score(
 
 
 def marking_apply(
-    *, response: Response, actor: User, now: datetime, change: ScoreChange | None = None,
+    *,
+    response: Response,
+    actor: User,
+    now: datetime,
+    change: ScoreChange | None = None,
     reason: str = "",
-) -> MarkingState:  # fmt: skip
+) -> MarkingState:
     """Apply the marking rule; log a score change if the response's score moved.
 
     `change` (unsaved) carries the source, reason and run of a regrade; marking by default,

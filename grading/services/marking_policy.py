@@ -18,9 +18,12 @@ def quiz_marking_policy(quiz: Quiz) -> QuizMarkingPolicy:
 
 
 def marking_policy_set(
-    *, quiz: Quiz, double_marking: bool, disagreement_threshold: float,
+    *,
+    quiz: Quiz,
+    double_marking: bool,
+    disagreement_threshold: float,
     anonymous_marking: bool | None = None,
-) -> QuizMarkingPolicy:  # fmt: skip
+) -> QuizMarkingPolicy:
     """Create or change the quiz's marking policy (threshold: a share of the maximum;
     `anonymous_marking` None keeps the current setting)."""
     if not 0.0 <= disagreement_threshold <= 1.0:
@@ -29,8 +32,9 @@ def marking_policy_set(
             fields={"disagreement_threshold": ["must be between 0 and 1"]},
         )
     values: dict[str, bool | float] = {
-        "double_marking": double_marking, "disagreement_threshold": disagreement_threshold,
-    }  # fmt: skip
+        "double_marking": double_marking,
+        "disagreement_threshold": disagreement_threshold,
+    }
     if anonymous_marking is not None:
         values["anonymous_marking"] = anonymous_marking
     policy, _ = QuizMarkingPolicy.objects.update_or_create(quiz=quiz, defaults=values)

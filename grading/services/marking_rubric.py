@@ -60,10 +60,12 @@ def level_feedback(rubric: list[dict[str, Any]], levels: list[int]) -> list[dict
         options = criterion.get("levels", [])
         if 0 <= level < len(options):
             chosen = options[level]
-            rows.append({
-                "criterion": str(criterion.get("criterion", "")),
-                "level": str(chosen.get("label", "")),
-                "points": float(chosen["points"]),
-                "descriptor": str(chosen.get("descriptor", "")),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "criterion": str(criterion.get("criterion", "")),
+                    "level": str(chosen.get("label", "")),
+                    "points": float(chosen["points"]),
+                    "descriptor": str(chosen.get("descriptor", "")),
+                }
+            )
     return rows

@@ -88,10 +88,13 @@ def marking_history(user: AnyUser, response: Response) -> dict[str, Any]:
         changes, scores = changes.filter(actor_id=user_id(user)), scores.none()
     since = released_since(response.attempt)
     rows = [
-        {**{f: getattr(c, f) for f in _SCORE_FIELDS}, "actor": c.actor,
-         "after_release": since is not None and c.created_at > since}
+        {
+            **{f: getattr(c, f) for f in _SCORE_FIELDS},
+            "actor": c.actor,
+            "after_release": since is not None and c.created_at > since,
+        }
         for c in scores
-    ]  # fmt: skip
+    ]
     return {"mark_changes": list(changes), "score_changes": rows}
 
 

@@ -23,8 +23,9 @@ def regrade_request_create(
 ) -> RegradeRequest:
     """Open a request on one of the student's own released, graded answers."""
     if not reason.strip():
-        raise RegradeNotAllowed("Say why the answer should be regraded.",
-                                fields={"reason": ["required"]})  # fmt: skip
+        raise RegradeNotAllowed(
+            "Say why the answer should be regraded.", fields={"reason": ["required"]}
+        )
     if response.status != ResponseStatus.GRADED or not results_visible(
         student, response.attempt, now
     ):
@@ -48,9 +49,14 @@ def _new_score(response: Response, points: Decimal | None) -> float:
 
 
 def regrade_request_answer(
-    *, request_id: int, examiner: User, accept: bool, reply: str,
-    points: Decimal | None, now: datetime,
-) -> RegradeRequest:  # fmt: skip
+    *,
+    request_id: int,
+    examiner: User,
+    accept: bool,
+    reply: str,
+    points: Decimal | None,
+    now: datetime,
+) -> RegradeRequest:
     """Accept with new points (logged as a score change) or reject, with a reply."""
     response_id = RegradeRequest.objects.values_list("response_id", flat=True).get(pk=request_id)
     with transaction.atomic():
@@ -74,7 +80,12 @@ def _set_score(response: Response, examiner: User, score: float, reply: str, now
     response.save(update_fields=["score", "graded_at"])
     if before != score:
         ScoreChange.objects.create(
-            response=response, actor=examiner, source=ScoreSource.REGRADE_REQUEST,
-            before=before, after=score, reason=reply, created_at=now,
-        )  # fmt: skip
+            response=response,
+            actor=examiner,
+            source=ScoreSource.REGRADE_REQUEST,
+            before=before,
+            after=score,
+            reason=reply,
+            created_at=now,
+        )
     attempt_refresh_total(attempt=response.attempt, now=now)

@@ -33,9 +33,14 @@ def regrade_item_fail(*, run_id: int, item: RegradeItem, message: str, now: date
 
 
 def regrade_score_set(
-    *, run: RegradeRun, item: RegradeItem, response: Response, score: float,
-    feedback: dict[str, Any], now: datetime,
-) -> None:  # fmt: skip
+    *,
+    run: RegradeRun,
+    item: RegradeItem,
+    response: Response,
+    score: float,
+    feedback: dict[str, Any],
+    now: datetime,
+) -> None:
     """Store the new score and feedback; log the change (if any) and total the attempt."""
     before = response.score
     response.score, response.status = score, ResponseStatus.GRADED

@@ -36,10 +36,15 @@ def regrade_run_start(
         if not rows:
             raise NothingToRegrade("No graded answer to this question in this quiz.")
         run = RegradeRun.objects.create(
-            quiz=quiz, question=question, mode=mode, reason=reason, created_by=actor,
+            quiz=quiz,
+            question=question,
+            mode=mode,
+            reason=reason,
+            created_by=actor,
             target_version_id=question.current_version_id if mode == RegradeMode.APPLY else None,
-            total=len(rows), created_at=now,
-        )  # fmt: skip
+            total=len(rows),
+            created_at=now,
+        )
         RegradeItem.objects.bulk_create(
             RegradeItem(run=run, response_id=pk, before=score) for pk, score in rows
         )

@@ -52,8 +52,13 @@ class JobTemplates:
 
 
 def _verdict(item: RegradeItem, response: Response, **outcome: Any) -> RegradeVerdict:
-    return RegradeVerdict(item_id=item.pk, response_id=response.pk, attempt_id=response.attempt_id,
-                   version_id=response.question_version_id, **outcome)  # fmt: skip
+    return RegradeVerdict(
+        item_id=item.pk,
+        response_id=response.pk,
+        attempt_id=response.attempt_id,
+        version_id=response.question_version_id,
+        **outcome,
+    )
 
 
 def _code(
@@ -82,8 +87,7 @@ def _auto(item: RegradeItem, response: Response) -> RegradeVerdict:
     try:
         verdict = score_answer(content, response.answer)
     except (KeyError, ValueError, TypeError, IndexError) as error:
-        return _verdict(item, response,
-                        failure=f"The answer does not fit this version: {error!r}")  # fmt: skip
+        return _verdict(item, response, failure=f"The answer does not fit this version: {error!r}")
     return _verdict(item, response, score=verdict.score, feedback=verdict.feedback)
 
 

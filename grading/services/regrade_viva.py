@@ -31,9 +31,13 @@ def _rescore(run: RegradeRun, item: RegradeItem, response: Response, now: dateti
         mark.updated_at = now
         mark.save(update_fields=["rubric_points", "score", "updated_at"])
         MarkChange.objects.create(
-            mark=mark, response=response, actor=run.created_by,
-            before=before, after=mark_snapshot(mark), created_at=now,
-        )  # fmt: skip
+            mark=mark,
+            response=response,
+            actor=run.created_by,
+            before=before,
+            after=mark_snapshot(mark),
+            created_at=now,
+        )
     marking_apply(response=response, actor=run.created_by, now=now, change=regrade_change(run))
     regrade_item_finish(run=run, item=item, after=response.score, now=now)
 

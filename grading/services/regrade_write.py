@@ -35,8 +35,14 @@ def _log_row(
     return row
 
 
-def _add(batch: _Batch, run: RegradeRun, verdict: RegradeVerdict, item: RegradeItem,
-         response: Response, now: datetime) -> None:  # fmt: skip
+def _add(
+    batch: _Batch,
+    run: RegradeRun,
+    verdict: RegradeVerdict,
+    item: RegradeItem,
+    response: Response,
+    now: datetime,
+) -> None:
     batch.items.append(item)
     if verdict.failure:
         item.status, item.message = RegradeItemStatus.FAILED, verdict.failure[:2000]
@@ -82,8 +88,13 @@ def regrade_verdicts_write(
                 _add(batch, run, verdict, pending[verdict.item_id], by_pk[verdict.response_id], now)
         _save(batch, attempts, now)
         if batch.items:
-            regrade_progress(run_id=run.pk, now=now, done=len(batch.items),
-                             changed=batch.changed, failed=batch.failed)  # fmt: skip
+            regrade_progress(
+                run_id=run.pk,
+                now=now,
+                done=len(batch.items),
+                changed=batch.changed,
+                failed=batch.failed,
+            )
     return len(batch.items)
 
 

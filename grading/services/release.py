@@ -77,8 +77,9 @@ def release_blockers(quiz: Quiz) -> list[Blocker]:
         .select_related("marking", "attempt__user")
         .order_by("attempt_id", "position")
     )
-    return [Blocker(r.pk, r.attempt_id, r.position, r.attempt.user.username, _state(r))
-            for r in rows]  # fmt: skip
+    return [
+        Blocker(r.pk, r.attempt_id, r.position, r.attempt.user.username, _state(r)) for r in rows
+    ]
 
 
 def _refusal(blockers: list[Blocker], overriding: bool) -> ReleaseBlocked:
@@ -121,11 +122,22 @@ def quiz_results_release(
         Attempt.objects.filter(pk__in=covered).update(released_at=now)
         quiz_release(quiz=quiz, now=now)
         return QuizRelease.objects.create(
-            quiz=quiz, actor=actor, action=ReleaseAction.RELEASE, attempts=sorted(covered),
-            overridden=[{"response": b.response, "attempt": b.attempt, "position": b.position,
-                         "state": b.state} for b in released],
-            reason=override.reason.strip() if override and released else "", created_at=now,
-        )  # fmt: skip
+            quiz=quiz,
+            actor=actor,
+            action=ReleaseAction.RELEASE,
+            attempts=sorted(covered),
+            overridden=[
+                {
+                    "response": b.response,
+                    "attempt": b.attempt,
+                    "position": b.position,
+                    "state": b.state,
+                }
+                for b in released
+            ],
+            reason=override.reason.strip() if override and released else "",
+            created_at=now,
+        )
 
 
 def quiz_results_withdraw(*, quiz: Quiz, actor: User, now: datetime) -> QuizRelease:
@@ -136,8 +148,9 @@ def quiz_results_withdraw(*, quiz: Quiz, actor: User, now: datetime) -> QuizRele
         ids = sorted(hidden.values_list("pk", flat=True))
         hidden.update(released_at=None)
         quiz_withdraw_release(quiz=quiz)
-        return QuizRelease.objects.create(quiz=quiz, actor=actor, action=ReleaseAction.WITHDRAW,
-                                          attempts=ids, created_at=now)  # fmt: skip
+        return QuizRelease.objects.create(
+            quiz=quiz, actor=actor, action=ReleaseAction.WITHDRAW, attempts=ids, created_at=now
+        )
 
 
 def quiz_release_history(quiz: Quiz) -> QuerySet[QuizRelease]:

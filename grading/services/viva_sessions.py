@@ -41,8 +41,10 @@ def _check_student(quiz: Quiz, student: User) -> None:
     if not CourseMembership.objects.filter(
         course_id=quiz.course_id, user=student, role=Role.STUDENT
     ).exists():
-        raise NotAStudent(f"{student.username} is not a student of this course.",
-                          fields={"student": ["not a student of the course"]})  # fmt: skip
+        raise NotAStudent(
+            f"{student.username} is not a student of this course.",
+            fields={"student": ["not a student of the course"]},
+        )
     if quiz.release_policy == ReleasePolicy.IMMEDIATELY:
         raise VivaQuizReleasesImmediately(
             "A live viva quiz must not release marks immediately, or the student would see "
@@ -54,8 +56,11 @@ def _check_student(quiz: Quiz, student: User) -> None:
 def _next_number(quiz: Quiz, student: User) -> int:
     """The session's attempt number; NoAttemptsLeft once the quiz's limit is used up."""
     # Lock the student's attempts so two sessions (or a session and a start) count once.
-    taken = list(Attempt.objects.select_for_update().filter(quiz=quiz, user=student)
-                 .values_list("number", flat=True))  # fmt: skip
+    taken = list(
+        Attempt.objects.select_for_update()
+        .filter(quiz=quiz, user=student)
+        .values_list("number", flat=True)
+    )
     allowed = quiz_terms(quiz=quiz, user_id=student.pk).attempts_allowed
     if allowed and len(taken) >= allowed:
         raise NoAttemptsLeft(
@@ -73,14 +78,20 @@ def viva_session_start(*, quiz: Quiz, student: User, examiner: User, now: dateti
     try:
         with transaction.atomic():
             attempt = Attempt.objects.create(
-                quiz=quiz, user=student, number=_next_number(quiz, student),
-                seed=secrets.randbits(62), status=AttemptStatus.SUBMITTED, started_at=now,
-                max_score=0, live_viva=True,
-            )  # fmt: skip
+                quiz=quiz,
+                user=student,
+                number=_next_number(quiz, student),
+                seed=secrets.randbits(62),
+                status=AttemptStatus.SUBMITTED,
+                started_at=now,
+                max_score=0,
+                live_viva=True,
+            )
             return VivaSession.objects.create(attempt=attempt, examiner=examiner, started_at=now)
     except IntegrityError as error:
-        raise AttemptInProgress("Another attempt of this student began at the same moment; "
-                                "try again.") from error  # fmt: skip
+        raise AttemptInProgress(
+            "Another attempt of this student began at the same moment; try again."
+        ) from error
 
 
 def _locked_open(session: VivaSession) -> VivaSession:
@@ -93,8 +104,9 @@ def _locked_open(session: VivaSession) -> VivaSession:
 
 
 def _candidates(quiz: Quiz, pool: Pool, drawn: set[int]) -> list[Question]:
-    qs = Question.objects.filter(course_id=quiz.course_id, type="viva",
-                                 current_version__isnull=False).exclude(pk__in=drawn)  # fmt: skip
+    qs = Question.objects.filter(
+        course_id=quiz.course_id, type="viva", current_version__isnull=False
+    ).exclude(pk__in=drawn)
     if pool.topic_id is not None:
         qs = qs.filter(topic_id=pool.topic_id)
     if pool.difficulty:
@@ -117,10 +129,13 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
         if picked.current_version is None:  # excluded by the query; keeps the type exact
             raise PoolExhausted("The drawn question has no version.")
         response = Response.objects.create(
-            attempt=attempt, position=len(drawn), slot_position=len(drawn),
-            question_version=picked.current_version, points=picked.points,
+            attempt=attempt,
+            position=len(drawn),
+            slot_position=len(drawn),
+            question_version=picked.current_version,
+            points=picked.points,
             status=ResponseStatus.NEEDS_MARKING,
-        )  # fmt: skip
+        )
         attempt_refresh_total(attempt=attempt, now=now)
         return response
 
@@ -135,8 +150,10 @@ def viva_session_notes(*, session: VivaSession, position: int, notes: str) -> Re
             .first()
         )
         if response is None:
-            raise NoSuchPosition(f"No question was drawn at position {position} in this session.",
-                                 fields={"position": ["no such question"]})  # fmt: skip
+            raise NoSuchPosition(
+                f"No question was drawn at position {position} in this session.",
+                fields={"position": ["no such question"]},
+            )
         response.answer = {"text": notes}
         response.save(update_fields=["answer"])
         return response

@@ -62,7 +62,7 @@ def quiz_attempts(quiz: Quiz) -> dict[int, AttemptRow]:
             graded=status == AttemptStatus.GRADED,
             score=score or Decimal(0),
             max_score=maximum,
-        )  # fmt: skip
+        )
         for pk, score, maximum, start, end, user, number, status in rows
     }
 
@@ -126,9 +126,12 @@ def double_marks(attempt_ids: list[int]) -> dict[int, list[MarkPair]]:
     marks = Mark.objects.filter(
         response__attempt_id__in=attempt_ids, role__in=[MarkRole.FIRST, MarkRole.SECOND]
     ).values_list(
-        "response_id", "response__question_version__question_id",
-        "response__question_version__content", "role", "levels",
-    )  # fmt: skip
+        "response_id",
+        "response__question_version__question_id",
+        "response__question_version__content",
+        "role",
+        "levels",
+    )
     by_response: dict[int, dict[str, Any]] = {}
     for response_id, question_id, content, role, levels in marks.order_by("response_id"):
         row = by_response.setdefault(response_id, {"question": question_id, "content": content})

@@ -10,10 +10,21 @@ from typing import Any
 from grading.services.exports import Cell, csv_text
 
 COLUMNS = [
-    "question", "title", "type", "responses", "mean_time_s", "facility", "discrimination_index",
-    "item_total_correlation", "choice_rates", "marker_pairs", "marker_kappa", "most_disputed",
-    "omitted", "marker_kappa_note",
-]  # fmt: skip
+    "question",
+    "title",
+    "type",
+    "responses",
+    "mean_time_s",
+    "facility",
+    "discrimination_index",
+    "item_total_correlation",
+    "choice_rates",
+    "marker_pairs",
+    "marker_kappa",
+    "most_disputed",
+    "omitted",
+    "marker_kappa_note",
+]
 _PLACES = Decimal("0.0001")
 
 
@@ -34,13 +45,21 @@ def _row(item: dict[str, Any]) -> list[Cell]:
     agreement = item.get("agreement") or {}
     criteria = agreement.get("criteria") or []
     return [
-        item["question"], item["title"], item["type"], item["responses"],
-        _number(item["mean_time_s"]), _number(item["facility"]),
-        _number(item["discrimination_index"]), _number(item["item_total_correlation"]),
-        _rates(item.get("choices", [])), agreement.get("pairs"), _number(agreement.get("kappa")),
-        criteria[0]["criterion"] if criteria else "", item.get("omitted"),
+        item["question"],
+        item["title"],
+        item["type"],
+        item["responses"],
+        _number(item["mean_time_s"]),
+        _number(item["facility"]),
+        _number(item["discrimination_index"]),
+        _number(item["item_total_correlation"]),
+        _rates(item.get("choices", [])),
+        agreement.get("pairs"),
+        _number(agreement.get("kappa")),
+        criteria[0]["criterion"] if criteria else "",
+        item.get("omitted"),
         agreement.get("kappa_note"),
-    ]  # fmt: skip
+    ]
 
 
 def statistics_csv(report: dict[str, Any]) -> str:

@@ -57,10 +57,11 @@ def option_rates(
             counts[text] = counts.get(text, 0) + 1
     total = len(picks)
     return [
-        OptionRate(index, text, correct, counts.get(text, 0),
-                   counts.get(text, 0) / total if total else 0.0)
+        OptionRate(
+            index, text, correct, counts.get(text, 0), counts.get(text, 0) / total if total else 0.0
+        )
         for index, text, correct in _rows(choices)
-    ]  # fmt: skip
+    ]
 
 
 def omitted(picks: Sequence[tuple[int, Sequence[int]]]) -> int:

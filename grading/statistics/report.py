@@ -47,8 +47,11 @@ def _agreement(pairs: list[MarkPair]) -> dict[str, Any] | None:
     if not pairs:
         return None
     rows = most_disputed(criteria_agreement(pairs))
-    return {"pairs": len(pairs), **pooled_agreement(pairs),
-            "criteria": [asdict(row) for row in rows]}  # fmt: skip
+    return {
+        "pairs": len(pairs),
+        **pooled_agreement(pairs),
+        "criteria": [asdict(row) for row in rows],
+    }
 
 
 def _item(item: ItemRow, attempts: dict[int, AttemptRow], pairs: list[MarkPair]) -> dict[str, Any]:
@@ -75,8 +78,10 @@ def _percentage(row: AttemptRow) -> float:
 
 def _distribution(graded: list[AttemptRow]) -> list[dict[str, int]]:
     counts = distribution([(a.score, a.max_score) for a in graded], BINS)
-    return [{"from": 100 * i // BINS, "to": 100 * (i + 1) // BINS, "count": c}
-            for i, c in enumerate(counts)]  # fmt: skip
+    return [
+        {"from": 100 * i // BINS, "to": 100 * (i + 1) // BINS, "count": c}
+        for i, c in enumerate(counts)
+    ]
 
 
 def quiz_statistics(quiz: Quiz, *, scope: str = AttemptScope.ALL) -> dict[str, Any]:

@@ -40,9 +40,12 @@ def world(db: None) -> World:
         question(course, VIVA, points="4"),
     )
     return World(
-        course, quiz, member(course, Role.STUDENT), member(course, Role.EXAMINER),
+        course,
+        quiz,
+        member(course, Role.STUDENT),
+        member(course, Role.EXAMINER),
         member(course, Role.AUTHOR),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture

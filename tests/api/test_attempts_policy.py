@@ -24,7 +24,7 @@ def _attempt(client: APIClient, quiz_id: int, right: bool) -> None:
         (GradingMethod.HIGHEST, "2.000"),
         (GradingMethod.LAST, "0.000"),
         (GradingMethod.AVERAGE, "1.000"),
-    ],  # fmt: skip
+    ],
 )
 def test_the_grading_method_combines_attempts(
     world: World, student_api: APIClient, method: str, expected: str

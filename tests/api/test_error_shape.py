@@ -61,9 +61,10 @@ def test_a_method_the_endpoint_lacks_is_a_json_405_with_allow(student_api: APICl
 def test_a_form_body_is_a_json_415(world: World, student_api: APIClient) -> None:
     attempt = start(student_api, world.quiz.pk)
     reply = student_api.put(
-        f"/api/attempts/{attempt['id']}/responses/0/", "version=0",
+        f"/api/attempts/{attempt['id']}/responses/0/",
+        "version=0",
         content_type="application/x-www-form-urlencoded",
-    )  # fmt: skip
+    )
     assert reply.status_code == 415
     assert error_of(reply)["code"] == "unsupported_media_type"
 

@@ -39,54 +39,99 @@ def _answer(position: int, answer: str, version: str = "0") -> tuple[str, str]:
 
 CORPUS: dict[str, Case] = {
     "lone surrogate in a text answer": Case(
-        "student", "put", *_answer(4, r'{"text": "grad\ud800"}'), 400, "invalid", "answer.text"),
+        "student", "put", *_answer(4, r'{"text": "grad\ud800"}'), 400, "invalid", "answer.text"
+    ),
     "lone low surrogate in a viva answer": Case(
-        "student", "put", *_answer(5, r'{"text": "\udc00"}'), 400, "invalid", "answer.text"),
+        "student", "put", *_answer(5, r'{"text": "\udc00"}'), 400, "invalid", "answer.text"
+    ),
     "NUL in a text answer": Case(
-        "student", "put", *_answer(4, r'{"text": "grad\u0000fn"}'), 400, "invalid",
-        "answer.text"),
+        "student", "put", *_answer(4, r'{"text": "grad\u0000fn"}'), 400, "invalid", "answer.text"
+    ),
     "NUL in a key of an answer": Case(
-        "student", "put", *_answer(4, r'{"te\u0000xt": "grad_fn"}'), 400, "invalid", "answer"),
+        "student", "put", *_answer(4, r'{"te\u0000xt": "grad_fn"}'), 400, "invalid", "answer"
+    ),
     "1 and 400 zeros as a numeric answer": Case(
-        "student", "put", *_answer(3, f'{{"value": {BIG_INT}}}'), 400, "invalid_answer",
-        "answer.value"),
+        "student",
+        "put",
+        *_answer(3, f'{{"value": {BIG_INT}}}'),
+        400,
+        "invalid_answer",
+        "answer.value",
+    ),
     "1 and 400 zeros as a numeric string": Case(
-        "student", "put", *_answer(3, f'{{"value": "{BIG_INT}"}}'), 400, "invalid_answer",
-        "answer.value"),
+        "student",
+        "put",
+        *_answer(3, f'{{"value": "{BIG_INT}"}}'),
+        400,
+        "invalid_answer",
+        "answer.value",
+    ),
     "a number beyond a float": Case(
-        "student", "put", *_answer(3, '{"value": 1e400}'), 400, "parse_error"),
+        "student", "put", *_answer(3, '{"value": 1e400}'), 400, "parse_error"
+    ),
     "NaN": Case("student", "put", *_answer(3, '{"value": NaN}'), 400, "parse_error"),
     "JSON nested 1000 deep in an answer": Case(
-        "student", "put", *_answer(4, DEEP), 400, "parse_error"),
+        "student", "put", *_answer(4, DEEP), 400, "parse_error"
+    ),
     "JSON nested 1000 deep to the token endpoint": Case(
-        "anonymous", "post", "/api/auth/token/", f'{{"username": {DEEP}}}', 400, "parse_error"),
+        "anonymous", "post", "/api/auth/token/", f'{{"username": {DEEP}}}', 400, "parse_error"
+    ),
     "version 2**63": Case(
-        "student", "put", *_answer(0, '{"choice": 0}', str(2**63)), 400, "invalid", "version"),
+        "student", "put", *_answer(0, '{"choice": 0}', str(2**63)), 400, "invalid", "version"
+    ),
     "a huge quiz id on the marking queue": Case(
-        "examiner", "get", f"/api/marking/queue/?quiz={BIG_ID}", None, 400, "invalid", "quiz"),
+        "examiner", "get", f"/api/marking/queue/?quiz={BIG_ID}", None, 400, "invalid", "quiz"
+    ),
     "an unknown status on the marking queue": Case(
-        "examiner", "get", "/api/marking/queue/?status=zzz", None, 400, "invalid", "status"),
+        "examiner", "get", "/api/marking/queue/?status=zzz", None, 400, "invalid", "status"
+    ),
     "a huge id in a path": Case(
-        "examiner", "get", f"/api/attempts/{BIG_ID}/", None, 404, "not_found"),
-    "an API path that does not exist": Case(
-        "student", "get", "/api/nope/", None, 404, "not_found"),
+        "examiner", "get", f"/api/attempts/{BIG_ID}/", None, 404, "not_found"
+    ),
+    "an API path that does not exist": Case("student", "get", "/api/nope/", None, 404, "not_found"),
     "a negative id in a path": Case(
-        "student", "get", "/api/attempts/{attempt}/responses/-1/", None, 404, "not_found"),
+        "student", "get", "/api/attempts/{attempt}/responses/-1/", None, 404, "not_found"
+    ),
     "a NUL in the Idempotency-Key": Case(
-        "student", "post", "/api/attempts/{attempt}/submit/", None, 400, "invalid",
-        "Idempotency-Key", (("Idempotency-Key", "a\x00b"),)),
+        "student",
+        "post",
+        "/api/attempts/{attempt}/submit/",
+        None,
+        400,
+        "invalid",
+        "Idempotency-Key",
+        (("Idempotency-Key", "a\x00b"),),
+    ),
     "an anonymous call": Case(
-        "anonymous", "get", "/api/attempts/{attempt}/", None, 401, "not_authenticated"),
+        "anonymous", "get", "/api/attempts/{attempt}/", None, 401, "not_authenticated"
+    ),
     "a student probing the marking policy with a bad body": Case(
-        "student", "put", "/api/quizzes/{quiz}/marking-policy/", '{"double_marking": "x"}',
-        403, "permission_denied"),
+        "student",
+        "put",
+        "/api/quizzes/{quiz}/marking-policy/",
+        '{"double_marking": "x"}',
+        403,
+        "permission_denied",
+    ),
     "NUL in a mark's comment": Case(
-        "examiner", "post", "/api/marking/responses/{viva}/marks/",
-        r'{"levels": [1], "comment": "fine\u0000"}', 400, "invalid", "comment"),
+        "examiner",
+        "post",
+        "/api/marking/responses/{viva}/marks/",
+        r'{"levels": [1], "comment": "fine\u0000"}',
+        400,
+        "invalid",
+        "comment",
+    ),
     "an unpaired surrogate where an id belongs": Case(
-        "examiner", "post", "/api/viva-sessions/", r'{"quiz": 1, "student": "\ud83d"}',
-        400, "invalid", "student"),
-}  # fmt: skip
+        "examiner",
+        "post",
+        "/api/viva-sessions/",
+        r'{"quiz": 1, "student": "\ud83d"}',
+        400,
+        "invalid",
+        "student",
+    ),
+}
 
 
 def _state() -> dict[str, Any]:
@@ -152,8 +197,10 @@ def test_after_a_refused_surrogate_the_attempt_submit_and_marking_view_still_wor
 ) -> None:
     attempt = start(student_api, world.quiz.pk)["id"]
     _send(world, CORPUS["lone low surrogate in a viva answer"], attempt)
-    student_api.put(f"/api/attempts/{attempt}/responses/5/",
-                    {"answer": {"text": "backward adds into .grad"}, "version": 0})  # fmt: skip
+    student_api.put(
+        f"/api/attempts/{attempt}/responses/5/",
+        {"answer": {"text": "backward adds into .grad"}, "version": 0},
+    )
 
     assert student_api.get(f"/api/attempts/{attempt}/").status_code == 200
     assert student_api.post(f"/api/attempts/{attempt}/submit/").status_code == 200

@@ -45,34 +45,77 @@ def matrix(db: None) -> tuple[Target, Target, dict[str, User | None]]:
 
 # endpoint -> (method, path, body, expected status by role for an object in the own course)
 ENDPOINTS: dict[str, tuple[str, str, Any, dict[str, int]]] = {
-    "course detail": ("get", "/api/courses/{course}/", None,
-                      {"student": 200, "examiner": 200, "author": 200, "admin": 200}),
-    "question detail": ("get", "/api/questions/{question}/", None,
-                        {"student": 404, "examiner": 404, "author": 200, "admin": 200}),
-    "quiz detail": ("get", "/api/quizzes/{quiz}/", None,
-                    {"student": 200, "examiner": 200, "author": 200, "admin": 200}),
-    "quiz release": ("post", "/api/quizzes/{quiz}/release/", None,
-                     {"student": 403, "examiner": 200, "author": 403, "admin": 200}),
-    "attempt start": ("post", "/api/quizzes/{quiz}/attempts/", None,
-                      {"student": 201, "examiner": 403, "author": 403, "admin": 201}),
-    "quiz grade": ("get", "/api/quizzes/{quiz}/grade/", None,
-                   {"student": 200, "examiner": 403, "author": 403, "admin": 200}),
-    "attempt detail": ("get", "/api/attempts/{attempt}/", None,
-                       {"student": 200, "examiner": 200, "author": 404, "admin": 200}),
-    "attempt result": ("get", "/api/attempts/{attempt}/result/", None,
-                       {"student": 200, "examiner": 200, "author": 404, "admin": 200}),
-    "autosave": ("put", "/api/attempts/{attempt}/responses/0/",
-                 {"answer": {"choice": 0}, "version": 0},
-                 {"student": 200, "examiner": 404, "author": 404, "admin": 404}),
-    "submit": ("post", "/api/attempts/{attempt}/submit/", None,
-               {"student": 200, "examiner": 404, "author": 404, "admin": 404}),
-}  # fmt: skip
+    "course detail": (
+        "get",
+        "/api/courses/{course}/",
+        None,
+        {"student": 200, "examiner": 200, "author": 200, "admin": 200},
+    ),
+    "question detail": (
+        "get",
+        "/api/questions/{question}/",
+        None,
+        {"student": 404, "examiner": 404, "author": 200, "admin": 200},
+    ),
+    "quiz detail": (
+        "get",
+        "/api/quizzes/{quiz}/",
+        None,
+        {"student": 200, "examiner": 200, "author": 200, "admin": 200},
+    ),
+    "quiz release": (
+        "post",
+        "/api/quizzes/{quiz}/release/",
+        None,
+        {"student": 403, "examiner": 200, "author": 403, "admin": 200},
+    ),
+    "attempt start": (
+        "post",
+        "/api/quizzes/{quiz}/attempts/",
+        None,
+        {"student": 201, "examiner": 403, "author": 403, "admin": 201},
+    ),
+    "quiz grade": (
+        "get",
+        "/api/quizzes/{quiz}/grade/",
+        None,
+        {"student": 200, "examiner": 403, "author": 403, "admin": 200},
+    ),
+    "attempt detail": (
+        "get",
+        "/api/attempts/{attempt}/",
+        None,
+        {"student": 200, "examiner": 200, "author": 404, "admin": 200},
+    ),
+    "attempt result": (
+        "get",
+        "/api/attempts/{attempt}/result/",
+        None,
+        {"student": 200, "examiner": 200, "author": 404, "admin": 200},
+    ),
+    "autosave": (
+        "put",
+        "/api/attempts/{attempt}/responses/0/",
+        {"answer": {"choice": 0}, "version": 0},
+        {"student": 200, "examiner": 404, "author": 404, "admin": 404},
+    ),
+    "submit": (
+        "post",
+        "/api/attempts/{attempt}/submit/",
+        None,
+        {"student": 200, "examiner": 404, "author": 404, "admin": 404},
+    ),
+}
 
 
 def _call(client: APIClient, endpoint: str, target: Target) -> int:
     method, path, body, _ = ENDPOINTS[endpoint]
-    url = path.format(course=target.quiz.course_id, quiz=target.quiz.pk,
-                      question=target.question.pk, attempt=target.attempt.pk)  # fmt: skip
+    url = path.format(
+        course=target.quiz.course_id,
+        quiz=target.quiz.pk,
+        question=target.question.pk,
+        attempt=target.attempt.pk,
+    )
     return int(getattr(client, method)(url, body, format="json").status_code)
 
 
@@ -85,8 +128,12 @@ def test_the_permission_matrix(matrix: Any, endpoint: str, role: str, where: str
     assert_matrix_status(status, role=role, where=where, expected=ENDPOINTS[endpoint][3])
 
 
-LISTS = {"/api/courses/": "course", "/api/quizzes/": "quiz", "/api/questions/": "question",
-         "/api/attempts/": "attempt"}  # fmt: skip
+LISTS = {
+    "/api/courses/": "course",
+    "/api/quizzes/": "quiz",
+    "/api/questions/": "question",
+    "/api/attempts/": "attempt",
+}
 SEES_OWN = {
     "course": {"student", "examiner", "author", "admin"},
     "quiz": {"student", "examiner", "author", "admin"},
@@ -96,8 +143,12 @@ SEES_OWN = {
 
 
 def _id(target: Target, kind: str) -> int:
-    obj = {"course": target.quiz.course, "quiz": target.quiz, "question": target.question,
-           "attempt": target.attempt}[kind]  # fmt: skip
+    obj = {
+        "course": target.quiz.course,
+        "quiz": target.quiz,
+        "question": target.question,
+        "attempt": target.attempt,
+    }[kind]
     return int(obj.pk)
 
 

@@ -37,9 +37,13 @@ class Target:
 def _course_objects() -> tuple[Target, dict[str, User]]:
     course = new_course()
     quiz = Quiz.objects.create(
-        course=course, slug="q", title="Q", attempts_allowed=0,
-        release_policy=ReleasePolicy.MANUAL, released_at=timezone.now(),
-    )  # fmt: skip
+        course=course,
+        slug="q",
+        title="Q",
+        attempts_allowed=0,
+        release_policy=ReleasePolicy.MANUAL,
+        released_at=timezone.now(),
+    )
     single, viva_q = question(course, SINGLE), question(course, VIVA)
     for position, q in enumerate((single, viva_q)):
         quiz.slots.create(position=position, question=q)
@@ -51,10 +55,12 @@ def _course_objects() -> tuple[Target, dict[str, User]]:
     mark = mark_create(response_id=viva.pk, marker=examiner, data=MarkInput(levels=[1]), now=now)
     session = viva_session_start(quiz=quiz, student=student, examiner=examiner, now=now)
     viva_session_draw(session=session, pool=Pool(), now=now)
-    run = regrade_run_start(quiz=quiz, question=single, mode="keep", reason="r",
-                            actor=examiner, now=now)  # fmt: skip
-    request = regrade_request_create(response=attempt.responses.get(position=0),
-                                     student=student, reason="why", now=now)  # fmt: skip
+    run = regrade_run_start(
+        quiz=quiz, question=single, mode="keep", reason="r", actor=examiner, now=now
+    )
+    request = regrade_request_create(
+        response=attempt.responses.get(position=0), student=student, reason="why", now=now
+    )
     return Target(quiz, single, viva, mark, session, run, request, student), users
 
 
@@ -85,27 +91,50 @@ ENDPOINTS: dict[str, tuple[str, str, Any, dict[str, int]]] = {
     "second mark": ("post", "/api/marking/responses/{viva}/second-mark/", None, EXAMINERS_ONLY),
     "history": ("get", "/api/marking/responses/{viva}/history/", None, EXAMINERS_ONLY),
     "policy": ("get", "/api/quizzes/{quiz}/marking-policy/", None, EXAMINERS_ONLY),
-    "policy set": ("put", "/api/quizzes/{quiz}/marking-policy/",
-                   {"double_marking": True, "disagreement_threshold": 0.3}, EXAMINERS_ONLY),
-    "viva start": ("post", "/api/viva-sessions/", {"quiz": "{quiz}", "student": "{student}"},
-                   _expect(403, 201, 403, 201)),
+    "policy set": (
+        "put",
+        "/api/quizzes/{quiz}/marking-policy/",
+        {"double_marking": True, "disagreement_threshold": 0.3},
+        EXAMINERS_ONLY,
+    ),
+    "viva start": (
+        "post",
+        "/api/viva-sessions/",
+        {"quiz": "{quiz}", "student": "{student}"},
+        _expect(403, 201, 403, 201),
+    ),
     "viva detail": ("get", "/api/viva-sessions/{session}/", None, EXAMINERS_ONLY),
     "viva draw": ("post", "/api/viva-sessions/{session}/draws/", {}, _expect(403, 409, 403, 409)),
-    "viva record": ("post", "/api/viva-sessions/{session}/questions/0/", {"notes": "n"},
-                    EXAMINERS_ONLY),
+    "viva record": (
+        "post",
+        "/api/viva-sessions/{session}/questions/0/",
+        {"notes": "n"},
+        EXAMINERS_ONLY,
+    ),
     "viva end": ("post", "/api/viva-sessions/{session}/end/", None, _expect(403, 409, 403, 409)),
-    "regrade start": ("post", "/api/quizzes/{quiz}/regrade-runs/",
-                      {"question": "{single}", "mode": "keep", "reason": "x"},
-                      _expect(403, 201, 403, 201)),
+    "regrade start": (
+        "post",
+        "/api/quizzes/{quiz}/regrade-runs/",
+        {"question": "{single}", "mode": "keep", "reason": "x"},
+        _expect(403, 201, 403, 201),
+    ),
     "regrade run": ("get", "/api/regrade-runs/{run}/", None, EXAMINERS_ONLY),
-    "regrade request": ("post", "/api/attempts/{attempt}/responses/1/regrade-requests/",
-                        {"reason": "please"}, _expect(201, 404, 404, 404)),
-    "regrade answer": ("post", "/api/regrade-requests/{request}/answer/",
-                       {"decision": "reject", "reply": "no"}, EXAMINERS_ONLY),
+    "regrade request": (
+        "post",
+        "/api/attempts/{attempt}/responses/1/regrade-requests/",
+        {"reason": "please"},
+        _expect(201, 404, 404, 404),
+    ),
+    "regrade answer": (
+        "post",
+        "/api/regrade-requests/{request}/answer/",
+        {"decision": "reject", "reply": "no"},
+        EXAMINERS_ONLY,
+    ),
     "statistics": ("get", "/api/quizzes/{quiz}/statistics/", None, EXAMINERS_ONLY),
     "statistics csv": ("get", "/api/quizzes/{quiz}/statistics.csv", None, EXAMINERS_ONLY),
     "grades csv": ("get", "/api/quizzes/{quiz}/grades.csv", None, EXAMINERS_ONLY),
-}  # fmt: skip
+}
 
 
 def _fill(value: Any, ids: dict[str, int]) -> Any:
@@ -118,9 +147,17 @@ def _fill(value: Any, ids: dict[str, int]) -> Any:
 
 def _call(client: APIClient, endpoint: str, t: Target) -> int:
     method, path, body, _ = ENDPOINTS[endpoint]
-    ids = {"viva": t.viva.pk, "mark": t.mark.pk, "quiz": t.quiz.pk, "session": t.session.pk,
-           "run": t.run.pk, "request": t.request.pk, "student": t.student.pk,
-           "single": t.single.pk, "attempt": t.viva.attempt_id}  # fmt: skip
+    ids = {
+        "viva": t.viva.pk,
+        "mark": t.mark.pk,
+        "quiz": t.quiz.pk,
+        "session": t.session.pk,
+        "run": t.run.pk,
+        "request": t.request.pk,
+        "student": t.student.pk,
+        "single": t.single.pk,
+        "attempt": t.viva.attempt_id,
+    }
     url = path.format(**ids)
     return int(getattr(client, method)(url, _fill(body, ids), format="json").status_code)
 
@@ -151,9 +188,15 @@ def test_a_student_probing_with_a_bad_body_is_refused_before_the_body_is_read(
 ) -> None:
     own, _, users = matrix
     method, path, _, expected = ENDPOINTS[endpoint]
-    ids = {"viva": own.viva.pk, "mark": own.mark.pk, "quiz": own.quiz.pk,
-           "session": own.session.pk, "run": own.run.pk, "request": own.request.pk,
-           "attempt": own.viva.attempt_id}  # fmt: skip
+    ids = {
+        "viva": own.viva.pk,
+        "mark": own.mark.pk,
+        "quiz": own.quiz.pk,
+        "session": own.session.pk,
+        "run": own.run.pk,
+        "request": own.request.pk,
+        "attempt": own.viva.attempt_id,
+    }
     reply = getattr(client_as(users, "student"), method)(path.format(**ids), {"levels": "x"})
     if expected["student"] < 400:
         return  # the student's own action: the body is the student's to get right
@@ -161,11 +204,18 @@ def test_a_student_probing_with_a_bad_body_is_refused_before_the_body_is_read(
     assert reply.json()["error"]["fields"] == {}
 
 
-LISTS = {"/api/marking/queue/": "viva", "/api/regrade-runs/": "run",
-         "/api/regrade-requests/": "request", "/api/viva-sessions/": "session"}  # fmt: skip
-SEES_OWN = {"viva": {"examiner", "admin"}, "run": {"examiner", "admin"},
-            "request": {"student", "examiner", "admin"},
-            "session": {"examiner", "admin"}}  # fmt: skip
+LISTS = {
+    "/api/marking/queue/": "viva",
+    "/api/regrade-runs/": "run",
+    "/api/regrade-requests/": "request",
+    "/api/viva-sessions/": "session",
+}
+SEES_OWN = {
+    "viva": {"examiner", "admin"},
+    "run": {"examiner", "admin"},
+    "request": {"student", "examiner", "admin"},
+    "session": {"examiner", "admin"},
+}
 
 
 @pytest.mark.parametrize("role", ROLES)

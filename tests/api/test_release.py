@@ -75,8 +75,10 @@ def test_after_close_release_shows_scores_once_the_quiz_closes(
         # The choice is scored; the viva still waits for a marker, so there is no total yet.
         assert shown["questions"][0]["points_awarded"] == "1.000"
         assert (shown["pending"], shown["score"], shown["questions"][5]["pending"]) == (
-            True, None, True,
-        )  # fmt: skip
+            True,
+            None,
+            True,
+        )
 
 
 def test_an_open_attempt_never_shows_scores(world: World, student_api: APIClient) -> None:

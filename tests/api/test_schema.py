@@ -73,5 +73,4 @@ def test_throttled_operations_document_429_with_retry_after() -> None:
 
 def test_ids_in_paths_are_documented_as_bounded_integers() -> None:
     parameters = _schema()["paths"]["/api/attempts/{attempt_id}/"]["get"]["parameters"]
-    assert parameters[0]["schema"] == {"type": "integer", "minimum": 0,
-                                       "maximum": 2**63 - 1}  # fmt: skip
+    assert parameters[0]["schema"] == {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}

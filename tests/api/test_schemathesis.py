@@ -82,24 +82,38 @@ def demo(world: World, monkeypatch: pytest.MonkeyPatch) -> Demo:
     done = runner_api.RunResult(status=runner_api.Status.OK, exit_code=0, stdout="ok\n")
     monkeypatch.setattr(runner_api, "request_run", lambda *args, **kwargs: done)
     now = timezone.now()
-    Quiz.objects.filter(pk=world.quiz.pk).update(attempts_allowed=0, released_at=now,
-                                                 release_policy=ReleasePolicy.MANUAL)  # fmt: skip
+    Quiz.objects.filter(pk=world.quiz.pk).update(
+        attempts_allowed=0, released_at=now, release_policy=ReleasePolicy.MANUAL
+    )
     quiz = Quiz.objects.get(pk=world.quiz.pk)
     attempt = submitted_attempt(quiz, world.student, {0: {"choice": 0}, 5: {"text": "it adds"}})
     viva = attempt.responses.get(position=5)
     single = attempt.responses.get(position=0)
-    mark = mark_create(response_id=viva.pk, marker=world.examiner, data=MarkInput(levels=[1]),
-                       now=now)  # fmt: skip
-    session = viva_session_start(quiz=quiz, student=world.student, examiner=world.examiner,
-                                 now=now)  # fmt: skip
-    run = regrade_run_start(quiz=quiz, question=single.question_version.question, mode="keep",
-                            reason="typo", actor=world.examiner, now=now)  # fmt: skip
-    request = regrade_request_create(response=single, student=world.student, reason="why",
-                                     now=now)  # fmt: skip
-    ids = {"course_id": [world.course.pk], "quiz_id": [quiz.pk], "attempt_id": [attempt.pk],
-           "question_id": [single.question_version.question_id], "response_id": [viva.pk],
-           "mark_id": [mark.pk], "session_id": [session.pk], "run_id": [run.pk],
-           "request_id": [request.pk], "position": list(range(6))}  # fmt: skip
+    mark = mark_create(
+        response_id=viva.pk, marker=world.examiner, data=MarkInput(levels=[1]), now=now
+    )
+    session = viva_session_start(quiz=quiz, student=world.student, examiner=world.examiner, now=now)
+    run = regrade_run_start(
+        quiz=quiz,
+        question=single.question_version.question,
+        mode="keep",
+        reason="typo",
+        actor=world.examiner,
+        now=now,
+    )
+    request = regrade_request_create(response=single, student=world.student, reason="why", now=now)
+    ids = {
+        "course_id": [world.course.pk],
+        "quiz_id": [quiz.pk],
+        "attempt_id": [attempt.pk],
+        "question_id": [single.question_version.question_id],
+        "response_id": [viva.pk],
+        "mark_id": [mark.pk],
+        "session_id": [session.pk],
+        "run_id": [run.pk],
+        "request_id": [request.pk],
+        "position": list(range(6)),
+    }
     tokens = {role: Token.objects.create(user=getattr(world, role)).key for role in ROLES}
     return Demo(tokens, ids)
 
@@ -114,8 +128,13 @@ def _point_at_real_objects(case: Any, ids: dict[str, list[int]]) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES_PER_OPERATION, derandomize=True, database=None, deadline=None,
-          suppress_health_check=list(HealthCheck))  # fmt: skip
+@settings(
+    max_examples=EXAMPLES_PER_OPERATION,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 def test_every_operation_answers_as_its_schema_says(
     case: Any, on_the_test_database: None, demo: Demo
 ) -> None:

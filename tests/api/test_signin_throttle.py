@@ -76,8 +76,7 @@ def test_a_forwarded_for_header_does_not_escape_the_address_lock(student: User) 
     for i in range(5):
         _token(f"guess-{i}", "wrong", address="192.0.2.66")
 
-    reply = _token(student.username, PASSWORD, address="192.0.2.66",
-                   forwarded="203.0.113.9")  # fmt: skip
+    reply = _token(student.username, PASSWORD, address="192.0.2.66", forwarded="203.0.113.9")
     assert reply.status_code == 429
 
 
@@ -119,8 +118,11 @@ def test_a_right_admin_login_signs_in(world: World) -> None:
 def test_the_token_endpoint_takes_only_bounded_json(db: None) -> None:
     client = APIClient()
     too_big = client.post("/api/auth/token/", "x" * 3_000, content_type="application/json")
-    form = client.post("/api/auth/token/", "username=a&password=b",
-                       content_type="application/x-www-form-urlencoded")  # fmt: skip
+    form = client.post(
+        "/api/auth/token/",
+        "username=a&password=b",
+        content_type="application/x-www-form-urlencoded",
+    )
 
     assert too_big.status_code == 413
     assert too_big.json()["error"]["code"] == "request_too_large"

@@ -22,8 +22,9 @@ def test_a_student_takes_the_quiz_and_gets_a_scored_attempt(
 ) -> None:
     attempt = start(student_api, world.quiz.pk)
     assert [r["question"]["type"] for r in attempt["responses"]][:2] == [
-        "single_choice", "multiple_choice",
-    ]  # fmt: skip
+        "single_choice",
+        "multiple_choice",
+    ]
     for position, answer in enumerate(RIGHT_ANSWERS):
         assert save(student_api, attempt["id"], position, answer).status_code == 200
     save(student_api, attempt["id"], 5, {"text": "It sums over uses."})
@@ -67,8 +68,16 @@ def test_the_student_view_carries_no_answers_solutions_or_rubrics(
 ) -> None:
     attempt = start(student_api, world.quiz.pk)
     text = json.dumps(attempt)
-    for secret in ("correct", "MODEL-ANSWER-SECRET", "GUIDANCE-SECRET", "RUBRIC-SECRET",
-                   "That drops the batch axis", "tolerance", "grad_fn\"", "2x + 5"):  # fmt: skip
+    for secret in (
+        "correct",
+        "MODEL-ANSWER-SECRET",
+        "GUIDANCE-SECRET",
+        "RUBRIC-SECRET",
+        "That drops the batch axis",
+        "tolerance",
+        'grad_fn"',
+        "2x + 5",
+    ):
         assert secret not in text
     choice = attempt["responses"][0]["question"]["choices"][0]
     assert set(choice) == {"id", "text", "html"}

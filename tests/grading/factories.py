@@ -63,9 +63,12 @@ def _make_current(q: Question, content: dict[str, Any], prompt_html: str) -> Que
     full = {"points": float(q.points), **content}
     digest = hashlib.sha256(json.dumps(full, sort_keys=True).encode()).hexdigest()
     version = QuestionVersion.objects.create(
-        question=q, number=q.versions.count() + 1, content_hash=digest, content=full,
+        question=q,
+        number=q.versions.count() + 1,
+        content_hash=digest,
+        content=full,
         prompt_html=prompt_html,
-    )  # fmt: skip
+    )
     q.current_version = version
     q.save(update_fields=["current_version"])
     return version
@@ -83,10 +86,16 @@ def question(
     topic = topic or new_topic(course=course)
     slug = f"{slug_prefix}-{next(_serial)}-{content['type'].replace('_', '-')}"
     q = Question.objects.create(
-        course=course, topic=topic, slug=slug, type=content["type"], title=content["title"],
-        prompt=content["prompt"], tags=content.get("tags", []),
-        difficulty=content.get("difficulty", "beginner"), points=Decimal(points),
-    )  # fmt: skip
+        course=course,
+        topic=topic,
+        slug=slug,
+        type=content["type"],
+        title=content["title"],
+        prompt=content["prompt"],
+        tags=content.get("tags", []),
+        difficulty=content.get("difficulty", "beginner"),
+        points=Decimal(points),
+    )
     _make_current(q, content, f"<p>{content['prompt']}</p>")
     return q
 
@@ -124,10 +133,14 @@ def staffed_quiz(*questions: dict[str, Any], points: str = "6") -> tuple[Staff, 
     ]
     add_slots(quiz, *made)
     staff = Staff(
-        course=course, quiz=quiz, examiner=member(course, Role.EXAMINER),
-        second=member(course, Role.EXAMINER), moderator=member(course, Role.EXAMINER),
-        student=member(course, Role.STUDENT), outsider=member(new_course(), Role.EXAMINER),
-    )  # fmt: skip
+        course=course,
+        quiz=quiz,
+        examiner=member(course, Role.EXAMINER),
+        second=member(course, Role.EXAMINER),
+        moderator=member(course, Role.EXAMINER),
+        student=member(course, Role.STUDENT),
+        outsider=member(new_course(), Role.EXAMINER),
+    )
     return staff, made
 
 

@@ -78,16 +78,18 @@ def test_an_examiner_may_ask_for_pseudonyms_on_any_quiz(staff: Staff) -> None:
     assert named == {"ada-lovelace", "alan-turing"}
     hidden = _queue(staff, anonymous="true").json()["results"]
     assert all(PSEUDONYM.match(row["student"]) for row in hidden)
-    view = api_as(staff.examiner).get(f"/api/marking/responses/{hidden[0]['id']}/",
-                                      {"anonymous": "true"})  # fmt: skip
+    view = api_as(staff.examiner).get(
+        f"/api/marking/responses/{hidden[0]['id']}/", {"anonymous": "true"}
+    )
     assert view.json()["student"] == hidden[0]["student"]
 
 
 def test_names_come_back_once_the_mark_is_final_and_released(staff: Staff) -> None:
     _policy(staff, api_as(staff.examiner), anonymous_marking=True)
     for row in _queue(staff).json()["results"]:
-        api_as(staff.examiner).post(f"/api/marking/responses/{row['id']}/marks/",
-                                    {"levels": [2]}, format="json")  # fmt: skip
+        api_as(staff.examiner).post(
+            f"/api/marking/responses/{row['id']}/marks/", {"levels": [2]}, format="json"
+        )
     assert all(row["anonymous"] for row in _queue(staff).json()["results"])  # marked, unreleased
     assert api_as(staff.examiner).post(f"/api/quizzes/{staff.quiz.pk}/release/").status_code == 200
     rows = _queue(staff).json()["results"]

@@ -62,12 +62,14 @@ def test_an_answer_saved_at_the_exact_close_instant_is_kept_and_one_just_after_r
     quiz: Quiz,
 ) -> None:
     attempt = started(quiz)
-    saved = response_autosave(attempt=attempt, position=0, answer={"choice": 0}, version=0,
-                              now=CLOSES)  # fmt: skip
+    saved = response_autosave(
+        attempt=attempt, position=0, answer={"choice": 0}, version=0, now=CLOSES
+    )
     assert (saved.version, saved.answer) == (1, {"choice": 0})
     with pytest.raises(DeadlinePassed) as refused:
-        response_autosave(attempt=attempt, position=0, answer={"choice": 1}, version=1,
-                          now=CLOSES + TICK)  # fmt: skip
+        response_autosave(
+            attempt=attempt, position=0, answer={"choice": 1}, version=1, now=CLOSES + TICK
+        )
     assert str(refused.value) == (
         "Answers closed at 2026-03-02T09:30:30+00:00; this answer was not saved."
     )
@@ -77,8 +79,13 @@ def test_an_answer_to_a_submitted_attempt_is_refused_as_closed(quiz: Quiz) -> No
     attempt = started(quiz)
     attempt_submit(attempt=attempt, now=T0 + timedelta(minutes=1))
     with pytest.raises(AttemptClosed) as refused:
-        response_autosave(attempt=attempt, position=0, answer={"choice": 0}, version=0,
-                          now=T0 + timedelta(minutes=2))  # fmt: skip
+        response_autosave(
+            attempt=attempt,
+            position=0,
+            answer={"choice": 0},
+            version=0,
+            now=T0 + timedelta(minutes=2),
+        )
     assert str(refused.value) == "The attempt has been submitted; answers can no longer change."
 
 
@@ -108,8 +115,10 @@ def test_a_submit_at_the_close_instant_is_on_time_and_grades_at_that_instant(qui
     submitted.refresh_from_db()
     assert submitted.auto_submitted is False
     assert (submitted.status, submitted.submitted_at, submitted.graded_at) == (
-        AttemptStatus.GRADED, CLOSES, CLOSES,
-    )  # fmt: skip
+        AttemptStatus.GRADED,
+        CLOSES,
+        CLOSES,
+    )
     assert submitted.idempotency_key == ""
     response = submitted.responses.get()
     assert (response.score, response.graded_at) == (1.0, CLOSES)
@@ -151,10 +160,17 @@ def test_the_beat_task_submits_every_overdue_attempt_and_counts_them(quiz: Quiz)
 def test_one_beat_run_submits_at_most_500_attempts_the_longest_overdue_first(quiz: Quiz) -> None:
     users = User.objects.bulk_create(User(username=f"many{n}") for n in range(501))
     Attempt.objects.bulk_create(
-        Attempt(quiz=quiz, user=user, number=1, seed=n, started_at=T0, last_activity_at=T0,
-                deadline=T0 + timedelta(seconds=n))
+        Attempt(
+            quiz=quiz,
+            user=user,
+            number=1,
+            seed=n,
+            started_at=T0,
+            last_activity_at=T0,
+            deadline=T0 + timedelta(seconds=n),
+        )
         for n, user in enumerate(users)
-    )  # fmt: skip
+    )
     assert attempts_close_overdue(now=T0 + timedelta(hours=1)) == 500
     still_open = Attempt.objects.get(status=AttemptStatus.OPEN)
     assert still_open.deadline == T0 + timedelta(seconds=500)

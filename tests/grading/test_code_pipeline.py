@@ -27,10 +27,12 @@ def submitted(db: None, django_capture_on_commit_callbacks: Any) -> tuple[Attemp
     add_slots(quiz, make_question(course, SINGLE), code)
     student = member(course, Role.STUDENT)
     attempt = attempt_start(quiz=quiz, user=student, now=timezone.now())
-    response_autosave(attempt=attempt, position=0, answer={"choice": 0}, version=0,
-                      now=timezone.now())  # fmt: skip
-    response_autosave(attempt=attempt, position=1, answer={"source": SOURCE}, version=0,
-                      now=timezone.now())  # fmt: skip
+    response_autosave(
+        attempt=attempt, position=0, answer={"choice": 0}, version=0, now=timezone.now()
+    )
+    response_autosave(
+        attempt=attempt, position=1, answer={"source": SOURCE}, version=0, now=timezone.now()
+    )
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         attempt = attempt_submit(attempt=attempt, now=timezone.now())
     return attempt, Response.objects.get(attempt=attempt, position=1), callbacks
@@ -38,13 +40,21 @@ def submitted(db: None, django_capture_on_commit_callbacks: Any) -> tuple[Attemp
 
 def _result(job_id: str, score: float = 0.5, status: str = "ok") -> dict[str, Any]:
     return {
-        "job_id": job_id, "status": status, "score": score, "message": "case small failed",
+        "job_id": job_id,
+        "status": status,
+        "score": score,
+        "message": "case small failed",
         "cases": [
             {"name": "small", "passed": True, "weight": 1.0, "message": ""},
-            {"name": "secret", "passed": False, "weight": 1.0, "hidden": True,
-             "message": "expected tensor([6.])"},
+            {
+                "name": "secret",
+                "passed": False,
+                "weight": 1.0,
+                "hidden": True,
+                "message": "expected tensor([6.])",
+            },
         ],
-    }  # fmt: skip
+    }
 
 
 def test_a_code_answer_is_queued_after_commit_with_a_job_id(submitted: Any) -> None:
@@ -120,8 +130,9 @@ def test_a_stored_question_the_runner_contract_refuses_ends_as_an_error_naming_t
     broken = {**CODE, "compare": {"rtol": 1e-3, "rtool": 1e-2}}  # a typo, once silently dropped
     add_slots(quiz, make_question(course, broken))
     attempt = attempt_start(quiz=quiz, user=member(course, Role.STUDENT), now=timezone.now())
-    response_autosave(attempt=attempt, position=0, answer={"source": SOURCE}, version=0,
-                      now=timezone.now())  # fmt: skip
+    response_autosave(
+        attempt=attempt, position=0, answer={"source": SOURCE}, version=0, now=timezone.now()
+    )
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         attempt_submit(attempt=attempt, now=timezone.now())
     response = Response.objects.get(attempt=attempt)

@@ -101,8 +101,9 @@ def test_a_running_answer_whose_worker_died_long_ago_is_sent_again(
 ) -> None:
     now = _stuck_at(waiting)
     Response.objects.filter(pk=waiting.pk).update(status=ResponseStatus.RUNNING)
-    JobRecord.objects.create(job_id=waiting.job_id, kind="grade", deliveries=1,
-                             claimed_at=now - _patience(waiting))  # fmt: skip
+    JobRecord.objects.create(
+        job_id=waiting.job_id, kind="grade", deliveries=1, claimed_at=now - _patience(waiting)
+    )
 
     assert _sweep(now, django_capture_on_commit_callbacks) == {"resent": 1}
     assert [job.job_id for job, _ in sent] == [waiting.job_id]
@@ -112,8 +113,9 @@ def test_a_job_a_worker_picked_up_lately_is_not_sent_again(
     waiting: Response, sent: Sent, django_capture_on_commit_callbacks: Any
 ) -> None:
     now = _stuck_at(waiting)
-    JobRecord.objects.create(job_id=waiting.job_id, kind="grade", deliveries=2,
-                             claimed_at=now - timedelta(seconds=5))  # fmt: skip
+    JobRecord.objects.create(
+        job_id=waiting.job_id, kind="grade", deliveries=2, claimed_at=now - timedelta(seconds=5)
+    )
 
     assert _sweep(now, django_capture_on_commit_callbacks) == {"waiting": 1}
     assert sent == []
@@ -137,8 +139,12 @@ def test_a_finished_job_is_applied_from_its_record_without_running_again(
 def test_a_poisoned_job_ends_as_the_error_the_runner_stored(
     waiting: Response, sent: Sent, django_capture_on_commit_callbacks: Any
 ) -> None:
-    stopped = {"job_id": waiting.job_id, "status": "internal", "score": 0.0,
-               "message": "this job stopped its worker 3 times"}  # fmt: skip
+    stopped = {
+        "job_id": waiting.job_id,
+        "status": "internal",
+        "score": 0.0,
+        "message": "this job stopped its worker 3 times",
+    }
     job_record_finish(job_id=waiting.job_id, kind="grade", result=stopped)
 
     assert _sweep(_stuck_at(waiting), django_capture_on_commit_callbacks) == {"applied": 1}

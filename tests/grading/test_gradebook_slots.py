@@ -73,18 +73,28 @@ def pooled(monkeypatch: pytest.MonkeyPatch) -> tuple[Quiz, User, Topic, list[Use
 
 def test_a_pool_slot_has_one_column_whatever_each_student_drew(pooled: Any) -> None:
     quiz, examiner, _, (a, b) = pooled
-    drawn = {r.attempt.user_id: r.question_version.question.title
-             for r in quiz.attempts.get(user=a).responses.filter(position=1)}  # fmt: skip
-    drawn |= {r.attempt.user_id: r.question_version.question.title
-              for r in quiz.attempts.get(user=b).responses.filter(position=1)}  # fmt: skip
+    drawn = {
+        r.attempt.user_id: r.question_version.question.title
+        for r in quiz.attempts.get(user=a).responses.filter(position=1)
+    }
+    drawn |= {
+        r.attempt.user_id: r.question_version.question.title
+        for r in quiz.attempts.get(user=b).responses.filter(position=1)
+    }
     assert drawn == {a.pk: "Leaves", b.pk: "Graphs"}
 
     header, rows = _grades(quiz, examiner)
     single_slug = quiz.slots.get(position=0).question.slug
     assert header == [
-        "user_id", "username", "email", f"slot 1: {single_slug} [1.00]",
-        "slot 2: pool topic pool-topic [2.00]", "total", "max", "percentage",
-    ]  # fmt: skip
+        "user_id",
+        "username",
+        "email",
+        f"slot 1: {single_slug} [1.00]",
+        "slot 2: pool topic pool-topic [2.00]",
+        "total",
+        "max",
+        "percentage",
+    ]
     by_id = {row["user_id"]: row for row in rows}
     pool = "slot 2: pool topic pool-topic [2.00]"
     assert by_id[str(a.pk)][pool] == by_id[str(b.pk)][pool] == "2.000"

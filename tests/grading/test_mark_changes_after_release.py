@@ -88,11 +88,13 @@ def test_the_examiner_history_has_who_when_old_new_and_why(released: Any) -> Non
     staff, _, viva = released
     _change(staff, viva, [1], "misread the second half", T0 + timedelta(minutes=10))
     history = api_as(staff.examiner).get(f"/api/marking/responses/{viva.pk}/history/").json()
-    scores = [(c["before"], c["after"], c["after_release"], c["actor"])
-              for c in history["score_changes"]]  # fmt: skip
+    scores = [
+        (c["before"], c["after"], c["after_release"], c["actor"]) for c in history["score_changes"]
+    ]
     assert scores == [
-        (None, 1.0, False, staff.examiner.username), (1.0, 0.5, True, staff.examiner.username),
-    ]  # fmt: skip
+        (None, 1.0, False, staff.examiner.username),
+        (1.0, 0.5, True, staff.examiner.username),
+    ]
     assert history["score_changes"][1]["reason"] == "marking: final; misread the second half"
     assert history["score_changes"][1]["created_at"] == "2026-03-02T09:10:00Z"
     marks = [(c["before"] or {}).get("levels") for c in history["mark_changes"]]
@@ -126,5 +128,7 @@ def test_the_first_mark_of_an_answer_released_as_pending_is_not_an_update() -> N
         _post_mark(staff, viva, [1])
     answer = _result(staff, attempt)["questions"][1]
     assert (answer["points_awarded"], answer["updated_at"], answer["pending"]) == (
-        "2.000", None, False,
-    )  # fmt: skip
+        "2.000",
+        None,
+        False,
+    )

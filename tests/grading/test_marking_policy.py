@@ -54,8 +54,9 @@ def test_a_threshold_may_be_anything_from_zero_to_the_whole_maximum(
     setup: tuple[Staff, Response], threshold: float
 ) -> None:
     staff, _ = setup
-    policy = marking_policy_set(quiz=staff.quiz, double_marking=True,
-                                disagreement_threshold=threshold)  # fmt: skip
+    policy = marking_policy_set(
+        quiz=staff.quiz, double_marking=True, disagreement_threshold=threshold
+    )
     assert QuizMarkingPolicy.objects.get(quiz=staff.quiz).disagreement_threshold == threshold
     assert policy.quiz == staff.quiz
 
@@ -78,13 +79,17 @@ def test_setting_a_policy_again_changes_it_and_keeps_anonymous_marking_unless_gi
     setup: tuple[Staff, Response],
 ) -> None:
     quiz = setup[0].quiz
-    marking_policy_set(quiz=quiz, double_marking=True, disagreement_threshold=0.3,
-                       anonymous_marking=True)  # fmt: skip
+    marking_policy_set(
+        quiz=quiz, double_marking=True, disagreement_threshold=0.3, anonymous_marking=True
+    )
     marking_policy_set(quiz=quiz, double_marking=False, disagreement_threshold=0.1)
     policy = QuizMarkingPolicy.objects.get(quiz=quiz)
     assert (policy.double_marking, policy.disagreement_threshold, policy.anonymous_marking) == (
-        False, 0.1, True,
-    )  # fmt: skip
-    marking_policy_set(quiz=quiz, double_marking=False, disagreement_threshold=0.1,
-                       anonymous_marking=False)  # fmt: skip
+        False,
+        0.1,
+        True,
+    )
+    marking_policy_set(
+        quiz=quiz, double_marking=False, disagreement_threshold=0.1, anonymous_marking=False
+    )
     assert QuizMarkingPolicy.objects.get(quiz=quiz).anonymous_marking is False

@@ -41,13 +41,21 @@ def test_a_mark_grades_the_answer_at_that_instant_with_the_examiners_feedback(
     mark_create(response_id=response.pk, marker=staff.examiner, data=data, now=T1)
     graded = fresh(response)
     assert (graded.status, graded.score, graded.graded_at) == (
-        ResponseStatus.GRADED, 0.75, T1,  # (2 + 2 + 0.5) / 6
-    )  # fmt: skip
+        ResponseStatus.GRADED,
+        0.75,
+        T1,  # (2 + 2 + 0.5) / 6
+    )
     rubric = level_feedback(rubric_of(VIVA_TWO_CRITERIA), [2, 1])
-    assert graded.feedback == {"marks": [
-        {"rubric": rubric, "comment": "Good.", "adjustment": 0.5,
-         "adjustment_reason": "Nice example"},
-    ]}  # fmt: skip
+    assert graded.feedback == {
+        "marks": [
+            {
+                "rubric": rubric,
+                "comment": "Good.",
+                "adjustment": 0.5,
+                "adjustment_reason": "Nice example",
+            },
+        ]
+    }
     assert score_log(response) == [(None, 0.75, "marking", "marking: final", staff.examiner.pk)]
     change = MarkChange.objects.get(response=response)
     assert (change.reason, change.actor, change.before) == ("", staff.examiner, None)
@@ -58,8 +66,9 @@ def test_changing_a_mark_keeps_the_grading_time_unless_the_score_moves(
     setup: tuple[Staff, Response],
 ) -> None:
     staff, response = setup
-    mark = mark_create(response_id=response.pk, marker=staff.examiner, data=MarkInput([1, 1]),
-                       now=T1)  # fmt: skip
+    mark = mark_create(
+        response_id=response.pk, marker=staff.examiner, data=MarkInput([1, 1]), now=T1
+    )
     same_score = MarkInput([1, 1], comment="Clearer now.", reason="typo")
     mark_update(mark_id=mark.pk, marker=staff.examiner, data=same_score, now=T2)
     assert fresh(response).graded_at == T1
@@ -69,9 +78,12 @@ def test_changing_a_mark_keeps_the_grading_time_unless_the_score_moves(
     graded = fresh(response)
     assert (graded.score, graded.graded_at) == (1.0, T3)
     assert score_log(response)[-1] == (
-        0.5, 1.0, "marking", "marking: final; misread the answer",
+        0.5,
+        1.0,
+        "marking",
+        "marking: final; misread the answer",
         staff.examiner.pk,
-    )  # fmt: skip
+    )
     reasons = list(MarkChange.objects.filter(response=response).values_list("reason", "actor"))
     assert reasons == [
         ("", staff.examiner.pk),
@@ -88,8 +100,11 @@ def test_an_answer_waiting_for_its_second_mark_has_no_score_feedback_or_grading_
     mark_create(response_id=response.pk, marker=staff.examiner, data=MarkInput([2, 2]), now=T1)
     waiting = fresh(response)
     assert (waiting.status, waiting.score, waiting.graded_at, waiting.feedback) == (
-        ResponseStatus.NEEDS_MARKING, None, None, {},
-    )  # fmt: skip
+        ResponseStatus.NEEDS_MARKING,
+        None,
+        None,
+        {},
+    )
     assert Attempt.objects.get(pk=response.attempt_id).status == AttemptStatus.SUBMITTED
 
 
@@ -103,11 +118,18 @@ def test_asking_for_a_second_mark_withdraws_a_final_score_until_the_second_mark_
     assert MarkingState.objects.get(response=response).second_requested is True
     waiting = fresh(response)
     assert (waiting.status, waiting.score, waiting.graded_at, waiting.feedback) == (
-        ResponseStatus.NEEDS_MARKING, None, None, {},
-    )  # fmt: skip
+        ResponseStatus.NEEDS_MARKING,
+        None,
+        None,
+        {},
+    )
     assert score_log(response)[-1] == (
-        1.0, None, "marking", "marking: awaiting_second", staff.moderator.pk,
-    )  # fmt: skip
+        1.0,
+        None,
+        "marking",
+        "marking: awaiting_second",
+        staff.moderator.pk,
+    )
     mark_create(response_id=response.pk, marker=staff.second, data=MarkInput([2, 1]), now=T3)
     assert fresh(response).graded_at is None  # 1 and 4/6 are a third apart: flagged
     assert MarkingState.objects.get(response=response).status == "flagged"

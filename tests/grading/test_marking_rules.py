@@ -49,8 +49,9 @@ def test_marks_further_apart_than_the_threshold_only_by_rounding_still_agree() -
 def test_a_moderators_mark_is_final_whatever_the_others_say() -> None:
     scores: dict[str, float] = {FIRST: 1.0, SECOND: 0.0, MODERATOR: 0.4}
     assert marking_outcome(scores, needs_second=True, threshold=0.2) == (
-        MarkingStatus.MODERATED, 0.4,
-    )  # fmt: skip
+        MarkingStatus.MODERATED,
+        0.4,
+    )
 
 
 def test_the_score_is_the_share_of_the_maximum_after_the_adjustment() -> None:
@@ -106,8 +107,10 @@ def test_a_level_a_criterion_does_not_have_is_refused_naming_the_criterion() -> 
 def test_the_maximum_adds_each_criterions_best_level_and_nothing_for_one_without_levels() -> None:
     assert rubric_maximum(RUBRIC) == 6.0
     rubric: list[dict[str, Any]] = [
-        {"levels": [{"points": 3}, {"points": 1}]}, {"criterion": "Empty"}, {"levels": []},
-    ]  # fmt: skip
+        {"levels": [{"points": 3}, {"points": 1}]},
+        {"criterion": "Empty"},
+        {"levels": []},
+    ]
     assert rubric_maximum(rubric) == 3.0
     assert rubric_of({}) == []
 
@@ -115,9 +118,13 @@ def test_the_maximum_adds_each_criterions_best_level_and_nothing_for_one_without
 def test_a_student_sees_each_chosen_level_with_its_label_points_and_descriptor() -> None:
     assert level_feedback(RUBRIC, [0, 2]) == [
         {"criterion": "Mechanism", "level": "Missing", "points": 0.0, "descriptor": "No mention."},
-        {"criterion": "Practice", "level": "Full", "points": 4.0,
-         "descriptor": "zero_grad each step."},
-    ]  # fmt: skip
+        {
+            "criterion": "Practice",
+            "level": "Full",
+            "points": 4.0,
+            "descriptor": "zero_grad each step.",
+        },
+    ]
 
 
 def test_feedback_skips_levels_a_criterion_lacks_and_fills_missing_texts_with_nothing() -> None:

@@ -60,8 +60,12 @@ def test_applying_the_new_version_rescores_and_logs_every_change(setup: Any, eag
     staff, question, responses = setup
     run = _start(staff, question, "apply", eager)
     assert (run["status"], run["total"], run["done"], run["changed"], run["failed"]) == (
-        "done", 3, 3, 3, 0,
-    )  # fmt: skip
+        "done",
+        3,
+        3,
+        3,
+        0,
+    )
     scores = [Response.objects.get(pk=r.pk) for r in responses]
     assert [r.score for r in scores] == [1.0, 1.0, 0.0]
     assert {r.question_version_id for r in scores} == {question.current_version_id}

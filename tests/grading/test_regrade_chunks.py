@@ -28,9 +28,14 @@ BROKEN = {**SINGLE, "choices": [{**c, "correct": i == 1} for i, c in enumerate(S
 def _run(staff: Staff, question: Question, mode: str, capture: Any) -> RegradeRun:
     """A started run whose dispatch task is left unsent, so chunks can be delivered by hand."""
     with capture(execute=False):
-        return regrade_run_start(quiz=staff.quiz, question=question, mode=mode,
-                                 reason="key fixed", actor=staff.examiner,
-                                 now=timezone.now())  # fmt: skip
+        return regrade_run_start(
+            quiz=staff.quiz,
+            question=question,
+            mode=mode,
+            reason="key fixed",
+            actor=staff.examiner,
+            now=timezone.now(),
+        )
 
 
 def _item_ids(run: RegradeRun) -> list[int]:
@@ -41,12 +46,26 @@ def _code_answers(staff: Staff, question: Question, sources: list[tuple[str, flo
     """Graded code answers with the stored scores a broken test left behind."""
     version, now = question.versions.get(), timezone.now()
     for number, (source, stored) in enumerate(sources, start=1):
-        attempt = Attempt.objects.create(quiz=staff.quiz, user=staff.student, number=number,
-                                         seed=number, status=AttemptStatus.GRADED, started_at=now,
-                                         score=2 * stored, max_score=2)  # fmt: skip
-        Response.objects.create(attempt=attempt, position=0, slot_position=0,
-                                question_version=version, points=2, answer={"source": source},
-                                status=ResponseStatus.GRADED, score=stored)  # fmt: skip
+        attempt = Attempt.objects.create(
+            quiz=staff.quiz,
+            user=staff.student,
+            number=number,
+            seed=number,
+            status=AttemptStatus.GRADED,
+            started_at=now,
+            score=2 * stored,
+            max_score=2,
+        )
+        Response.objects.create(
+            attempt=attempt,
+            position=0,
+            slot_position=0,
+            question_version=version,
+            points=2,
+            answer={"source": source},
+            status=ResponseStatus.GRADED,
+            score=stored,
+        )
 
 
 @pytest.fixture

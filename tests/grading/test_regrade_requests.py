@@ -47,8 +47,10 @@ def test_an_accepted_request_changes_the_score_and_logs_it(graded: tuple[Staff, 
     url = f"/api/regrade-requests/{made.json()['id']}/answer/"
     answered = api_as(staff.examiner).post(url, body, format="json").json()
     assert (answered["status"], answered["score_before"], answered["score_after"]) == (
-        "accepted", 0.0, 0.75,
-    )  # fmt: skip
+        "accepted",
+        0.0,
+        0.75,
+    )
     attempt.refresh_from_db()
     assert float(attempt.score or 0) == pytest.approx(3.0)
     change = ScoreChange.objects.get(source=ScoreSource.REGRADE_REQUEST)

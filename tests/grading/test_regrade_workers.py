@@ -25,16 +25,35 @@ def test_workers_regrade_code_answers_and_log_each_change(redis_url: str) -> Non
     now = timezone.now()
     # Scores as a broken test left them: the right answer failed, the wrong one passed.
     for number, (source, stored) in enumerate(((RIGHT, 0.0), (WRONG, 1.0)), start=1):
-        attempt = Attempt.objects.create(quiz=staff.quiz, user=staff.student, number=number,
-                                         seed=number, status=AttemptStatus.GRADED,
-                                         started_at=now, score=2 * stored, max_score=2)  # fmt: skip
-        Response.objects.create(attempt=attempt, position=0, slot_position=0,
-                                question_version=version, points=2,
-                                answer={"source": source}, status=ResponseStatus.GRADED,
-                                score=stored)  # fmt: skip
+        attempt = Attempt.objects.create(
+            quiz=staff.quiz,
+            user=staff.student,
+            number=number,
+            seed=number,
+            status=AttemptStatus.GRADED,
+            started_at=now,
+            score=2 * stored,
+            max_score=2,
+        )
+        Response.objects.create(
+            attempt=attempt,
+            position=0,
+            slot_position=0,
+            question_version=version,
+            points=2,
+            answer={"source": source},
+            status=ResponseStatus.GRADED,
+            score=stored,
+        )
     with worker_processes(redis_url, count=1):
-        run = regrade_run_start(quiz=staff.quiz, question=code, mode="keep", reason="test fixed",
-                                actor=staff.examiner, now=now)  # fmt: skip
+        run = regrade_run_start(
+            quiz=staff.quiz,
+            question=code,
+            mode="keep",
+            reason="test fixed",
+            actor=staff.examiner,
+            now=now,
+        )
         deadline = time.monotonic() + 120
         while run.status != RegradeStatus.DONE and time.monotonic() < deadline:
             time.sleep(0.1)

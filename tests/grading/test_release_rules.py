@@ -35,14 +35,16 @@ def _viva(attempt: Attempt) -> Response:
 
 
 def _release(staff: Staff, body: Any = None) -> Any:
-    return api_as(staff.examiner).post(f"/api/quizzes/{staff.quiz.pk}/release/", body,
-                                       format="json")  # fmt: skip
+    return api_as(staff.examiner).post(
+        f"/api/quizzes/{staff.quiz.pk}/release/", body, format="json"
+    )
 
 
 def _mark(staff: Staff, answer: Response, levels: list[int], marker: Any = None) -> None:
     client = api_as(marker or staff.examiner)
-    reply = client.post(f"/api/marking/responses/{answer.pk}/marks/", {"levels": levels},
-                        format="json")  # fmt: skip
+    reply = client.post(
+        f"/api/marking/responses/{answer.pk}/marks/", {"levels": levels}, format="json"
+    )
     assert reply.status_code == 201, reply.content
 
 
@@ -66,8 +68,9 @@ def test_a_release_with_an_unmarked_answer_is_refused_naming_it(staff: Staff) ->
 
 
 def test_a_flagged_answer_blocks_the_release_too(staff: Staff) -> None:
-    QuizMarkingPolicy.objects.create(quiz=staff.quiz, double_marking=True,
-                                     disagreement_threshold=0.2)  # fmt: skip
+    QuizMarkingPolicy.objects.create(
+        quiz=staff.quiz, double_marking=True, disagreement_threshold=0.2
+    )
     viva = _viva(_take(staff))
     _mark(staff, viva, [2])
     awaiting = _release(staff).json()["error"]["fields"]
@@ -80,10 +83,15 @@ def test_a_flagged_answer_blocks_the_release_too(staff: Staff) -> None:
 def test_the_release_state_lists_what_is_not_final(staff: Staff) -> None:
     attempt = _take(staff)
     body = api_as(staff.examiner).get(f"/api/quizzes/{staff.quiz.pk}/release/").json()
-    assert body["not_final"] == [{
-        "response": _viva(attempt).pk, "attempt": attempt.pk, "position": 1,
-        "student": staff.student.username, "state": "unmarked",
-    }]  # fmt: skip
+    assert body["not_final"] == [
+        {
+            "response": _viva(attempt).pk,
+            "attempt": attempt.pk,
+            "position": 1,
+            "student": staff.student.username,
+            "state": "unmarked",
+        }
+    ]
     assert (body["released_at"], body["history"]) == (None, [])
 
 
@@ -108,8 +116,10 @@ def test_an_overridden_release_is_logged_and_shows_the_answer_as_pending(staff: 
     assert reply.status_code == 200, reply.content
     log = reply.json()["release"]
     assert (log["action"], log["actor"], log["attempts"]) == (
-        "release", staff.examiner.username, [attempt.pk],
-    )  # fmt: skip
+        "release",
+        staff.examiner.username,
+        [attempt.pk],
+    )
     assert log["overridden"] == [
         {"response": viva.pk, "attempt": attempt.pk, "position": 1, "state": "unmarked"}
     ]
@@ -143,8 +153,9 @@ def test_a_release_after_marking_needs_no_override_and_can_be_withdrawn(staff: S
     assert student.get(f"/api/attempts/{attempt.pk}/result/").json()["results_visible"] is False
     history = api_as(staff.examiner).get(url).json()["history"]
     assert [(row["action"], row["attempts"]) for row in history] == [
-        ("release", [attempt.pk]), ("withdraw", [attempt.pk]),
-    ]  # fmt: skip
+        ("release", [attempt.pk]),
+        ("withdraw", [attempt.pk]),
+    ]
 
 
 @pytest.mark.parametrize("method", ["get", "post", "delete"])

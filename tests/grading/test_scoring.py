@@ -78,7 +78,7 @@ def test_numeric_first_match_wins_and_its_feedback_is_given() -> None:
                 "tolerance_mode": "relative",
                 "fraction": 0.5,
                 "feedback": "close",
-            },  # fmt: skip
+            },
             {"value": 10.5, "fraction": 1.0},
         ],
     }

@@ -31,8 +31,12 @@ def staff() -> Staff:
         attempt = submitted_attempt(made.quiz, student, {0: {"choice": pick}, 1: {"text": "x"}})
         viva = attempt.responses.get(position=1)
         for marker, levels in ((made.examiner, first), (made.second, second)):
-            mark_create(response_id=viva.pk, marker=marker, data=MarkInput(levels=levels),
-                        now=timezone.now())  # fmt: skip
+            mark_create(
+                response_id=viva.pk,
+                marker=marker,
+                data=MarkInput(levels=levels),
+                now=timezone.now(),
+            )
     return made
 
 
@@ -137,8 +141,11 @@ def test_first_attempts_only_leave_a_students_retake_out_of_the_item_analysis(
     every, first = _statistics(retaken), _statistics(retaken, attempts="first")
     # all: attempts scoring 0, 6, 6 of 6; first: the retaker's 0 and the other student's 6.
     assert (every["scope"], every["attempts"], first["scope"], first["attempts"]) == (
-        "all", 3, "first", 2,
-    )  # fmt: skip
+        "all",
+        3,
+        "first",
+        2,
+    )
     assert every["mean_percentage"] == pytest.approx(200 / 3)
     assert first["mean_percentage"] == pytest.approx(50.0)
     assert every["questions"][0]["facility"] == pytest.approx(2 / 3)

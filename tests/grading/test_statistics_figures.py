@@ -147,8 +147,14 @@ def test_the_fixture_totals_are_the_planned_ones(items: tuple[Quiz, User, list[Q
     quiz, _, _ = items
     totals = Attempt.objects.filter(quiz=quiz).order_by("started_at")
     assert [str(a.score) for a in totals] == [
-        "0.000", "2.300", "4.750", "1.000", "1.300", "3.450", "5.750",
-    ]  # fmt: skip
+        "0.000",
+        "2.300",
+        "4.750",
+        "1.000",
+        "1.300",
+        "3.450",
+        "5.750",
+    ]
     assert {str(a.max_score) for a in totals} == {"5.750"}
 
 
@@ -227,11 +233,15 @@ def test_the_csv_writes_negative_figures_as_numbers_and_guards_only_text(
 # The criteria have 3 and 4 levels, so no pooled kappa: "mixed_scales".
 # ---------------------------------------------------------------------------------------
 RUBRIC = [
-    {"criterion": "Mechanism",
-     "levels": [{"label": f"M{p}", "points": p, "descriptor": "-"} for p in range(3)]},
-    {"criterion": "Practice",
-     "levels": [{"label": f"P{p}", "points": p, "descriptor": "-"} for p in range(4)]},
-]  # fmt: skip
+    {
+        "criterion": "Mechanism",
+        "levels": [{"label": f"M{p}", "points": p, "descriptor": "-"} for p in range(3)],
+    },
+    {
+        "criterion": "Practice",
+        "levels": [{"label": f"P{p}", "points": p, "descriptor": "-"} for p in range(4)],
+    },
+]
 MARKS = [  # (student, first levels, second levels), in the order the attempts are taken
     ("S1", [2, 3], [0, 1]),
     ("S1", [2, 2], [2, 3]),
@@ -242,9 +252,15 @@ MARKS = [  # (student, first levels, second levels), in the order the attempts a
 
 
 def _criterion(name: str, levels: int, pairs: int, kappa: float, gap: float, rate: float) -> Any:
-    return {"criterion": name, "levels": levels, "pairs": pairs, "kappa": pytest.approx(kappa),
-            "kappa_note": None, "mean_abs_difference": pytest.approx(gap),
-            "disagreement_rate": pytest.approx(rate)}  # fmt: skip
+    return {
+        "criterion": name,
+        "levels": levels,
+        "pairs": pairs,
+        "kappa": pytest.approx(kappa),
+        "kappa_note": None,
+        "mean_abs_difference": pytest.approx(gap),
+        "disagreement_rate": pytest.approx(rate),
+    }
 
 
 @pytest.fixture
@@ -263,8 +279,9 @@ def marked() -> tuple[Quiz, User]:
         attempt = submitted_attempt(quiz, student, {0: {"text": "because"}}, when)
         answer = attempt.responses.get()
         for marker, levels in ((first, levels_1), (second, levels_2)):
-            mark_create(response_id=answer.pk, marker=marker, data=MarkInput(levels=levels),
-                        now=when)  # fmt: skip
+            mark_create(
+                response_id=answer.pk, marker=marker, data=MarkInput(levels=levels), now=when
+            )
     return quiz, first
 
 
@@ -283,10 +300,14 @@ def test_first_attempts_keep_a_flagged_first_attempt_in_place_of_the_retake(
     (viva,) = body["questions"]
     assert (viva["responses"], viva["facility"]) == (3, pytest.approx(0.3))
     assert viva["agreement"] == {
-        "pairs": 4, "kappa": None, "kappa_note": "mixed_scales",
-        "criteria": [_criterion("Mechanism", 3, 4, 1 / 6, 3 / 4, 2 / 4),
-                     _criterion("Practice", 4, 4, 5 / 13, 1 / 2, 1 / 4)],
-    }  # fmt: skip
+        "pairs": 4,
+        "kappa": None,
+        "kappa_note": "mixed_scales",
+        "criteria": [
+            _criterion("Mechanism", 3, 4, 1 / 6, 3 / 4, 2 / 4),
+            _criterion("Practice", 4, 4, 5 / 13, 1 / 2, 1 / 4),
+        ],
+    }
 
 
 def test_every_attempt_counts_the_retake_as_its_own_pair(marked: tuple[Quiz, User]) -> None:
@@ -296,10 +317,14 @@ def test_every_attempt_counts_the_retake_as_its_own_pair(marked: tuple[Quiz, Use
     (viva,) = body["questions"]
     assert (viva["responses"], viva["facility"]) == (4, pytest.approx(0.45))
     assert viva["agreement"] == {
-        "pairs": 5, "kappa": None, "kappa_note": "mixed_scales",
-        "criteria": [_criterion("Mechanism", 3, 5, 14 / 39, 3 / 5, 2 / 5),
-                     _criterion("Practice", 4, 5, 26 / 51, 3 / 5, 2 / 5)],
-    }  # fmt: skip
+        "pairs": 5,
+        "kappa": None,
+        "kappa_note": "mixed_scales",
+        "criteria": [
+            _criterion("Mechanism", 3, 5, 14 / 39, 3 / 5, 2 / 5),
+            _criterion("Practice", 4, 5, 26 / 51, 3 / 5, 2 / 5),
+        ],
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -315,13 +340,27 @@ def test_one_pair_is_not_enough_data_for_kappa() -> None:
     first, second = member(course, Role.EXAMINER), member(course, Role.EXAMINER)
     answer = submitted_attempt(quiz, member(course, Role.STUDENT), {0: {"text": "t"}}, T0)
     for marker, level in ((first, 2), (second, 1)):
-        mark_create(response_id=answer.responses.get().pk, marker=marker,
-                    data=MarkInput(levels=[level]), now=T0)  # fmt: skip
+        mark_create(
+            response_id=answer.responses.get().pk,
+            marker=marker,
+            data=MarkInput(levels=[level]),
+            now=T0,
+        )
     (viva,) = _statistics(quiz, first)["questions"]
     assert viva["facility"] == 0.75
     assert viva["agreement"] == {
-        "pairs": 1, "kappa": None, "kappa_note": "not_enough_data",
-        "criteria": [{"criterion": "Mechanism", "levels": 3, "pairs": 1, "kappa": None,
-                      "kappa_note": "not_enough_data", "mean_abs_difference": 1.0,
-                      "disagreement_rate": 1.0}],
-    }  # fmt: skip
+        "pairs": 1,
+        "kappa": None,
+        "kappa_note": "not_enough_data",
+        "criteria": [
+            {
+                "criterion": "Mechanism",
+                "levels": 3,
+                "pairs": 1,
+                "kappa": None,
+                "kappa_note": "not_enough_data",
+                "mean_abs_difference": 1.0,
+                "disagreement_rate": 1.0,
+            }
+        ],
+    }

@@ -90,13 +90,24 @@ def test_first_per_student_keeps_each_students_earliest_attempt_whatever_its_sta
     start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
     def row(user: int, number: int, graded: bool = True) -> AttemptRow:
-        return AttemptRow(total=float(number), maximum=6, seconds=None, user_id=user,
-                          number=number, started_at=start + timedelta(hours=number),
-                          graded=graded)  # fmt: skip
+        return AttemptRow(
+            total=float(number),
+            maximum=6,
+            seconds=None,
+            user_id=user,
+            number=number,
+            started_at=start + timedelta(hours=number),
+            graded=graded,
+        )
 
     # Student 1's first attempt is not graded (flagged, say); it is still their first.
-    attempts = {12: row(1, 3), 11: row(1, 2), 10: row(1, 1, graded=False), 20: row(2, 1),
-                21: row(2, 2)}  # fmt: skip
+    attempts = {
+        12: row(1, 3),
+        11: row(1, 2),
+        10: row(1, 1, graded=False),
+        20: row(2, 1),
+        21: row(2, 2),
+    }
     assert set(first_per_student(attempts)) == {10, 20}
     assert in_scope(attempts, AttemptScope.FIRST) == {10: attempts[10], 20: attempts[20]}
     assert in_scope(attempts, AttemptScope.ALL) is attempts

@@ -34,8 +34,9 @@ def _take(staff: Staff, student: User, saves: list[tuple[int, int]]) -> int:
             now += timedelta(seconds=after)
             clock.move_to(now)
             body = {"answer": ANSWERS[position], "version": versions[position]}
-            reply = client.put(f"/api/attempts/{attempt}/responses/{position}/", body,
-                               format="json")  # fmt: skip
+            reply = client.put(
+                f"/api/attempts/{attempt}/responses/{position}/", body, format="json"
+            )
             assert reply.status_code == 200, reply.content
             versions[position] = reply.json()["version"]
         assert client.post(f"/api/attempts/{attempt}/submit/").status_code == 200

@@ -43,8 +43,9 @@ def test_a_parameterised_question_is_generated_once_stored_and_scored(db: None) 
     shown = student_question(response)["prompt_html"]
     assert f"x^2 + {a}x + 2 at x = {x}?" in shown
 
-    response_autosave(attempt=attempt, position=0, answer={"value": 2 * x + a}, version=0,
-                      now=timezone.now())  # fmt: skip
+    response_autosave(
+        attempt=attempt, position=0, answer={"value": 2 * x + a}, version=0, now=timezone.now()
+    )
     attempt_submit(attempt=attempt, now=timezone.now())
     response.refresh_from_db()
     assert response.score == 1.0

@@ -35,11 +35,13 @@ def staff() -> Staff:
 
 def _ended_session(staff: Staff, student: User) -> VivaSession:
     """A session of `staff.examiner` with one drawn, marked question, then ended."""
-    session = viva_session_start(quiz=staff.quiz, student=student, examiner=staff.examiner,
-                                 now=START)  # fmt: skip
+    session = viva_session_start(
+        quiz=staff.quiz, student=student, examiner=staff.examiner, now=START
+    )
     drawn = viva_session_draw(session=session, pool=Pool(), now=START)
-    mark_create(response_id=drawn.pk, marker=staff.examiner, data=MarkInput(levels=[2, 1]),
-                now=START)  # fmt: skip
+    mark_create(
+        response_id=drawn.pk, marker=staff.examiner, data=MarkInput(levels=[2, 1]), now=START
+    )
     return viva_session_end(session=session, now=START + timedelta(minutes=20))
 
 
@@ -49,8 +51,9 @@ def sessions(staff: Staff) -> tuple[VivaSession, VivaSession, User]:
     other_student = member(staff.course, Role.STUDENT)
     ended = _ended_session(staff, staff.student)
     later = START + timedelta(hours=1)
-    open_ = viva_session_start(quiz=staff.quiz, student=other_student, examiner=staff.second,
-                               now=later)  # fmt: skip
+    open_ = viva_session_start(
+        quiz=staff.quiz, student=other_student, examiner=staff.second, now=later
+    )
     return ended, open_, other_student
 
 
@@ -68,16 +71,25 @@ def test_the_list_shows_each_session_newest_first_with_its_questions_drawn(
     assert body["count"] == 2
     newest, oldest = body["results"]
     assert newest["id"] == open_.pk
-    assert (newest["student"], newest["examiner"]) == (other_student.username,
-                                                       staff.second.username)  # fmt: skip
+    assert (newest["student"], newest["examiner"]) == (
+        other_student.username,
+        staff.second.username,
+    )
     assert (newest["status"], newest["ended_at"], newest["questions"]) == ("open", None, 0)
     assert oldest == {
-        "id": ended.pk, "course": staff.course.pk, "quiz": staff.quiz.pk,
-        "attempt": ended.attempt_id, "student_id": staff.student.pk,
-        "student": staff.student.username, "examiner_id": staff.examiner.pk,
-        "examiner": staff.examiner.username, "status": "ended",
-        "started_at": oldest["started_at"], "ended_at": oldest["ended_at"], "questions": 1,
-    }  # fmt: skip
+        "id": ended.pk,
+        "course": staff.course.pk,
+        "quiz": staff.quiz.pk,
+        "attempt": ended.attempt_id,
+        "student_id": staff.student.pk,
+        "student": staff.student.username,
+        "examiner_id": staff.examiner.pk,
+        "examiner": staff.examiner.username,
+        "status": "ended",
+        "started_at": oldest["started_at"],
+        "ended_at": oldest["ended_at"],
+        "questions": 1,
+    }
     assert oldest["ended_at"] > oldest["started_at"]
 
 

@@ -74,8 +74,12 @@ def _regrade_figures(scenario: Any, count: int) -> dict[str, Any]:
     run = bench_regrade_run(scenario, count=count)
     seconds = time.perf_counter() - began
     # Scaled to 1,000 answers when asked for fewer; exact at the default.
-    return {"regrade_1000_s": round(seconds * 1000 / count, 2), "regrades": count,
-            "regrade_changed": run.changed, "regrade_failed": run.failed}  # fmt: skip
+    return {
+        "regrade_1000_s": round(seconds * 1000 / count, 2),
+        "regrades": count,
+        "regrade_changed": run.changed,
+        "regrade_failed": run.failed,
+    }
 
 
 def _redis_url() -> str:
