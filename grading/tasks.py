@@ -8,8 +8,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from grading.services.code import code_responses_sweep, code_result_apply
-from grading.services.regrade_chunk import regrade_chunk
-from grading.services.regrade_dispatch import regrade_dispatch
+from grading.services.regrade.runs import regrade_chunk, regrade_dispatch
 from grading.services.responses import attempts_close_overdue
 
 

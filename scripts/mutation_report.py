@@ -23,11 +23,9 @@ AREAS: dict[str, tuple[str, ...]] = {
         "grading.services.responses:_check_open",
     ),
     "viva marking": (
-        "grading.services.marking",
-        "grading.services.marking_rule",
-        "grading.services.marking_rubric",
-        "grading.services.marking_apply",
-        "grading.services.marking_policy",
+        "grading.services.marking.marks",
+        "grading.services.marking.outcome",
+        "grading.services.marking.policy",
     ),
     "tensor comparison": (
         "runner.harness.compare",

@@ -23,12 +23,17 @@ from grading.api.marking_serializers import (
     ScoreChangeSerializer,
 )
 from grading.models import Response as AnswerRow
-from grading.services.marking import mark_create, mark_moderate, mark_update, second_mark_request
-from grading.services.marking_selectors import (
+from grading.selectors.marking import (
     access_mark,
     access_marking_response,
     marking_history,
     marking_queue,
+)
+from grading.services.marking.marks import (
+    mark_create,
+    mark_moderate,
+    mark_update,
+    second_mark_request,
 )
 
 _TRUE = ("true", "1", "yes")

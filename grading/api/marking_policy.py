@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.models.marking import QuizMarkingPolicy
-from grading.services.marking_policy import marking_policy_set, quiz_marking_policy
+from grading.services.marking.policy import marking_policy_set, quiz_marking_policy
 from quizbank.access import access_quiz
 from quizbank.models import Role
 

@@ -9,9 +9,9 @@ from grading.api.presenters import student_question
 from grading.content import variant_content
 from grading.models import Response
 from grading.models.marking import MarkingState, MarkingStatus
-from grading.services.anonymity import anonymous_quizzes, names_hidden, student_label
-from grading.services.marking_rubric import rubric_of
-from grading.services.marking_selectors import marks_hidden, visible_marks
+from grading.selectors.marking import marks_hidden, visible_marks
+from grading.services.marking.outcome import rubric_of
+from grading.services.marking.policy import anonymous_quizzes, names_hidden, student_label
 from quizbank.access import AnyUser
 
 

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from config.fields import BoundedIntegerField
 from grading.models.marking import Mark
-from grading.services.marking import MarkInput
+from grading.services.marking.marks import MarkInput
 
 
 class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):

@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeMode, RegradeRun
-from grading.services.regrade_selectors import access_regrade_run, regrade_runs_for
-from grading.services.regrade_start import regrade_run_start
+from grading.selectors.regrade import access_regrade_run, regrade_runs_for
+from grading.services.regrade.runs import regrade_run_start
 from quizbank.access import access_quiz
 from quizbank.models import Question, Role
 

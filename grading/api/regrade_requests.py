@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeRequest
 from grading.selectors import access_own_attempt
-from grading.services.regrade_request import regrade_request_answer, regrade_request_create
-from grading.services.regrade_selectors import access_request_to_answer, regrade_requests_for
+from grading.selectors.regrade import access_request_to_answer, regrade_requests_for
+from grading.services.regrade.requests import regrade_request_answer, regrade_request_create
 
 
 class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):

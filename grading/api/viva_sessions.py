@@ -21,9 +21,9 @@ from grading.api.viva_filters import SessionRowSerializer, VivaSessionFilter
 from grading.api.viva_presenters import viva_session_view
 from grading.models.marking import Mark
 from grading.models.viva_sessions import VivaSession
-from grading.services.marking import MarkInput, mark_create, mark_update
-from grading.services.marking_selectors import access_marking_response
-from grading.services.viva_session_selectors import access_viva_session, viva_sessions_for
+from grading.selectors.marking import access_marking_response
+from grading.selectors.viva_sessions import access_viva_session, viva_sessions_for
+from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
     Pool,
     viva_session_draw,

@@ -14,7 +14,7 @@ from django.utils import timezone
 from grading.bench.scenario import SOURCE, Scenario
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.regrade import RegradeMode, RegradeRun, RegradeStatus
-from grading.services.regrade_start import regrade_run_start
+from grading.services.regrade.runs import regrade_run_start
 from quizbank.models import Question, Quiz
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from grading.api.marking_filters import MarkingQueueFilter
 from grading.api.marking_presenters import student_labels
-from grading.services.marking_selectors import marking_queue
+from grading.selectors.marking import marking_queue
 from quizbank.access import courses_for
 from quizbank.models import Quiz, Role
 

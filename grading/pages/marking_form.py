@@ -13,14 +13,14 @@ from django.views.decorators.http import require_http_methods
 from config.exceptions import DomainError
 from grading.api.marking_presenters import marking_view
 from grading.models.marking import Mark, MarkingStatus
-from grading.services.marking import (
+from grading.selectors.marking import access_marking_response, marking_queue
+from grading.services.marking.marks import (
     MarkInput,
     mark_create,
     mark_moderate,
     mark_update,
     second_mark_request,
 )
-from grading.services.marking_selectors import access_marking_response, marking_queue
 
 
 def _levels(form: QueryDict, criteria: int) -> list[int]:

@@ -13,8 +13,8 @@ from config.exceptions import DomainError
 from grading.api.viva_presenters import viva_session_view
 from grading.models.marking import Mark
 from grading.models.viva_sessions import VivaSession
-from grading.services.marking import MarkInput, mark_create, mark_update
-from grading.services.viva_session_selectors import access_viva_session
+from grading.selectors.viva_sessions import access_viva_session
+from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
     Pool,
     viva_session_draw,

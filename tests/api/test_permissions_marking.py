@@ -12,9 +12,9 @@ from grading.models import Response
 from grading.models.marking import Mark
 from grading.models.regrade import RegradeRequest, RegradeRun
 from grading.models.viva_sessions import VivaSession
-from grading.services.marking import MarkInput, mark_create
-from grading.services.regrade_request import regrade_request_create
-from grading.services.regrade_start import regrade_run_start
+from grading.services.marking.marks import MarkInput, mark_create
+from grading.services.regrade.requests import regrade_request_create
+from grading.services.regrade.runs import regrade_run_start
 from grading.services.viva_sessions import Pool, viva_session_draw, viva_session_start
 from quizbank.models import Question, Quiz, ReleasePolicy, Role
 from tests.api.helpers import ANON, ROLES, assert_matrix_status, client_as, listed_ids

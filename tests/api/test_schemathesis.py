@@ -28,9 +28,9 @@ from schemathesis.specs.openapi.checks import (
     unsupported_method,
 )
 
-from grading.services.marking import MarkInput, mark_create
-from grading.services.regrade_request import regrade_request_create
-from grading.services.regrade_start import regrade_run_start
+from grading.services.marking.marks import MarkInput, mark_create
+from grading.services.regrade.requests import regrade_request_create
+from grading.services.regrade.runs import regrade_run_start
 from grading.services.viva_sessions import viva_session_start
 from quizbank.models import Quiz, ReleasePolicy
 from runner import api as runner_api

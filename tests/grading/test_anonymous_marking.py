@@ -9,7 +9,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from grading.models import Attempt
-from grading.services.anonymity import candidate_pseudonym
+from grading.services.marking.policy import candidate_pseudonym
 from quizbank.models import ReleasePolicy
 from tests.grading.content import SINGLE, VIVA
 from tests.grading.factories import Staff, api_as, member, staffed_quiz, submitted_attempt

@@ -8,8 +8,8 @@ from django.test import override_settings
 from grading.errors import InvalidMark
 from grading.models import Response
 from grading.models.marking import MarkingState, QuizMarkingPolicy
-from grading.services.marking import MarkInput, mark_create, second_mark_request
-from grading.services.marking_policy import marking_policy_set
+from grading.services.marking.marks import MarkInput, mark_create, second_mark_request
+from grading.services.marking.policy import marking_policy_set
 from tests.grading.content import VIVA_TWO_CRITERIA
 from tests.grading.factories import Staff, staffed_quiz, submitted_attempt
 

@@ -6,8 +6,8 @@ import pytest
 
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.marking import MarkChange, MarkingState, QuizMarkingPolicy, ScoreChange
-from grading.services.marking import MarkInput, mark_create, mark_update, second_mark_request
-from grading.services.marking_rubric import level_feedback, rubric_of
+from grading.services.marking.marks import MarkInput, mark_create, mark_update, second_mark_request
+from grading.services.marking.outcome import level_feedback, rubric_of
 from tests.grading.content import VIVA_TWO_CRITERIA
 from tests.grading.factories import Staff, staffed_quiz, submitted_attempt
 

@@ -6,14 +6,14 @@ import pytest
 
 from grading.errors import InvalidMark
 from grading.models.marking import MarkingStatus, MarkRole
-from grading.services.marking_rubric import (
+from grading.services.marking.outcome import (
     level_feedback,
     mark_score,
+    marking_outcome,
     rubric_maximum,
     rubric_of,
     rubric_points,
 )
-from grading.services.marking_rule import marking_outcome
 from tests.grading.content import VIVA_TWO_CRITERIA
 
 RUBRIC = rubric_of(VIVA_TWO_CRITERIA)  # Mechanism 0/1/2 and Practice 0/2/4: maximum 6

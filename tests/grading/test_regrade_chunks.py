@@ -9,9 +9,7 @@ from django.utils import timezone
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeItem, RegradeRun
-from grading.services.regrade_chunk import regrade_chunk
-from grading.services.regrade_dispatch import regrade_lanes
-from grading.services.regrade_start import regrade_run_start
+from grading.services.regrade.runs import regrade_chunk, regrade_lanes, regrade_run_start
 from grading.tasks import regrade_chunk_task
 from quizbank.models import Question
 from runner.worker import grade

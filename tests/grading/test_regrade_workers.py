@@ -9,7 +9,7 @@ from config.celery_workers import worker_processes
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeRun, RegradeStatus
-from grading.services.regrade_start import regrade_run_start
+from grading.services.regrade.runs import regrade_run_start
 from tests.grading.content import CODE
 from tests.grading.factories import staffed_quiz
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from grading.models.marking import QuizMarkingPolicy
-from grading.services.marking import MarkInput, mark_create
+from grading.services.marking.marks import MarkInput, mark_create
 from quizbank.models import GradingMethod
 from tests.grading.content import SINGLE, VIVA_TWO_CRITERIA
 from tests.grading.factories import Staff, api_as, member, staffed_quiz, submitted_attempt

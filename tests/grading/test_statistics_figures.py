@@ -22,7 +22,7 @@ from django.contrib.auth.models import User
 
 from grading.models import Attempt, AttemptStatus
 from grading.models.marking import QuizMarkingPolicy
-from grading.services.marking import MarkInput, mark_create
+from grading.services.marking.marks import MarkInput, mark_create
 from quizbank.models import Question, Quiz, Role
 from tests.grading.content import NUMERIC, SINGLE, TRUE_FALSE, VIVA
 from tests.grading.factories import (

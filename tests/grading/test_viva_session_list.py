@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from grading.models.viva_sessions import VivaSession
-from grading.services.marking import MarkInput, mark_create
+from grading.services.marking.marks import MarkInput, mark_create
 from grading.services.viva_sessions import (
     Pool,
     viva_session_draw,

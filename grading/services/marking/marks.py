@@ -1,4 +1,5 @@
-"""Examiners' rubric marks: first, blind second, moderator; every change is logged."""
+"""Viva marks: first and second marks, moderation, and the lock that guards a response
+while it is marked."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,14 +12,15 @@ from grading.errors import (
     AlreadyMarked,
     InvalidMark,
     NotFlagged,
+    NotMarkable,
     NotYourMark,
     SameMarker,
 )
-from grading.models import Response
+from grading.models import Attempt, AttemptStatus, Response
 from grading.models.marking import Mark, MarkChange, MarkingStatus, MarkRole
-from grading.services.marking_apply import marking_apply, marking_state_of
-from grading.services.marking_locks import response_lock_for_marking
-from grading.services.marking_rubric import mark_score, rubric_of
+from grading.models.viva_sessions import VivaSession, VivaSessionStatus
+from grading.services.attempts import response_lock_by_id
+from grading.services.marking.outcome import mark_score, marking_apply, marking_state_of, rubric_of
 
 
 @dataclass(frozen=True)
@@ -137,3 +139,17 @@ def second_mark_request(*, response_id: int, examiner: User, now: datetime) -> s
         state.second_requested = True
         state.save(update_fields=["second_requested"])
         return marking_apply(response=response, actor=examiner, now=now).status
+
+
+def response_lock_for_marking(response_id: int) -> Response:
+    """The locked response; NotMarkable unless it is a viva answer ready for an examiner."""
+    response = response_lock_by_id(response_id)
+    if response.question_version.content.get("type") != "viva":
+        raise NotMarkable("Only viva answers are marked on a rubric.")
+    if response.attempt.status == AttemptStatus.OPEN and not _in_live_session(response.attempt):
+        raise NotMarkable("The student is still working on this attempt.")
+    return response
+
+
+def _in_live_session(attempt: Attempt) -> bool:
+    return VivaSession.objects.filter(attempt=attempt, status=VivaSessionStatus.OPEN).exists()

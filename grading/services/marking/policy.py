@@ -1,21 +1,51 @@
-"""Anonymous marking: markers see a stable pseudonym instead of the student's name.
-
-Names are hidden where the quiz's marking policy asks for it, or where an examiner
-asks for it on a request (`?anonymous=true`); a request can hide names, never show
-ones the policy hides. They stay hidden until the answer's mark is final and its
-attempt released to the student. The pseudonym is an HMAC of the quiz and the user
-keyed by the site's secret, so it is the same on every page of a quiz, differs
-between quizzes, and cannot be worked back to the student without the secret.
-"""
+"""A quiz's marking policy (second marking, disagreement threshold) and anonymous marking."""
 
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.conf import settings
 from django.utils.crypto import salted_hmac
 
+from grading.errors import InvalidMark
 from grading.models import Response, ResponseStatus
 from grading.models.marking import QuizMarkingPolicy
 from grading.selectors import attempt_released
+from quizbank.models import Quiz
+
+
+def default_threshold() -> float:
+    return settings.GRADING_DISAGREEMENT_THRESHOLD
+
+
+def quiz_marking_policy(quiz: Quiz) -> QuizMarkingPolicy:
+    """The quiz's policy, or an unsaved one holding the site defaults."""
+    policy = QuizMarkingPolicy.objects.filter(quiz=quiz).first()
+    return policy or QuizMarkingPolicy(quiz=quiz, disagreement_threshold=default_threshold())
+
+
+def marking_policy_set(
+    *,
+    quiz: Quiz,
+    double_marking: bool,
+    disagreement_threshold: float,
+    anonymous_marking: bool | None = None,
+) -> QuizMarkingPolicy:
+    """Create or change the quiz's marking policy (threshold: a share of the maximum;
+    `anonymous_marking` None keeps the current setting)."""
+    if not 0.0 <= disagreement_threshold <= 1.0:
+        raise InvalidMark(
+            "The disagreement threshold is a share of the maximum, between 0 and 1.",
+            fields={"disagreement_threshold": ["must be between 0 and 1"]},
+        )
+    values: dict[str, bool | float] = {
+        "double_marking": double_marking,
+        "disagreement_threshold": disagreement_threshold,
+    }
+    if anonymous_marking is not None:
+        values["anonymous_marking"] = anonymous_marking
+    policy, _ = QuizMarkingPolicy.objects.update_or_create(quiz=quiz, defaults=values)
+    return policy
+
 
 _SALT = "grading.anonymity.candidate"
 

@@ -4,7 +4,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from grading.models.regrade import RegradeRequest, RegradeRun
-from grading.services.marking_selectors import EXAMINERS, examined_courses_filter
+from grading.selectors.marking import EXAMINERS, examined_courses_filter
 from quizbank.access import AnyUser, require_role, user_id
 
 

@@ -9,9 +9,7 @@ from grading.models import Attempt, Response, ResponseStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeRun
 from grading.services.attempts import attempts_refresh_totals
-from grading.services.regrade_progress import regrade_progress
-from grading.services.regrade_score import regrade_change
-from grading.services.regrade_verdicts import RegradeVerdict
+from grading.services.regrade.verdicts import RegradeVerdict, regrade_change, regrade_progress
 
 _RESPONSE_FIELDS = ["score", "status", "feedback", "graded_at", "question_version"]
 
