@@ -66,7 +66,7 @@ def _cold_once(job: GradingJob, reference: bytes) -> float:
         input=json.dumps(request).encode(),
         capture_output=True,
         check=True,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],  # the checkout, so `runner` imports
         env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"},
     )
     score, _, status, message = score_job(job, Payloads(reference, visible=done.stdout))
