@@ -13,7 +13,22 @@ from django.views.decorators.http import require_http_methods
 from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_course, access_quiz
 from quizbank.models import Course, GradingMethod, Quiz, ReleasePolicy
-from quizbank.services.quiz_builder import QuizInput, SlotInput, quiz_save, quiz_slots_set
+from quizbank.services.quiz_write import SlotSpec, quiz_create, quiz_update, slot_spec
+
+SETTINGS = (
+    "title",
+    "slug",
+    "description",
+    "opens_at",
+    "closes_at",
+    "attempts_allowed",
+    "grading_method",
+    "shuffle_questions",
+    "shuffle_choices",
+    "release_policy",
+)
+
+FORM_FIELDS = {"time_limit": "minutes"}  # the service's name for a setting -> the form's
 
 
 class QuizForm(forms.Form):
@@ -46,51 +61,57 @@ class QuizForm(forms.Form):
         super().__init__(*args, **kwargs)
         bank = course.questions.filter(current_version__isnull=False).order_by("slug")
         self.fields["questions"].choices = [(str(q.pk), f"{q.title} ({q.type})") for q in bank]  # type: ignore[attr-defined]  # a ChoiceField
-        topics = [("", "no pool")] + [(str(t.pk), t.title) for t in course.topics.all()]
+        topics = [("", "no pool")] + [(t.slug, t.title) for t in course.topics.all()]
         self.fields["pool_topic"].choices = topics  # type: ignore[attr-defined]  # a ChoiceField
 
 
+def _form_slots(quiz: Quiz) -> tuple[list[SlotSpec], bool]:
+    """The quiz's slots, and whether the form shows them all (fixed questions and at most one
+    topic pool: pools by tag or difficulty, made over the API, are not on this form)."""
+    specs = [slot_spec(s) for s in quiz.slots.select_related("pool_topic").order_by("position")]
+    pools = [s for s in specs if s.question is None]
+    shown = len(pools) <= 1 and all(
+        p.pool_topic and not (p.pool_tag or p.pool_difficulty) for p in pools
+    )
+    return specs, shown
+
+
 def _initial(quiz: Quiz) -> dict[str, Any]:
-    fixed = [str(s.question_id) for s in quiz.slots.all() if s.question_id]
+    specs, _ = _form_slots(quiz)
+    pool = next((s for s in specs if s.question is None), None)
     minutes = int(quiz.time_limit.total_seconds() // 60) if quiz.time_limit else None
-    names = [
-        "title",
-        "slug",
-        "description",
-        "opens_at",
-        "closes_at",
-        "attempts_allowed",
-        "grading_method",
-        "shuffle_questions",
-        "shuffle_choices",
-        "release_policy",
-    ]
-    return {**{n: getattr(quiz, n) for n in names}, "minutes": minutes, "questions": fixed}
+    return {
+        **{name: getattr(quiz, name) for name in SETTINGS},
+        "minutes": minutes,
+        "questions": [str(s.question) for s in specs if s.question is not None],
+        "pool_topic": pool.pool_topic if pool else "",
+        "pool_draw": pool.draw_count if pool else None,
+    }
+
+
+def _slots(quiz: Quiz | None, data: dict[str, Any]) -> list[SlotSpec] | None:
+    """The slots the form asks for: questions already in the quiz keep their order, new ones
+    follow, then the pool. None (keep the slots) when the quiz has slots the form cannot show."""
+    chosen = [int(pk) for pk in data["questions"]]
+    kept: list[int] = []
+    if quiz is not None:
+        specs, shown = _form_slots(quiz)
+        if not shown:
+            return None
+        kept = [s.question for s in specs if s.question in chosen]
+    slots = [SlotSpec(question=pk) for pk in kept + [pk for pk in chosen if pk not in kept]]
+    if data["pool_topic"]:
+        slots.append(SlotSpec(pool_topic=data["pool_topic"], draw_count=data["pool_draw"] or 1))
+    return slots
 
 
 def _save(course: Course, quiz: Quiz | None, data: dict[str, Any]) -> Quiz:
-    limit = timedelta(minutes=data["minutes"]) if data["minutes"] else None
-    settings = QuizInput(
-        slug=data["slug"],
-        title=data["title"],
-        description=data["description"],
-        time_limit=limit,
-        opens_at=data["opens_at"],
-        closes_at=data["closes_at"],
-        attempts_allowed=data["attempts_allowed"],
-        grading_method=data["grading_method"],
-        shuffle_questions=data["shuffle_questions"],
-        shuffle_choices=data["shuffle_choices"],
-        release_policy=data["release_policy"],
-    )
-    slots = [SlotInput(question_id=int(pk)) for pk in data["questions"]]
-    if data["pool_topic"]:
-        slots.append(
-            SlotInput(pool_topic_id=int(data["pool_topic"]), draw_count=data["pool_draw"] or 1)
-        )
-    saved = quiz_save(course=course, quiz=quiz, data=settings)
-    quiz_slots_set(quiz=saved, slots=slots)
-    return saved
+    settings = {name: data[name] for name in SETTINGS}
+    settings["time_limit"] = timedelta(minutes=data["minutes"]) if data["minutes"] else None
+    slots = _slots(quiz, data)
+    if quiz is None:
+        return quiz_create(course=course, data=settings, slots=slots or [])
+    return quiz_update(quiz=quiz, data=settings, slots=slots)
 
 
 def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpResponse:
@@ -103,11 +124,16 @@ def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpRespon
             return redirect("quizbank-pages:quiz-edit", quiz_id=saved.pk)
         except DomainError as refused:
             for name, problems in refused.fields.items():
-                form.add_error(name if name in form.fields else None, "; ".join(problems))
+                field = FORM_FIELDS.get(name, name)
+                form.add_error(field if field in form.fields else None, "; ".join(problems))
             form.add_error(None, refused.message)
-    return render(
-        request, "quizbank/author/builder.html", {"form": form, "course": course, "quiz": quiz}
-    )
+    context = {
+        "form": form,
+        "course": course,
+        "quiz": quiz,
+        "slots_elsewhere": quiz is not None and not _form_slots(quiz)[1],
+    }
+    return render(request, "quizbank/author/builder.html", context)
 
 
 @login_required

@@ -1,21 +1,35 @@
-"""Courses and quizzes written over the API: create, update, schedule, open and close.
+"""Courses and quizzes written by authors, over the API and in the browser's quiz builder:
+create, update, schedule, open and close. One set of rules for both.
 
 A quiz's slots are fixed bank questions or pools (tag, topic, difficulty) of the
 quiz's course. Slots are replaced whole, and only before anyone has attempted the
-quiz (attempts pin the versions they drew, but the gradebook's columns are slots).
+quiz (attempts pin the versions they drew, but the gradebook's columns are slots);
+a replacement identical to the current slots is no change and always allowed.
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
 
 from quizbank.errors import QuizInvalid, QuizLocked, SlugTaken
-from quizbank.models import Course, CourseMembership, Question, Quiz, QuizSlot, Role, Topic
+from quizbank.models import (
+    Course,
+    CourseMembership,
+    Difficulty,
+    GradingMethod,
+    Question,
+    Quiz,
+    QuizSlot,
+    ReleasePolicy,
+    Role,
+    Topic,
+)
 from quizbank.selectors import slot_pool
 
 COURSE_OWNER_ROLES = (Role.AUTHOR, Role.EXAMINER)
+MAX_ATTEMPTS_ALLOWED = 1000
 
 
 @dataclass(frozen=True)
@@ -27,6 +41,18 @@ class SlotSpec:
     pool_tag: str = ""
     pool_topic: str = ""  # a topic slug of the quiz's course
     pool_difficulty: str = ""
+
+
+def slot_spec(slot: QuizSlot) -> SlotSpec:
+    """The spec that builds `slot` again."""
+    if slot.question_id is not None:
+        return SlotSpec(question=slot.question_id)
+    return SlotSpec(
+        draw_count=slot.draw_count,
+        pool_tag=slot.pool_tag,
+        pool_topic=slot.pool_topic.slug if slot.pool_topic else "",
+        pool_difficulty=slot.pool_difficulty,
+    )
 
 
 @transaction.atomic
@@ -50,11 +76,26 @@ def course_update(*, course: Course, data: dict[str, Any]) -> Course:
     return course
 
 
-def _check_window(opens_at: datetime | None, closes_at: datetime | None) -> None:
-    if opens_at is not None and closes_at is not None and closes_at <= opens_at:
-        raise QuizInvalid(
-            "The quiz must close after it opens.", fields={"closes_at": ["Must be after opens_at."]}
-        )
+def _check_settings(quiz: Quiz) -> None:
+    """Every rule of a quiz's settings, checked on the quiz as it would be saved."""
+    problems: dict[str, list[str]] = {}
+    if quiz.opens_at and quiz.closes_at and quiz.closes_at <= quiz.opens_at:
+        problems["closes_at"] = ["Must be after opens_at."]
+    if quiz.time_limit is not None and quiz.time_limit <= timedelta(0):
+        problems["time_limit"] = ["Must be positive (empty: untimed)."]
+    if quiz.grace_period < timedelta(0):
+        problems["grace_period"] = ["Must not be negative."]
+    if not 0 <= quiz.attempts_allowed <= MAX_ATTEMPTS_ALLOWED:
+        problems["attempts_allowed"] = [f"Between 0 (unlimited) and {MAX_ATTEMPTS_ALLOWED}."]
+    if not 0.0 <= quiz.penalty_per_attempt <= 1.0:
+        problems["penalty_per_attempt"] = ["Between 0 and 1."]
+    if quiz.release_policy not in ReleasePolicy.values:
+        problems["release_policy"] = ["Unknown policy."]
+    if quiz.grading_method not in GradingMethod.values:
+        problems["grading_method"] = ["Unknown method."]
+    if problems:
+        first = next(iter(problems.values()))[0]
+        raise QuizInvalid(f"The quiz settings are not valid: {first}", fields=problems)
 
 
 def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
@@ -75,20 +116,24 @@ def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
                 "No such topic in this course.",
                 fields={f"{where}.pool_topic": ["No such topic in this course."]},
             )
+    if spec.pool_difficulty and spec.pool_difficulty not in Difficulty.values:
+        raise QuizInvalid(
+            "Unknown difficulty.", fields={f"{where}.pool_difficulty": ["Unknown difficulty."]}
+        )
     slot = QuizSlot(
         quiz=quiz,
         position=position,
         draw_count=spec.draw_count,
-        pool_tag=spec.pool_tag,
+        pool_tag=spec.pool_tag.strip(),
         pool_topic=topic,
         pool_difficulty=spec.pool_difficulty,
     )
-    if not (spec.pool_tag or topic or spec.pool_difficulty):
+    if not (slot.pool_tag or topic or spec.pool_difficulty):
         raise QuizInvalid(
             "A slot needs a question or a pool.",
             fields={where: ["Name a question, or a pool tag, topic or difficulty."]},
         )
-    if len(slot_pool(slot)) < spec.draw_count:
+    if not 1 <= spec.draw_count <= len(slot_pool(slot)):
         raise QuizInvalid(
             "The pool holds fewer questions than the slot draws.",
             fields={f"{where}.draw_count": ["More than the pool holds."]},
@@ -97,6 +142,9 @@ def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
 
 
 def _replace_slots(quiz: Quiz, slots: list[SlotSpec]) -> None:
+    current = [slot_spec(s) for s in quiz.slots.select_related("pool_topic").order_by("position")]
+    if slots == current:
+        return
     if quiz.attempts.exists():
         raise QuizLocked("The quiz has attempts; its questions can no longer change.")
     built = [_slot(quiz, position, spec) for position, spec in enumerate(slots)]
@@ -104,27 +152,8 @@ def _replace_slots(quiz: Quiz, slots: list[SlotSpec]) -> None:
     QuizSlot.objects.bulk_create(built)
 
 
-@transaction.atomic
-def quiz_create(*, course: Course, data: dict[str, Any], slots: list[SlotSpec]) -> Quiz:
-    """A new quiz of the course with these settings and slots."""
-    _check_window(data.get("opens_at"), data.get("closes_at"))
-    if Quiz.objects.filter(course=course, slug=data["slug"]).exists():
-        raise SlugTaken(
-            "The course has a quiz with this slug.",
-            fields={"slug": ["Already taken in this course."]},
-        )
-    quiz = Quiz.objects.create(course=course, **data)
-    _replace_slots(quiz, slots)
-    return quiz
-
-
-@transaction.atomic
-def quiz_update(*, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None) -> Quiz:
-    """Change the quiz's settings (schedule included) and, with `slots`, its questions."""
-    quiz = Quiz.objects.select_for_update().get(pk=quiz.pk)
-    _check_window(data.get("opens_at", quiz.opens_at), data.get("closes_at", quiz.closes_at))
-    for name, value in data.items():
-        setattr(quiz, name, value)
+def _save(quiz: Quiz) -> None:
+    _check_settings(quiz)
     try:
         with transaction.atomic():
             quiz.save()
@@ -133,6 +162,24 @@ def quiz_update(*, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | Non
             "The course has a quiz with this slug.",
             fields={"slug": ["Already taken in this course."]},
         ) from exc
+
+
+@transaction.atomic
+def quiz_create(*, course: Course, data: dict[str, Any], slots: list[SlotSpec]) -> Quiz:
+    """A new quiz of the course with these settings and slots."""
+    quiz = Quiz(course=course, **data)
+    _save(quiz)
+    _replace_slots(quiz, slots)
+    return quiz
+
+
+@transaction.atomic
+def quiz_update(*, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None) -> Quiz:
+    """Change the quiz's settings (schedule included) and, with `slots`, its questions."""
+    quiz = Quiz.objects.select_for_update().get(pk=quiz.pk)
+    for name, value in data.items():
+        setattr(quiz, name, value)
+    _save(quiz)
     if slots is not None:
         _replace_slots(quiz, slots)
     return quiz

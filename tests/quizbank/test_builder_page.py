@@ -5,8 +5,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from quizbank.models import Quiz, Role
+from quizbank.services.quiz_write import SlotSpec, quiz_create
 from tests.grading.content import NUMERIC, SINGLE
-from tests.grading.factories import member, new_course, new_topic, question
+from tests.grading.factories import member, new_course, new_topic, question, submitted_attempt
 
 pytestmark = pytest.mark.django_db
 
@@ -34,18 +35,54 @@ def test_an_author_builds_a_quiz_with_a_fixed_question_and_a_pool() -> None:
     fixed = question(course, SINGLE)
     question(course, NUMERIC, topic=topic)
     author = _browser(member(course, Role.AUTHOR))
-    body = {**BASE, "questions": [str(fixed.pk)], "pool_topic": str(topic.pk), "pool_draw": "1"}
+    body = {**BASE, "questions": [str(fixed.pk)], "pool_topic": topic.slug, "pool_draw": "1"}
     reply = author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
     assert reply.status_code == 302
     quiz = Quiz.objects.get(course=course, slug="week-1")
     assert quiz.time_limit is not None
     assert quiz.time_limit.total_seconds() == 1800
     assert [s.is_pool for s in quiz.slots.all()] == [False, True]
-    edited = author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "title": "Week one"})
+    initial = author.get(f"/author/quizzes/{quiz.pk}/").context["form"].initial
+    shown = {name: value for name, value in initial.items() if value not in (None, False)}
+    edited = author.post(f"/author/quizzes/{quiz.pk}/", {**shown, "title": "Week one"})
     assert edited.status_code == 302
     quiz.refresh_from_db()
     assert quiz.title == "Week one"
+    assert [s.is_pool for s in quiz.slots.all()] == [False, True], "the edit form kept the pool"
+    emptied = author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "title": "Week one"})
+    assert emptied.status_code == 302
     assert quiz.slots.count() == 0
+
+
+def test_a_quiz_with_attempts_keeps_its_questions_and_the_form_says_why() -> None:
+    course = new_course()
+    first, second = question(course, SINGLE), question(course, NUMERIC)
+    author = _browser(member(course, Role.AUTHOR))
+    body = {**BASE, "questions": [str(first.pk)]}
+    author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
+    quiz = Quiz.objects.get(course=course)
+    submitted_attempt(quiz, member(course, Role.STUDENT), {})
+    url = f"/author/quizzes/{quiz.pk}/"
+    refused = author.post(url, {**body, "questions": [str(first.pk), str(second.pk)]})
+    assert refused.status_code == 200
+    assert "can no longer change" in refused.text
+    assert author.post(url, {**body, "title": "Renamed"}).status_code == 302
+    assert [s.question_id for s in quiz.slots.all()] == [first.pk]
+
+
+def test_pools_the_form_cannot_show_are_left_alone() -> None:
+    course = new_course()
+    tagged = question(course, {**SINGLE, "tags": ["autograd"]})
+    quiz = quiz_create(
+        course=course,
+        data={"slug": "q", "title": "Q"},
+        slots=[SlotSpec(question=tagged.pk), SlotSpec(pool_tag="autograd")],
+    )
+    author = _browser(member(course, Role.AUTHOR))
+    page = author.get(f"/author/quizzes/{quiz.pk}/")
+    assert "changes its settings only" in page.text
+    assert author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "slug": "q"}).status_code == 302
+    assert [s.pool_tag for s in quiz.slots.all()] == ["", "autograd"]
 
 
 def test_settings_that_break_a_rule_are_shown_on_the_form() -> None:
@@ -55,7 +92,7 @@ def test_settings_that_break_a_rule_are_shown_on_the_form() -> None:
     bad = {**BASE, "opens_at": "2026-03-02T10:00", "closes_at": "2026-03-02T09:00"}
     reply = author.post(url, bad)
     assert reply.status_code == 200
-    assert "must be after opens_at" in reply.text
+    assert "Must be after opens_at" in reply.text
     assert author.post(url, {**BASE, "pool_topic": "999999"}).status_code == 200
     assert not Quiz.objects.filter(course=course).exists()
 
