@@ -9,8 +9,17 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from quizbank.bankfiles import ParsedBank, QuestionFile, content_hash, read_bank, schema
+from quizbank.bankfiles import (
+    ParsedBank,
+    QuestionFile,
+    content_hash,
+    read_bank,
+    schema,
+    validate_question,
+)
+from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
 from quizbank.bankfiles.reader import Progress
+from quizbank.bankfiles.source import field_name
 from quizbank.errors import BankInvalid
 from quizbank.models import Course, Question, Topic
 from quizbank.services.question_write import question_apply_content
@@ -140,3 +149,24 @@ def bank_write_question(
     if is_new:
         return "created"
     return "unchanged" if version is None else "updated"
+
+
+def question_problems(content: dict[str, Any]) -> list[str]:
+    """What breaks the bank's rules in one question given as a dict, its source files under
+    "files" (as an import from another format or a scratch question brings it), one line each."""
+    fields = dict(content)
+    files = fields.pop("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        return ["files: must map file names to text"]
+    problems = [
+        f"{field_name(issue.path)}: {issue.message}"
+        for issue in validate_question(fields, parameterised=schema.GENERATOR_FILE in files)
+    ]
+    problems += missing_files(str(fields.get("type")), list(files))
+    for name, source in files.items():
+        kind = file_kind(name)
+        defines = fields.get("entry_point") if kind in ("reference", "correct") else None
+        problem = check_python(name, source, defines=str(defines) if defines else None)
+        if problem is not None:
+            problems.append(f"{name}: {problem[1]}")
+    return problems

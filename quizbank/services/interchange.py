@@ -15,17 +15,14 @@ from django.db import transaction
 from django.db.models import Max
 
 from config.text import unstorable_text
-from quizbank.bankfiles import canonicalize, validate_question
-from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
-from quizbank.bankfiles.schema import GENERATOR_FILE
-from quizbank.bankfiles.source import field_name
+from quizbank.bankfiles import canonicalize
 from quizbank.errors import ExportImpossible, InterchangeRefused
 from quizbank.interchange.formats import EXTENSIONS, FORMATS, READERS, WRITERS
 from quizbank.interchange.limits import check_size
 from quizbank.interchange.report import Draft, Exported, Skipped, TopicRef
 from quizbank.models import Course, Quiz, Topic
 from quizbank.selectors import course_questions, quiz_slots
-from quizbank.services.bank_import import bank_write_question
+from quizbank.services.bank_import import bank_write_question, question_problems
 from quizbank.services.content import question_content
 
 
@@ -103,28 +100,13 @@ def interchange_import(
 
 
 def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
-    content = dict(draft.content)
-    files = content.pop("files", {})
-    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
-        skipped.append(Skipped(draft.location, "files: must map file names to text"))
-        return False
-    problems = [
-        f"{field_name(issue.path)}: {issue.message}"
-        for issue in validate_question(content, parameterised=GENERATOR_FILE in files)
-    ]
-    problems += missing_files(str(content.get("type")), list(files))
-    for name, source in files.items():
-        kind = file_kind(name)
-        defines = content.get("entry_point") if kind in ("reference", "correct") else None
-        problem = check_python(name, source, defines=str(defines) if defines else None)
-        if problem is not None:
-            problems.append(f"{name}: {problem[1]}")
+    problems = question_problems(draft.content)
     if unstorable_text([draft.content, vars(draft.topic)]):
         problems.append("text holds NUL characters or unpaired surrogates")
     if problems:
         skipped.append(Skipped(draft.location, "; ".join(problems)))
         return False
-    draft.content = canonicalize({**content, "files": files})
+    draft.content = canonicalize(draft.content)
     return True
 
 
