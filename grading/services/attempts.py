@@ -149,6 +149,28 @@ def _check_open(terms: QuizTerms, now: datetime) -> None:
         raise QuizNotOpen(f"The quiz closed at {terms.closes_at.isoformat()}.")
 
 
+def drawn_responses(drawn: list[Drawn], seed: int) -> list[Response]:
+    """The responses a draw gives, each with its variant's parameters, not yet saved or tied
+    to an attempt (the authors' preview shows them without saving)."""
+    rows = []
+    for position, item in enumerate(drawn):
+        params, answers = variant_generate(
+            content=item.version.content, seed=variant_seed(seed, position)
+        )
+        rows.append(
+            Response(
+                position=position,
+                slot_position=item.slot_position,
+                question_version=item.version,
+                points=item.points,
+                params=params,
+                generated_answers=answers,
+                choice_order=item.choice_order,
+            )
+        )
+    return rows
+
+
 def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime) -> Attempt:
     seed = secrets.randbits(62)
     drawn = attempt_draw(quiz=quiz, seed=seed)
@@ -164,23 +186,9 @@ def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime
         deadline=terms.deadline(now),
         max_score=sum(item.points for item in drawn),
     )
-    rows = []
-    for position, item in enumerate(drawn):
-        params, answers = variant_generate(
-            content=item.version.content, seed=variant_seed(seed, position)
-        )
-        rows.append(
-            Response(
-                attempt=attempt,
-                position=position,
-                slot_position=item.slot_position,
-                question_version=item.version,
-                points=item.points,
-                params=params,
-                generated_answers=answers,
-                choice_order=item.choice_order,
-            )
-        )
+    rows = drawn_responses(drawn, seed)
+    for row in rows:
+        row.attempt = attempt
     Response.objects.bulk_create(rows)
     return attempt
 
