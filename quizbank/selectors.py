@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.db.models import QuerySet
 
 from quizbank.models import Course, Question, QuestionVersion, Quiz, QuizSlot
@@ -37,3 +39,12 @@ def slot_pool(slot: QuizSlot) -> list[Question]:
     if slot.pool_tag:
         questions = [q for q in questions if slot.pool_tag in (q.tags or [])]
     return questions
+
+
+def slot_question_points(slot: QuizSlot, question: Question) -> Decimal:
+    """What `question`, drawn by `slot`, is worth in the quiz: the slot's own points, else
+    those of the question's current version."""
+    if slot.points is not None:
+        return slot.points
+    content = question.current_version.content if question.current_version else {}
+    return Decimal(str(content.get("points", question.points)))

@@ -1,8 +1,9 @@
-"""Browser pages: sign-in, the dashboard, and the student's quiz and result pages."""
+"""Browser pages: sign-in, the dashboard, the student's quiz and result pages, and the
+authors' preview of a whole quiz."""
 
 from django.urls import path
 
-from web import accounts, code_runs, dashboard, student_pages
+from web import accounts, code_runs, dashboard, quiz_preview, student_pages
 
 app_name = "web"
 
@@ -15,6 +16,7 @@ urlpatterns = [
     path("code-runs/<str:job_id>/", code_runs.CodeRunResultPage.as_view(), name="code-run-result"),
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("quizzes/<int:quiz_id>/start/", student_pages.quiz_start, name="quiz-start"),
+    path("quizzes/<int:quiz_id>/preview/", quiz_preview.quiz_preview_page, name="quiz-preview"),
     path("attempts/<int:attempt_id>/", student_pages.attempt_page, name="attempt"),
     path(
         "attempts/<int:attempt_id>/result/",

@@ -17,8 +17,8 @@ from django.db import IntegrityError, transaction
 from grading.errors import NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
-from quizbank.models import Question, QuestionVersion, Quiz
-from quizbank.selectors import quiz_slots, slot_pool
+from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
+from quizbank.selectors import quiz_slots, slot_pool, slot_question_points
 from quizbank.services.quiz_access import QuizTerms, quiz_access_check, quiz_terms
 
 # The server's clock for an attempt: when answers stop being accepted.
@@ -97,8 +97,8 @@ def _rng(seed: int, *parts: object) -> random.Random:
     return random.Random(":".join([str(seed), *map(str, parts)]))  # noqa: S311 - reproducible draws, not secrets
 
 
-def _pick(quiz: Quiz, seed: int) -> list[tuple[int, Question]]:
-    picked: list[tuple[int, Question]] = []
+def _pick(quiz: Quiz, seed: int) -> list[tuple[QuizSlot, Question]]:
+    picked: list[tuple[QuizSlot, Question]] = []
     used: set[int] = set()
     for slot in quiz_slots(quiz):
         if slot.question is not None:
@@ -110,7 +110,7 @@ def _pick(quiz: Quiz, seed: int) -> list[tuple[int, Question]]:
         for question in candidates:
             if question.current_version is not None:
                 used.add(question.pk)
-                picked.append((slot.position, question))
+                picked.append((slot, question))
     return picked
 
 
@@ -125,17 +125,17 @@ def _choice_order(quiz: Quiz, seed: int, position: int, version: QuestionVersion
 
 
 def attempt_draw(*, quiz: Quiz, seed: int) -> list[Drawn]:
-    """The questions of a new attempt, in the order the student will see them."""
+    """The questions of a new attempt, in the order the student will see them, each worth
+    its slot's points (pinned in the attempt: a later change to the quiz changes no attempt)."""
     picked = _pick(quiz, seed)
     if quiz.shuffle_questions:
         _rng(seed, "order").shuffle(picked)
     drawn: list[Drawn] = []
-    for slot_position, question in picked:
+    for slot, question in picked:
         version = question.current_version
         assert version is not None  # noqa: S101 (filtered in _pick)
-        order = _choice_order(quiz, seed, slot_position, version)
-        points = Decimal(str(version.content.get("points", question.points)))
-        drawn.append(Drawn(slot_position, version, points, order))
+        order = _choice_order(quiz, seed, slot.position, version)
+        drawn.append(Drawn(slot.position, version, slot_question_points(slot, question), order))
     return drawn
 
 
@@ -147,6 +147,28 @@ def _check_open(terms: QuizTerms, now: datetime) -> None:
         raise QuizNotOpen(f"The quiz opens at {terms.opens_at.isoformat()}.")
     if terms.closes_at is not None and now >= terms.closes_at:
         raise QuizNotOpen(f"The quiz closed at {terms.closes_at.isoformat()}.")
+
+
+def drawn_responses(drawn: list[Drawn], seed: int) -> list[Response]:
+    """The responses a draw gives, each with its variant's parameters, not yet saved or tied
+    to an attempt (the authors' preview shows them without saving)."""
+    rows = []
+    for position, item in enumerate(drawn):
+        params, answers = variant_generate(
+            content=item.version.content, seed=variant_seed(seed, position)
+        )
+        rows.append(
+            Response(
+                position=position,
+                slot_position=item.slot_position,
+                question_version=item.version,
+                points=item.points,
+                params=params,
+                generated_answers=answers,
+                choice_order=item.choice_order,
+            )
+        )
+    return rows
 
 
 def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime) -> Attempt:
@@ -164,23 +186,9 @@ def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime
         deadline=terms.deadline(now),
         max_score=sum(item.points for item in drawn),
     )
-    rows = []
-    for position, item in enumerate(drawn):
-        params, answers = variant_generate(
-            content=item.version.content, seed=variant_seed(seed, position)
-        )
-        rows.append(
-            Response(
-                attempt=attempt,
-                position=position,
-                slot_position=item.slot_position,
-                question_version=item.version,
-                points=item.points,
-                params=params,
-                generated_answers=answers,
-                choice_order=item.choice_order,
-            )
-        )
+    rows = drawn_responses(drawn, seed)
+    for row in rows:
+        row.attempt = attempt
     Response.objects.bulk_create(rows)
     return attempt
 

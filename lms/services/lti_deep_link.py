@@ -12,7 +12,7 @@ from lms.lti import LaunchClaims
 from lms.models import LtiCourseGrant
 from lms.services.lti_launch import refuse_replay, user_for_launch
 from quizbank.models import CourseMembership, Quiz, Role
-from quizbank.selectors import quiz_slots, slot_pool
+from quizbank.selectors import quiz_slots, slot_pool, slot_question_points
 
 PICKERS = frozenset({"Instructor", "TeachingAssistant"})
 
@@ -37,13 +37,13 @@ def quizzes_to_link(*, registration_id: int) -> list[Quiz]:
 
 def quiz_score_maximum(quiz: Quiz) -> Decimal:
     """The most a quiz can score: fixed questions' points, and for a pool its draw count
-    times its highest-scoring question."""
+    times its highest-scoring question (a slot's own points replacing its questions')."""
     total = Decimal(0)
     for slot in quiz_slots(quiz):
         if slot.question is not None:
-            total += slot.question.points
+            total += slot_question_points(slot, slot.question)
         else:
-            pool = [q.points for q in slot_pool(slot)]
+            pool = [slot_question_points(slot, q) for q in slot_pool(slot)]
             total += max(pool, default=Decimal(0)) * slot.draw_count
     return total
 

@@ -8,7 +8,15 @@ from quizbank.models import Quiz, QuizAccessOverride, QuizSlot
 class QuizSlotInline(admin.TabularInline):  # type: ignore[type-arg]  # generic only in the stubs
     model = QuizSlot
     extra = 0
-    fields = ["position", "question", "draw_count", "pool_tag", "pool_topic", "pool_difficulty"]
+    fields = [
+        "position",
+        "question",
+        "draw_count",
+        "pool_tag",
+        "pool_topic",
+        "pool_difficulty",
+        "points",
+    ]
     raw_id_fields = ["question"]
 
 

@@ -1,12 +1,13 @@
 """Input serializers of the bank API's writes (courses, quizzes and their slots)."""
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
 
 from quizbank.models import Difficulty, GradingMethod, ReleasePolicy
-from quizbank.services.quiz_write import SlotSpec
+from quizbank.services.quiz_write import MAX_SLOT_POINTS, SlotSpec
 
 MAX_ID = 2**63 - 1
 MAX_DURATION = timedelta(days=366)
@@ -19,7 +20,8 @@ class CourseInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
-    """A fixed bank question (`question`), or a pool: a tag, topic or difficulty."""
+    """A fixed bank question (`question`), or a pool: a tag, topic or difficulty; `points`
+    overrides what each question of the slot is worth in this quiz."""
 
     question = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
     draw_count = serializers.IntegerField(min_value=1, max_value=500, default=1)
@@ -29,6 +31,16 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
     )
     pool_difficulty = serializers.ChoiceField(
         choices=[*Difficulty.values, ""], required=False, default=""
+    )
+    points = serializers.DecimalField(
+        max_digits=6,
+        decimal_places=2,
+        min_value=Decimal("0.01"),
+        max_value=MAX_SLOT_POINTS,
+        allow_null=True,
+        required=False,
+        default=None,
+        help_text="What each question of this slot is worth in the quiz; null: its own points.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

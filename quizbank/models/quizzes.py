@@ -1,8 +1,10 @@
 """Quizzes: an ordered list of slots over the bank, with timing and release settings.
 
 A slot is either one fixed question or a draw of `draw_count` questions from a
-pool chosen by tag, topic and difficulty. Attempts (in `grading`) pin the
-question versions they drew, so editing a quiz never changes a past attempt.
+pool chosen by tag, topic and difficulty; its `points` (empty: each question's
+own) are what every question it draws is worth in this quiz. Attempts (in
+`grading`) pin the question versions they drew and their points, so editing a
+quiz never changes a past attempt.
 """
 
 from datetime import timedelta
@@ -86,6 +88,8 @@ class QuizSlot(models.Model):
         Topic, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     pool_difficulty = models.CharField(max_length=16, choices=Difficulty.choices, blank=True)
+    # What each question this slot draws is worth in the quiz; null: the question's own points.
+    points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
 
     class Meta:
         ordering = ["quiz", "position"]
@@ -98,6 +102,9 @@ class QuizSlot(models.Model):
                     & (~Q(pool_tag="") | Q(pool_topic__isnull=False) | ~Q(pool_difficulty=""))
                 ),
                 name="slot_is_fixed_or_pool",
+            ),
+            models.CheckConstraint(
+                condition=Q(points__isnull=True) | Q(points__gt=0), name="slot_points_positive"
             ),
         ]
 

@@ -1,19 +1,28 @@
 """The quiz builder (authors): settings, then fixed questions and pools from the bank."""
 
+from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.forms.boundfield import BoundField, BoundWidget
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_course, access_quiz
-from quizbank.models import Course, GradingMethod, Quiz, ReleasePolicy
-from quizbank.services.quiz_write import SlotSpec, quiz_create, quiz_update, slot_spec
+from quizbank.models import Course, GradingMethod, Question, Quiz, ReleasePolicy
+from quizbank.services.quiz_write import (
+    MAX_SLOT_POINTS,
+    SlotSpec,
+    quiz_create,
+    quiz_update,
+    slot_spec,
+)
 
 SETTINGS = (
     "title",
@@ -29,6 +38,30 @@ SETTINGS = (
 )
 
 FORM_FIELDS = {"time_limit": "minutes"}  # the service's name for a setting -> the form's
+
+
+def _points_field(label: str, own_points: str) -> forms.DecimalField:
+    return forms.DecimalField(
+        required=False,
+        min_value=Decimal("0.01"),
+        max_value=MAX_SLOT_POINTS,
+        max_digits=6,
+        decimal_places=2,
+        label=label,
+        widget=forms.NumberInput(attrs={"step": "0.01", "placeholder": own_points}),
+    )
+
+
+def _points_name(question_id: int) -> str:
+    return f"points_{question_id}"
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    """One bank question on the form: its checkbox and its points in this quiz."""
+
+    choice: BoundWidget
+    points: BoundField
 
 
 class QuizForm(forms.Form):
@@ -56,13 +89,33 @@ class QuizForm(forms.Form):
     )
     pool_topic = forms.ChoiceField(required=False, label="Also draw from topic")
     pool_draw = forms.IntegerField(required=False, min_value=1, max_value=100, label="How many")
+    pool_points = _points_field("Points for each drawn question (empty: its own)", "")
 
     def __init__(self, course: Course, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        bank = course.questions.filter(current_version__isnull=False).order_by("slug")
-        self.fields["questions"].choices = [(str(q.pk), f"{q.title} ({q.type})") for q in bank]  # type: ignore[attr-defined]  # a ChoiceField
+        self.bank: list[Question] = list(
+            course.questions.filter(current_version__isnull=False).order_by("slug")
+        )
+        self.fields["questions"].choices = [  # type: ignore[attr-defined]  # a ChoiceField
+            (str(q.pk), f"{q.title} ({q.type})") for q in self.bank
+        ]
+        for q in self.bank:
+            label = f"Points in this quiz for {q.title} (empty: its own {q.points})"
+            self.fields[_points_name(q.pk)] = _points_field(label, str(q.points))
         topics = [("", "no pool")] + [(t.slug, t.title) for t in course.topics.all()]
         self.fields["pool_topic"].choices = topics  # type: ignore[attr-defined]  # a ChoiceField
+
+    def question_rows(self) -> list[QuestionRow]:
+        """The fixed-question checkboxes, each beside its points input."""
+        choices = list(self["questions"])
+        return [
+            QuestionRow(choice, self[_points_name(q.pk)])
+            for choice, q in zip(choices, self.bank, strict=True)
+        ]
+
+    def points_fields(self) -> set[str]:
+        """The names of the per-question points inputs (shown in the questions' table)."""
+        return {_points_name(q.pk) for q in self.bank}
 
 
 def _form_slots(quiz: Quiz) -> tuple[list[SlotSpec], bool]:
@@ -80,12 +133,15 @@ def _initial(quiz: Quiz) -> dict[str, Any]:
     specs, _ = _form_slots(quiz)
     pool = next((s for s in specs if s.question is None), None)
     minutes = int(quiz.time_limit.total_seconds() // 60) if quiz.time_limit else None
+    fixed = [s for s in specs if s.question is not None]
     return {
         **{name: getattr(quiz, name) for name in SETTINGS},
         "minutes": minutes,
-        "questions": [str(s.question) for s in specs if s.question is not None],
+        "questions": [str(s.question) for s in fixed],
+        **{_points_name(s.question): s.points for s in fixed if s.question is not None},
         "pool_topic": pool.pool_topic if pool else "",
         "pool_draw": pool.draw_count if pool else None,
+        "pool_points": pool.points if pool else None,
     }
 
 
@@ -99,9 +155,17 @@ def _slots(quiz: Quiz | None, data: dict[str, Any]) -> list[SlotSpec] | None:
         if not shown:
             return None
         kept = [s.question for s in specs if s.question in chosen]
-    slots = [SlotSpec(question=pk) for pk in kept + [pk for pk in chosen if pk not in kept]]
+    slots = [
+        SlotSpec(question=pk, points=data.get(_points_name(pk)))
+        for pk in kept + [pk for pk in chosen if pk not in kept]
+    ]
     if data["pool_topic"]:
-        slots.append(SlotSpec(pool_topic=data["pool_topic"], draw_count=data["pool_draw"] or 1))
+        pool = SlotSpec(
+            pool_topic=data["pool_topic"],
+            draw_count=data["pool_draw"] or 1,
+            points=data["pool_points"],
+        )
+        slots.append(pool)
     return slots
 
 

@@ -2,13 +2,17 @@
 create, update, schedule, open and close. One set of rules for both.
 
 A quiz's slots are fixed bank questions or pools (tag, topic, difficulty) of the
-quiz's course. Slots are replaced whole, and only before anyone has attempted the
-quiz (attempts pin the versions they drew, but the gradebook's columns are slots);
-a replacement identical to the current slots is no change and always allowed.
+quiz's course, each with optional points of its own (what every question it draws
+is worth in this quiz; none: the question's own points). Slots are replaced whole,
+and only before anyone has attempted the quiz (attempts pin the versions and points
+they drew, but the gradebook's columns are slots);
+a replacement identical to the current slots (points included) is no change and
+always allowed.
 """
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -30,28 +34,32 @@ from quizbank.selectors import slot_pool
 
 COURSE_OWNER_ROLES = (Role.AUTHOR, Role.EXAMINER)
 MAX_ATTEMPTS_ALLOWED = 1000
+MAX_SLOT_POINTS = Decimal(1000)
 
 
 @dataclass(frozen=True)
 class SlotSpec:
-    """One slot: `question` (an id), or a pool of `draw_count` questions."""
+    """One slot: `question` (an id), or a pool of `draw_count` questions; `points` is what
+    each of its questions is worth in the quiz (None: the question's own points)."""
 
     question: int | None = None
     draw_count: int = 1
     pool_tag: str = ""
     pool_topic: str = ""  # a topic slug of the quiz's course
     pool_difficulty: str = ""
+    points: Decimal | None = None
 
 
 def slot_spec(slot: QuizSlot) -> SlotSpec:
     """The spec that builds `slot` again."""
     if slot.question_id is not None:
-        return SlotSpec(question=slot.question_id)
+        return SlotSpec(question=slot.question_id, points=slot.points)
     return SlotSpec(
         draw_count=slot.draw_count,
         pool_tag=slot.pool_tag,
         pool_topic=slot.pool_topic.slug if slot.pool_topic else "",
         pool_difficulty=slot.pool_difficulty,
+        points=slot.points,
     )
 
 
@@ -98,8 +106,26 @@ def _check_settings(quiz: Quiz) -> None:
         raise QuizInvalid(f"The quiz settings are not valid: {first}", fields=problems)
 
 
+def _check_points(points: Decimal | None, where: str) -> None:
+    if points is None:
+        return
+    # is_finite first: comparing a NaN raises.
+    if points.is_finite() and 0 < points <= MAX_SLOT_POINTS and points == round(points, 2):
+        return
+    raise QuizInvalid(
+        f"A slot's points must be more than 0 and at most {MAX_SLOT_POINTS}.",
+        fields={
+            f"{where}.points": [
+                f"More than 0 and at most {MAX_SLOT_POINTS}, in hundredths at most; "
+                "leave empty for the question's own points."
+            ]
+        },
+    )
+
+
 def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
     where = f"slots[{position}]"
+    _check_points(spec.points, where)
     if spec.question is not None:
         question = Question.objects.filter(pk=spec.question, course_id=quiz.course_id).first()
         if question is None or question.current_version_id is None:
@@ -107,7 +133,7 @@ def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
                 "No such question in this course.",
                 fields={f"{where}.question": ["No such question in this course."]},
             )
-        return QuizSlot(quiz=quiz, position=position, question=question)
+        return QuizSlot(quiz=quiz, position=position, question=question, points=spec.points)
     topic = None
     if spec.pool_topic:
         topic = Topic.objects.filter(course_id=quiz.course_id, slug=spec.pool_topic).first()
@@ -127,6 +153,7 @@ def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
         pool_tag=spec.pool_tag.strip(),
         pool_topic=topic,
         pool_difficulty=spec.pool_difficulty,
+        points=spec.points,
     )
     if not (slot.pool_tag or topic or spec.pool_difficulty):
         raise QuizInvalid(

@@ -1,5 +1,7 @@
 """The quiz builder page: an author creates and edits a quiz from the course's bank."""
 
+from decimal import Decimal
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -103,3 +105,42 @@ def test_only_the_course_authors_build_quizzes() -> None:
     assert _browser(member(course, Role.STUDENT)).get(url).status_code == 403
     assert _browser(member(new_course(), Role.AUTHOR)).get(url).status_code == 404
     assert _browser(member(course, Role.AUTHOR)).get(url).status_code == 200
+
+
+def test_an_author_gives_a_fixed_question_and_the_pool_points_of_their_own() -> None:
+    course = new_course()
+    topic = new_topic(course=course)
+    fixed, unweighted = question(course, SINGLE), question(course, NUMERIC)
+    question(course, NUMERIC, topic=topic)
+    author = _browser(member(course, Role.AUTHOR))
+    body = {
+        **BASE,
+        "questions": [str(fixed.pk), str(unweighted.pk)],
+        f"points_{fixed.pk}": "5",
+        "pool_topic": topic.slug,
+        "pool_draw": "1",
+        "pool_points": "2.5",
+    }
+    assert author.post(f"/author/courses/{course.pk}/quizzes/new/", body).status_code == 302
+    quiz = Quiz.objects.get(course=course)
+    assert [s.points for s in quiz.slots.order_by("position")] == [5, None, Decimal("2.5")]
+    page = author.get(f"/author/quizzes/{quiz.pk}/")
+    assert page.context["form"].initial[f"points_{fixed.pk}"] == 5
+    assert page.context["form"].initial["pool_points"] == Decimal("2.5")
+    assert f'name="points_{fixed.pk}" value="5.00"' in page.text
+    submitted_attempt(quiz, member(course, Role.STUDENT), {})
+    refused = author.post(f"/author/quizzes/{quiz.pk}/", {**body, f"points_{fixed.pk}": "6"})
+    assert "can no longer change" in refused.text
+    assert author.post(f"/author/quizzes/{quiz.pk}/", body).status_code == 302, "same points"
+    assert [s.points for s in quiz.slots.order_by("position")] == [5, None, Decimal("2.5")]
+
+
+def test_points_out_of_range_are_shown_on_the_form() -> None:
+    course = new_course()
+    fixed = question(course, SINGLE)
+    author = _browser(member(course, Role.AUTHOR))
+    body = {**BASE, "questions": [str(fixed.pk)], f"points_{fixed.pk}": "0"}
+    reply = author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
+    assert reply.status_code == 200
+    assert "greater than or equal to 0.01" in reply.text
+    assert not Quiz.objects.filter(course=course).exists()

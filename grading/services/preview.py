@@ -1,0 +1,22 @@
+"""A whole quiz as a student would get it, for its authors and examiners: drawn with a seed
+like an attempt (pools, question order, shuffled choices, variants), and never saved."""
+
+from dataclasses import dataclass
+
+from grading.models import Response
+from grading.services.attempts import attempt_draw, drawn_responses
+from quizbank.models import Quiz
+from quizbank.selectors import quiz_slots, slot_pool
+
+
+@dataclass(frozen=True)
+class PreviewQuestion:
+    response: Response  # never saved: no attempt holds it
+    pool_size: int | None  # how many questions its pool slot draws from; None: a fixed question
+
+
+def quiz_preview(*, quiz: Quiz, seed: int) -> list[PreviewQuestion]:
+    """The questions an attempt with `seed` would draw, in its order; writes nothing."""
+    pool_sizes = {s.position: len(slot_pool(s)) for s in quiz_slots(quiz) if s.is_pool}
+    responses = drawn_responses(attempt_draw(quiz=quiz, seed=seed), seed)
+    return [PreviewQuestion(r, pool_sizes.get(r.slot_position)) for r in responses]
