@@ -42,34 +42,42 @@ def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> We
 def event_record(
     *, event: str, course_id: int, key: str, data: dict[str, Any], now: datetime
 ) -> list[int]:
-    """Queue the event for every active subscription to it whose client belongs to the
-    course (the one access rule); the new deliveries' ids (an event already queued for a
-    subscription is not queued again)."""
+    """Queue one event of the course; the new deliveries' ids (see `events_record`)."""
+    return events_record(event=event, course_id=course_id, keyed=[(key, data)], now=now)
+
+
+def events_record(
+    *, event: str, course_id: int, keyed: list[tuple[str, dict[str, Any]]], now: datetime
+) -> list[int]:
+    """Queue each (key, data) event for every active subscription to it whose client
+    belongs to the course (the one access rule); the new deliveries' ids (an event already
+    queued for a subscription under its key is not queued again)."""
     made = []
     for sub in WebhookSubscription.objects.filter(active=True).select_related("client__user"):
         if event not in sub.events or not course_roles(sub.client.user, course_id):
             continue
-        delivery_id = uuid.uuid4()
-        payload = {
-            "id": str(delivery_id),
-            "event": event,
-            "created_at": now.isoformat(),
-            "data": data,
-        }
-        try:
-            with transaction.atomic():
-                row = WebhookDelivery.objects.create(
-                    subscription=sub,
-                    delivery_id=delivery_id,
-                    event=event,
-                    dedupe_key=f"{event}:{key}"[:200],
-                    payload=payload,
-                    created_at=now,
-                )
-        except IntegrityError:
-            continue
-        made.append(row.pk)
+        made += [pk for key, data in keyed if (pk := _delivery_create(sub, event, key, data, now))]
     return made
+
+
+def _delivery_create(
+    sub: WebhookSubscription, event: str, key: str, data: dict[str, Any], now: datetime
+) -> int | None:
+    delivery_id = uuid.uuid4()
+    payload = {"id": str(delivery_id), "event": event, "created_at": now.isoformat(), "data": data}
+    try:
+        with transaction.atomic():
+            row = WebhookDelivery.objects.create(
+                subscription=sub,
+                delivery_id=delivery_id,
+                event=event,
+                dedupe_key=f"{event}:{key}"[:200],
+                payload=payload,
+                created_at=now,
+            )
+    except IntegrityError:
+        return None
+    return row.pk
 
 
 def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) -> int:
