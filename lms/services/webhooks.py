@@ -15,12 +15,13 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-import requests
+import urllib3
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from lms.errors import DeliveryFailed
+from lms.errors import DeliveryFailed, WebhookUrlRefused
 from lms.models import ApiClient, DeliveryStatus, WebhookDelivery, WebhookSubscription
+from lms.services.webhook_targets import target_post, webhook_target
 from quizbank.access import course_roles
 
 TIMEOUT_S = 10
@@ -33,7 +34,9 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
 
 
 def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> WebhookSubscription:
-    """A subscription with a fresh secret (shown to the client once)."""
+    """A subscription with a fresh secret (shown to the client once); WebhookUrlRefused
+    for a URL that webhooks may not reach."""
+    webhook_target(url)
     return WebhookSubscription.objects.create(
         client=client, url=url, events=sorted(set(events)), secret=secrets.token_hex(32)
     )
@@ -91,10 +94,7 @@ def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) ->
         "Vivabank-Timestamp": timestamp,
         "Vivabank-Signature": signature(sub.secret, timestamp, body),
     }
-    reply = requests.post(
-        sub.url, data=body, headers=headers, timeout=TIMEOUT_S, allow_redirects=False
-    )
-    return reply.status_code
+    return target_post(webhook_target(sub.url), body=body, headers=headers, timeout_s=TIMEOUT_S)
 
 
 def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
@@ -106,7 +106,7 @@ def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
     rows = WebhookDelivery.objects.filter(pk=delivery_pk)
     try:
         code = _post(delivery.subscription, delivery, now)
-    except requests.RequestException as exc:
+    except (WebhookUrlRefused, urllib3.exceptions.HTTPError) as exc:
         rows.update(tries=F("tries") + 1, last_status_code=None, last_error=str(exc)[:2000])
         raise DeliveryFailed(f"delivery {delivery.delivery_id}: {exc}") from exc
     if not 200 <= code < 300:

@@ -46,9 +46,10 @@ def _launched_student(lti: Lti, user_id: str, pick: int) -> Attempt:
 
 
 @pytest.fixture
-def released(lti: Lti, make_client: MakeClient) -> tuple[Question, Attempt, Attempt]:
+def released(lti: Lti, make_client: MakeClient, settings: Any) -> tuple[Question, Attempt, Attempt]:
     """Two launched students' released scores, both 0 under the broken key; a webhook
     subscriber of the course."""
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
     lti.quiz.release_policy, lti.quiz.shuffle_choices = ReleasePolicy.MANUAL, False
     lti.quiz.save()
     broken = question(lti.quiz.course, BROKEN)
