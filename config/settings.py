@@ -280,3 +280,8 @@ SIGNIN_FAILURES_PER_USERNAME: int = env.int("SIGNIN_FAILURES_PER_USERNAME", defa
 SIGNIN_FAILURES_PER_ADDRESS: int = env.int("SIGNIN_FAILURES_PER_ADDRESS", default=50)
 SIGNIN_FAILURE_WINDOW_S: int = env.int("SIGNIN_FAILURE_WINDOW_S", default=900)
 SIGNIN_LOCKOUT_S: int = env.int("SIGNIN_LOCKOUT_S", default=900)
+
+# --- Webhooks (lms/services/webhook_targets.py) ---------------------------------
+# Hosts a webhook may reach although they resolve to internal addresses (e.g. a receiver
+# on the same private network); every other host must resolve to public addresses only.
+WEBHOOK_ALLOWED_PRIVATE_HOSTS: list[str] = env.list("WEBHOOK_ALLOWED_PRIVATE_HOSTS", default=[])

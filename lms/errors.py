@@ -42,3 +42,7 @@ class RosterNotFetched(DomainError):
 class DeliveryFailed(DomainError):
     code = "delivery_failed"
     status_code = status.HTTP_502_BAD_GATEWAY
+
+
+class WebhookUrlRefused(DomainError):
+    code = "webhook_url_refused"

@@ -1,8 +1,9 @@
 """The one module that uses PyLTI1p3 and django-lti: OIDC login, launch validation, JWKS.
 
-PyLTI1p3 checks the id_token's signature (by `kid`, against the platform's JWKS URL),
-issuer, audience (the registration's client id), expiry, deployment, message type and
-version, nonce and state. Two things are ours: a launch with an unknown (or inactive)
+PyLTI1p3 checks the id_token's signature (by `kid`, against the platform's JWKS URL or
+the keys pasted at registration; one pasted PEM key serves whatever the `kid`), issuer,
+audience (the registration's client id), expiry, deployment, message type and version,
+nonce and state. Two things are ours: a launch with an unknown (or inactive)
 deployment is refused instead of registering it, and a nonce is good for one launch
 only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay).
 """
@@ -25,9 +26,11 @@ from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 from pylti1p3.names_roles import NamesRolesProvisioningService
+from pylti1p3.registration import Registration, TKeySet
 from pylti1p3.service_connector import ServiceConnector
 
 from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
+from lms.services.platform_keys import platform_keys_of
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -61,7 +64,26 @@ class LaunchClaims:
 
 
 class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
-    """django-lti's registry, except that a launch never creates a deployment."""
+    """django-lti's registry, except that a launch never creates a deployment, and that
+    a registration's pasted keys replace its JWKS URL."""
+
+    platform_pem: str | None = None  # one pasted PEM key: it verifies whatever the kid
+
+    def _with_pasted_keys(self, found: Registration | None) -> Registration | None:
+        keys = None if found is None else platform_keys_of(self.registration)
+        self.platform_pem = None if keys is None else keys.pem
+        if found is not None and keys is not None and keys.jwks is not None:
+            found.set_key_set(cast(TKeySet, keys.jwks))  # checked by platform_keys_parse
+        return found
+
+    def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Any:
+        return self._with_pasted_keys(super().find_registration_by_issuer(iss, *args, **kwargs))
+
+    def find_registration_by_params(
+        self, iss: str, client_id: str, *args: Any, **kwargs: Any
+    ) -> Any:
+        found = super().find_registration_by_params(iss, client_id, *args, **kwargs)
+        return self._with_pasted_keys(found)
 
     def _known(self, **lookups: Any) -> Deployment | None:
         found = LtiDeployment.objects.filter(
@@ -81,6 +103,15 @@ class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untype
             registration__client_id=client_id,
             deployment_id=deployment_id,
         )
+
+
+class _Launch(DjangoMessageLaunch):
+    def get_public_key(self) -> tuple[str, str]:
+        pem = self._tool_config.platform_pem
+        if pem:
+            return str(pem), "RS256"
+        key: tuple[str, str] = super().get_public_key()
+        return key
 
 
 def _storage() -> DjangoCacheDataStorage:
@@ -122,7 +153,7 @@ def _roles(body: dict[str, Any]) -> frozenset[str]:
 def launch_claims(request: HttpRequest) -> LaunchClaims:
     """Validate the launch POSTed by the platform; LaunchRefused says why not."""
     conf = _ToolConf()
-    launch = DjangoMessageLaunch(request, conf, launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped
+    launch = _Launch(request, conf, launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped base
     try:
         body: dict[str, Any] = dict(launch.validate().get_launch_data())
     except (LtiException, requests.RequestException) as exc:

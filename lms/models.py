@@ -108,6 +108,19 @@ class LtiCourseGrant(models.Model):
         return f"{self.registration} may launch into {self.course}"
 
 
+class LtiPlatformKeys(models.Model):
+    """The platform's public keys pasted at registration instead of its JWKS URL: a JWKS
+    document or one PEM public key (lms.services.platform_keys reads them)."""
+
+    registration = models.OneToOneField(
+        "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+"
+    )
+    text = models.TextField()
+
+    def __str__(self) -> str:
+        return f"pasted keys of {self.registration}"
+
+
 class LtiLineItem(models.Model):
     """A platform gradebook column for a quiz, learnt from a launch's AGS claim."""
 

@@ -6,9 +6,9 @@ subscribed clients of the course; deliveries run as Celery tasks after the commi
 
 A release of a quiz's results, and a mark or re-mark of an answer (a saved ScoreChange),
 mark the students' LMS scores to be sent; the sends run as Celery tasks once the
-transaction commits. A bulk regrade writes its ScoreChanges with bulk_create, which
-sends no signal: its new scores reach the LMS only with the student's next mark or
-the quiz's next release.
+transaction commits. A bulk regrade writes its ScoreChanges and totals in bulk (no
+`post_save`) and sends `grading.events.scores_regraded` instead: each changed score
+gets the same events and passback as a single mark change.
 """
 
 from typing import Any
@@ -17,12 +17,14 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.utils import timezone
 
+from grading.events import scores_regraded
 from grading.models import Attempt, AttemptStatus
 from grading.models.marking import ScoreChange
+from grading.models.regrade import RegradeRun
 from grading.models.release import QuizRelease, ReleaseAction
 from lms.models import WebhookEvent
 from lms.services.ags import quiz_students, score_syncs_mark
-from lms.services.webhooks import event_record
+from lms.services.webhooks import events_record
 from lms.tasks import deliver_later, publish_later
 
 
@@ -32,8 +34,8 @@ def _mark(quiz_id: int, user_ids: set[int]) -> None:
         transaction.on_commit(lambda: publish_later(ids))
 
 
-def _event(event: str, course_id: int, key: str, data: dict[str, Any]) -> None:
-    ids = event_record(event=event, course_id=course_id, key=key, data=data, now=timezone.now())
+def _events(event: str, course_id: int, keyed: list[tuple[str, dict[str, Any]]]) -> None:
+    ids = events_record(event=event, course_id=course_id, keyed=keyed, now=timezone.now())
     if ids:
         transaction.on_commit(lambda: deliver_later(ids))
 
@@ -47,19 +49,42 @@ def _attempt_data(attempt: Attempt) -> dict[str, Any]:
     }
 
 
+def _graded(attempts: list[Attempt]) -> list[tuple[str, dict[str, Any]]]:
+    """`attempt.graded` of the graded ones, keyed by when they were graded (a re-total
+    that leaves that moment alone queues nothing new)."""
+    keyed = []
+    for attempt in attempts:
+        if attempt.status == AttemptStatus.GRADED and attempt.graded_at:
+            score = {"score": str(attempt.score), "max_score": str(attempt.max_score)}
+            keyed.append(
+                (
+                    f"{attempt.pk}:{attempt.graded_at.isoformat()}",
+                    {**_attempt_data(attempt), **score},
+                )
+            )
+    return keyed
+
+
+def _mark_changed(
+    change: ScoreChange, attempt: Attempt, created: bool
+) -> tuple[str, dict[str, Any]]:
+    data = {
+        "attempt": attempt.pk,
+        "quiz": attempt.quiz_id,
+        "user": attempt.user_id,
+        "response": change.response_id,
+        "position": change.response.position,
+    }
+    return f"{change.pk}:{int(created)}", data
+
+
 def _on_attempt(sender: Any, instance: Attempt, update_fields: Any = None, **_: Any) -> None:
     fields = set(update_fields or ())
     if "submitted_at" in fields and instance.submitted_at is not None:
-        course = instance.quiz.course_id
-        _event(WebhookEvent.ATTEMPT_SUBMITTED, course, str(instance.pk), _attempt_data(instance))
-    if "graded_at" in fields and instance.status == AttemptStatus.GRADED and instance.graded_at:
-        key = f"{instance.pk}:{instance.graded_at.isoformat()}"
-        data = {
-            **_attempt_data(instance),
-            "score": str(instance.score),
-            "max_score": str(instance.max_score),
-        }
-        _event(WebhookEvent.ATTEMPT_GRADED, instance.quiz.course_id, key, data)
+        submitted = (str(instance.pk), _attempt_data(instance))
+        _events(WebhookEvent.ATTEMPT_SUBMITTED, instance.quiz.course_id, [submitted])
+    if "graded_at" in fields and (graded := _graded([instance])):
+        _events(WebhookEvent.ATTEMPT_GRADED, instance.quiz.course_id, graded)
 
 
 def _on_release(sender: Any, instance: QuizRelease, created: bool, **_: Any) -> None:
@@ -70,24 +95,30 @@ def _on_release(sender: Any, instance: QuizRelease, created: bool, **_: Any) -> 
             "attempts": instance.attempts,
             "released_at": instance.created_at.isoformat(),
         }
-        _event(WebhookEvent.GRADES_RELEASED, instance.quiz.course_id, str(instance.pk), data)
+        _events(WebhookEvent.GRADES_RELEASED, instance.quiz.course_id, [(str(instance.pk), data)])
 
 
 def _on_score_change(sender: Any, instance: ScoreChange, created: bool, **_: Any) -> None:
     attempt = instance.response.attempt
     _mark(attempt.quiz_id, {attempt.user_id})
-    data = {
-        "attempt": attempt.pk,
-        "quiz": attempt.quiz_id,
-        "user": attempt.user_id,
-        "response": instance.response_id,
-        "position": instance.response.position,
-    }
     course = attempt.quiz.course_id
-    _event(WebhookEvent.MARK_CHANGED, course, f"{instance.pk}:{int(created)}", data)
+    _events(WebhookEvent.MARK_CHANGED, course, [_mark_changed(instance, attempt, created)])
+
+
+def _on_regrade(
+    sender: Any, run: RegradeRun, changes: list[ScoreChange], attempts: list[Attempt], **_: Any
+) -> None:
+    by_pk = {attempt.pk: attempt for attempt in attempts}
+    _mark(run.quiz_id, {attempt.user_id for attempt in attempts})
+    course = run.quiz.course_id
+    keyed = [_mark_changed(c, by_pk[c.response.attempt_id], created=True) for c in changes]
+    _events(WebhookEvent.MARK_CHANGED, course, keyed)
+    if graded := _graded(attempts):
+        _events(WebhookEvent.ATTEMPT_GRADED, course, graded)
 
 
 def connect() -> None:
     post_save.connect(_on_release, sender=QuizRelease, dispatch_uid="lms-release")
     post_save.connect(_on_score_change, sender=ScoreChange, dispatch_uid="lms-score-change")
     post_save.connect(_on_attempt, sender=Attempt, dispatch_uid="lms-attempt")
+    scores_regraded.connect(_on_regrade, sender=RegradeRun, dispatch_uid="lms-regrade")

@@ -11,5 +11,4 @@ urlpatterns = [
     path("launch/", views_lti.launch, name="launch"),
     path("jwks/", views_lti.jwks, name="jwks"),
     path("deep-link/", views_lti.deep_link_pick_view, name="deep-link"),
-    path("quizzes/<int:quiz_id>/", views_lti.quiz_page, name="quiz"),
 ]

@@ -1,8 +1,8 @@
-"""LTI 1.3 endpoints (browser-facing, outside /api/): login initiation, launch, JWKS,
-and the page a launch lands on."""
+"""LTI 1.3 endpoints (browser-facing, outside /api/): login initiation, launch (into the
+student's quiz page or the examiner's report), deep linking and JWKS."""
 
+from django.contrib import messages
 from django.contrib.auth import login
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -12,6 +12,8 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.exceptions import DomainError
+from config.signin import client_address
 from lms import lti
 from lms.errors import LaunchRefused
 from lms.services.lti_deep_link import (
@@ -20,8 +22,8 @@ from lms.services.lti_deep_link import (
     quiz_score_maximum,
     quizzes_to_link,
 )
-from lms.services.lti_launch import launch_accept
-from quizbank.access import access_quiz
+from lms.services.lti_launch import launch_accept, launch_attempt, launch_roles
+from quizbank.models import Quiz, Role
 
 DEEP_LINK_SESSION = "lms_deep_link"
 BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -45,7 +47,8 @@ def login_initiation(request: HttpRequest) -> HttpResponse:
 @xframe_options_exempt
 @require_POST
 def launch(request: HttpRequest) -> HttpResponse:
-    """A resource link launch signs the user in and opens the quiz."""
+    """A resource link launch signs the user in and opens the quiz: an examiner on its
+    report, a student on their attempt."""
     try:
         claims = lti.launch_claims(request)
         if claims.message_type == lti.DEEP_LINKING:
@@ -56,7 +59,24 @@ def launch(request: HttpRequest) -> HttpResponse:
     except LaunchRefused as exc:
         return _refused(request, exc)
     login(request, user, backend=BACKEND)
-    return redirect("lms:quiz", quiz_id=quiz.pk)
+    roles = launch_roles(claims)
+    if Role.EXAMINER in roles:
+        return redirect("grading-pages:quiz-report", quiz_id=quiz.pk)
+    if Role.STUDENT in roles:
+        return _student_landing(request, user, quiz)
+    messages.error(request, "Your LMS role gives you no part in this quiz.")
+    return redirect("web:dashboard")
+
+
+def _student_landing(request: HttpRequest, user: User, quiz: Quiz) -> HttpResponse:
+    try:
+        attempt = launch_attempt(
+            quiz=quiz, user=user, now=timezone.now(), address=client_address(request)
+        )
+    except DomainError as error:
+        messages.error(request, error.message)
+        return redirect("web:dashboard")
+    return redirect("web:attempt", attempt_id=attempt.pk)
 
 
 def _deep_link_start(request: HttpRequest, claims: lti.LaunchClaims) -> HttpResponse:
@@ -105,12 +125,3 @@ def deep_link_pick_view(request: HttpRequest) -> HttpResponse:
 @require_GET
 def jwks(request: HttpRequest) -> JsonResponse:
     return JsonResponse(lti.tool_jwks())
-
-
-@login_required
-@xframe_options_exempt
-@require_GET
-def quiz_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
-    """Where a launch lands: the quiz, for a signed-in member of its course."""
-    quiz = access_quiz(request.user, quiz_id)
-    return render(request, "lms/quiz.html", {"quiz": quiz})

@@ -23,7 +23,19 @@ class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
     client_id = serializers.CharField(max_length=255, help_text="Vivabank's id at the platform.")
     auth_url = serializers.URLField(max_length=200, help_text="OIDC authentication request URL.")
     token_url = serializers.URLField(max_length=200, help_text="OAuth2 access token URL.")
-    keyset_url = serializers.URLField(max_length=200, help_text="The platform's JWKS URL.")
+    keyset_url = serializers.URLField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        help_text="The platform's JWKS URL (or empty, with `public_keys`).",
+    )
+    public_keys = serializers.CharField(
+        max_length=20000,
+        required=False,
+        allow_blank=True,
+        help_text="Instead of `keyset_url`: the platform's public keys pasted, a JWKS "
+        'document ({"keys": [...]}) or one PEM public key; empty drops them.',
+    )
     is_active = serializers.BooleanField(default=True)
     deployments = serializers.ListField(
         child=serializers.CharField(max_length=255),

@@ -1,5 +1,6 @@
 """An accepted LTI launch: refuse a replay, find the quiz, match or create the user and
-their course membership. All or nothing: a refused launch leaves no row behind."""
+their course membership (all or nothing: a refused launch leaves no row behind), and
+the attempt a student's launch opens."""
 
 import hashlib
 from datetime import datetime
@@ -8,6 +9,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from grading.models import Attempt
+from grading.services.attempts import attempt_start
 from lms.errors import LaunchRefused
 from lms.lti import SCORE_SCOPE, LaunchClaims
 from lms.models import (
@@ -25,6 +28,11 @@ ROLE_FOR = {
     "Instructor": Role.EXAMINER,
     "TeachingAssistant": Role.EXAMINER,
 }
+
+
+def launch_roles(claims: LaunchClaims) -> set[str]:
+    """The course roles the launch's LIS roles give."""
+    return {ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}
 
 
 def line_item_record(*, registration_id: int, quiz: Quiz, ags: dict[str, Any]) -> None:
@@ -106,8 +114,18 @@ def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
     refuse_replay(claims, now)
     quiz = _quiz(claims)
     user = user_for_launch(claims)
-    for role in sorted({ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}):
+    for role in sorted(launch_roles(claims)):
         CourseMembership.objects.get_or_create(course_id=quiz.course_id, user=user, role=role)
     line_item_record(registration_id=claims.registration_id, quiz=quiz, ags=claims.ags)
     roster_source_record(claims=claims, course=quiz.course, now=now)
     return user, quiz
+
+
+def launch_attempt(*, quiz: Quiz, user: User, now: datetime, address: str) -> Attempt:
+    """The attempt a student's launch opens: their open attempt, else their last finished
+    one (its result; another is started from the dashboard), else a new one. A domain
+    error (not open, access code needed, outside the exam room) when none can start."""
+    latest = Attempt.objects.filter(quiz=quiz, user=user).order_by("-number").first()
+    if latest is not None:
+        return latest
+    return attempt_start(quiz=quiz, user=user, now=now, address=address)

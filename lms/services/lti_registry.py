@@ -1,5 +1,6 @@
-"""LTI platform registrations over the API: the platform's issuer, client id, URLs and
-deployments, and the courses it may launch into (django-lti's models underneath)."""
+"""LTI platform registrations over the API: the platform's issuer, client id, URLs, keys
+(a JWKS URL or pasted public keys) and deployments, and the courses it may launch into
+(django-lti's models underneath)."""
 
 from typing import Any
 
@@ -8,6 +9,7 @@ from lti_tool.models import LtiDeployment, LtiRegistration
 
 from config.exceptions import DomainError
 from lms.models import LtiCourseGrant
+from lms.services.platform_keys import FIELD, platform_keys_set, platform_keys_text
 from quizbank.models import Course
 
 FIELDS = ("name", "issuer", "client_id", "auth_url", "token_url", "keyset_url", "is_active")
@@ -16,6 +18,22 @@ FIELDS = ("name", "issuer", "client_id", "auth_url", "token_url", "keyset_url", 
 class RegistrationTaken(DomainError):
     code = "registration_taken"
     status_code = 409
+
+
+def key_source_error(*, keyset_url: str, public_keys: str) -> str | None:
+    """Why these keys cannot verify launches (None: they can): a registration needs
+    exactly one of a JWKS URL and pasted public keys."""
+    if bool(keyset_url) == bool(public_keys.strip()):
+        both = "not both" if keyset_url else "one is needed"
+        return f"Give the platform's keyset_url or paste its {FIELD}: {both}."
+    return None
+
+
+def registration_keys_check(registration: LtiRegistration) -> None:
+    keys = platform_keys_text(registration)
+    message = key_source_error(keyset_url=registration.keyset_url, public_keys=keys)
+    if message:
+        raise DomainError(message, fields={"keyset_url": [message], FIELD: [message]})
 
 
 def _set_links(
@@ -45,9 +63,11 @@ def _set_links(
 def registration_save(
     *, registration: LtiRegistration | None, data: dict[str, Any]
 ) -> LtiRegistration:
-    """Create or change a registration; `deployments` (ids) become exactly its active
-    deployments and `courses` (ids) exactly the courses it may launch into."""
+    """Create or change a registration; `public_keys` (pasted; empty drops them) checked,
+    `deployments` (ids) become exactly its active deployments and `courses` (ids) exactly
+    the courses it may launch into."""
     deployments, courses = data.pop("deployments", None), data.pop("courses", None)
+    public_keys: str | None = data.pop(FIELD, None)
     registration = registration or LtiRegistration()
     for name in FIELDS:
         if name in data:
@@ -61,6 +81,9 @@ def registration_save(
             fields={"client_id": ["Already registered for this issuer."]},
         )
     registration.save()
+    if public_keys is not None:
+        platform_keys_set(registration=registration, text=public_keys)
+    registration_keys_check(registration)
     _set_links(registration, deployments, courses)
     return registration
 
@@ -72,6 +95,7 @@ def registration_view(registration: LtiRegistration) -> dict[str, Any]:
     return {
         **{name: getattr(registration, name) for name in FIELDS},
         "id": registration.pk,
+        FIELD: platform_keys_text(registration),
         "deployments": list(active.values_list("deployment_id", flat=True)),
         "courses": list(grants.values_list("course_id", flat=True)),
     }

@@ -15,12 +15,13 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-import requests
+import urllib3
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from lms.errors import DeliveryFailed
+from lms.errors import DeliveryFailed, WebhookUrlRefused
 from lms.models import ApiClient, DeliveryStatus, WebhookDelivery, WebhookSubscription
+from lms.services.webhook_targets import target_post, webhook_target
 from quizbank.access import course_roles
 
 TIMEOUT_S = 10
@@ -33,7 +34,9 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
 
 
 def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> WebhookSubscription:
-    """A subscription with a fresh secret (shown to the client once)."""
+    """A subscription with a fresh secret (shown to the client once); WebhookUrlRefused
+    for a URL that webhooks may not reach."""
+    webhook_target(url)
     return WebhookSubscription.objects.create(
         client=client, url=url, events=sorted(set(events)), secret=secrets.token_hex(32)
     )
@@ -42,34 +45,42 @@ def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> We
 def event_record(
     *, event: str, course_id: int, key: str, data: dict[str, Any], now: datetime
 ) -> list[int]:
-    """Queue the event for every active subscription to it whose client belongs to the
-    course (the one access rule); the new deliveries' ids (an event already queued for a
-    subscription is not queued again)."""
+    """Queue one event of the course; the new deliveries' ids (see `events_record`)."""
+    return events_record(event=event, course_id=course_id, keyed=[(key, data)], now=now)
+
+
+def events_record(
+    *, event: str, course_id: int, keyed: list[tuple[str, dict[str, Any]]], now: datetime
+) -> list[int]:
+    """Queue each (key, data) event for every active subscription to it whose client
+    belongs to the course (the one access rule); the new deliveries' ids (an event already
+    queued for a subscription under its key is not queued again)."""
     made = []
     for sub in WebhookSubscription.objects.filter(active=True).select_related("client__user"):
         if event not in sub.events or not course_roles(sub.client.user, course_id):
             continue
-        delivery_id = uuid.uuid4()
-        payload = {
-            "id": str(delivery_id),
-            "event": event,
-            "created_at": now.isoformat(),
-            "data": data,
-        }
-        try:
-            with transaction.atomic():
-                row = WebhookDelivery.objects.create(
-                    subscription=sub,
-                    delivery_id=delivery_id,
-                    event=event,
-                    dedupe_key=f"{event}:{key}"[:200],
-                    payload=payload,
-                    created_at=now,
-                )
-        except IntegrityError:
-            continue
-        made.append(row.pk)
+        made += [pk for key, data in keyed if (pk := _delivery_create(sub, event, key, data, now))]
     return made
+
+
+def _delivery_create(
+    sub: WebhookSubscription, event: str, key: str, data: dict[str, Any], now: datetime
+) -> int | None:
+    delivery_id = uuid.uuid4()
+    payload = {"id": str(delivery_id), "event": event, "created_at": now.isoformat(), "data": data}
+    try:
+        with transaction.atomic():
+            row = WebhookDelivery.objects.create(
+                subscription=sub,
+                delivery_id=delivery_id,
+                event=event,
+                dedupe_key=f"{event}:{key}"[:200],
+                payload=payload,
+                created_at=now,
+            )
+    except IntegrityError:
+        return None
+    return row.pk
 
 
 def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) -> int:
@@ -83,10 +94,7 @@ def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) ->
         "Vivabank-Timestamp": timestamp,
         "Vivabank-Signature": signature(sub.secret, timestamp, body),
     }
-    reply = requests.post(
-        sub.url, data=body, headers=headers, timeout=TIMEOUT_S, allow_redirects=False
-    )
-    return reply.status_code
+    return target_post(webhook_target(sub.url), body=body, headers=headers, timeout_s=TIMEOUT_S)
 
 
 def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
@@ -98,7 +106,7 @@ def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
     rows = WebhookDelivery.objects.filter(pk=delivery_pk)
     try:
         code = _post(delivery.subscription, delivery, now)
-    except requests.RequestException as exc:
+    except (WebhookUrlRefused, urllib3.exceptions.HTTPError) as exc:
         rows.update(tries=F("tries") + 1, last_status_code=None, last_error=str(exc)[:2000])
         raise DeliveryFailed(f"delivery {delivery.delivery_id}: {exc}") from exc
     if not 200 <= code < 300:

@@ -2,30 +2,74 @@
 login initiation, a signed launch that signs the user in and opens the quiz, and every
 refused launch refused clearly with nothing created."""
 
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 from lti1p3platform.registration import Registration
 from lti_tool.models import Key, LtiDeployment
 
+from grading.models import Attempt
 from lms.models import ExternalIdentity, LtiCourseGrant, LtiNonceUse
 from quizbank.models import CourseMembership
+from tests.grading.content import TRUE_FALSE
+from tests.grading.factories import add_slots, question
 from tests.lms.lti_world import Lti, launch
 from tests.lms.platform import INSTRUCTOR, ISSUER, new_private_key, public_key_of
 
 
 def test_a_learner_lands_in_the_quiz_signed_in(lti: Lti) -> None:
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
     reply, _ = launch(lti)
     assert reply.status_code == 302, reply.content
-    assert reply["Location"] == f"/lti/quizzes/{lti.quiz.pk}/"
+    attempt = Attempt.objects.get(quiz=lti.quiz)
+    assert reply["Location"] == f"/attempts/{attempt.pk}/"
     page = lti.browser.get(reply["Location"])
     assert page.status_code == 200
-    assert "Week 1: tensors" in page.content.decode()
+    html = page.content.decode()
+    assert "Week 1: tensors" in html
+    assert TRUE_FALSE["prompt"] in html
     identity = ExternalIdentity.objects.get(namespace=f"lti:{ISSUER}", external_id="moodle-user-7")
+    assert attempt.user == identity.user
     assert identity.user.email == "ada@uni.example"
     roles = CourseMembership.objects.filter(user=identity.user, course=lti.quiz.course)
     assert list(roles.values_list("role", flat=True)) == ["student"]
+
+
+def test_a_launch_after_submitting_shows_the_result_and_starts_nothing(lti: Lti) -> None:
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    launch(lti)
+    attempt = Attempt.objects.get(quiz=lti.quiz)
+    assert lti.browser.post(f"/api/attempts/{attempt.pk}/submit/").status_code == 200
+    reply, _ = launch(lti)
+    assert reply["Location"] == f"/attempts/{attempt.pk}/"
+    page = lti.browser.get(reply["Location"], follow=True)
+    assert page.redirect_chain == [(f"/attempts/{attempt.pk}/result/", 302)]
+    assert "Week 1: tensors" in page.content.decode()
+    assert Attempt.objects.filter(quiz=lti.quiz).count() == 1
+
+
+def test_a_launch_into_a_quiz_not_open_yet_lands_on_the_dashboard_saying_so(lti: Lti) -> None:
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    lti.quiz.opens_at = timezone.now() + timedelta(days=1)
+    lti.quiz.save()
+    reply, _ = launch(lti)
+    assert reply["Location"] == "/dashboard/"
+    page = lti.browser.get(reply["Location"])
+    assert page.status_code == 200
+    assert "not open" in page.content.decode().lower()
+    assert not Attempt.objects.exists()
+
+
+def test_an_instructor_lands_on_the_quiz_report(lti: Lti) -> None:
+    reply, _ = launch(lti, roles=[INSTRUCTOR], user_id="teacher-1")
+    assert reply["Location"] == f"/examiner/quizzes/{lti.quiz.pk}/report/"
+    page = lti.browser.get(reply["Location"])
+    assert page.status_code == 200
+    assert "Week 1: tensors" in page.content.decode()
+    assert not Attempt.objects.exists()
 
 
 def test_a_second_launch_matches_the_same_user(lti: Lti) -> None:

@@ -35,6 +35,11 @@ def verify(secret: str, headers: Any, body: bytes, tolerance_s: int = 300) -> bo
     return hmac.compare_digest(headers["Vivabank-Signature"], f"v1={expected.hexdigest()}")
 
 
+@pytest.fixture(autouse=True)
+def _receivers_on_this_machine_allowed(settings: Any) -> None:
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
+
+
 @dataclass
 class Receiver:
     secret: str = ""

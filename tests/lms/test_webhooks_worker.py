@@ -2,6 +2,7 @@
 twice until the third try succeeds, under one delivery id."""
 
 import time
+from typing import Any
 
 import pytest
 
@@ -18,11 +19,14 @@ def test_a_real_worker_retries_until_the_receiver_takes_it(
     redis_url: str,
     make_client: MakeClient,
     receiver: tuple[Receiver, str],  # noqa: F811
+    settings: Any,
 ) -> None:
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
     state, _ = receiver
     quiz, _ = _subscribed(make_client, receiver)
     state.fail_first = 2
-    with worker_processes(redis_url, count=1, queues="default"):
+    allowed = {"WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"}
+    with worker_processes(redis_url, count=1, queues="default", env=allowed):
         submitted_attempt(quiz, member(quiz.course, "student"), {0: {"value": True}})
         deadline = time.monotonic() + 60
         delivered = WebhookDelivery.objects.filter(status="delivered")

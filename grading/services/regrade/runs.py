@@ -156,7 +156,7 @@ def regrade_chunk(
 ) -> list[int]:
     """Regrade the pending items among `item_ids`; returns those left over once the time
     budget ran out (for another task). Items already regraded are skipped."""
-    run = RegradeRun.objects.select_related("created_by", "target_version").get(pk=run_id)
+    run = RegradeRun.objects.select_related("created_by", "quiz", "target_version").get(pk=run_id)
     deadline = time.monotonic() + budget_s
     templates, verdicts, left = JobTemplates(), list[RegradeVerdict](), list[int]()
     for item in _pending_items(run, item_ids):

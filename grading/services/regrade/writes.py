@@ -5,6 +5,7 @@ from datetime import datetime
 
 from django.db import transaction
 
+from grading.events import scores_regraded
 from grading.models import Attempt, Response, ResponseStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeItem, RegradeItemStatus, RegradeRun
@@ -75,7 +76,8 @@ def regrade_verdicts_write(
         responses = Response.objects.select_for_update(of=("self",)).filter(
             pk__in=[v.response_id for v in verdicts]
         )
-        by_pk = {r.pk: r for r in responses.only("pk", "attempt_id", "score").order_by("pk")}
+        fields = ("pk", "attempt_id", "position", "score")
+        by_pk = {r.pk: r for r in responses.only(*fields).order_by("pk")}
         items = RegradeItem.objects.select_for_update().filter(
             run=run, pk__in=[v.item_id for v in verdicts], status=RegradeItemStatus.PENDING
         )
@@ -85,6 +87,7 @@ def regrade_verdicts_write(
             if verdict.item_id in pending and verdict.response_id in by_pk:
                 _add(batch, run, verdict, pending[verdict.item_id], by_pk[verdict.response_id], now)
         _save(batch, attempts, now)
+        _announce(run, batch, attempts)
         if batch.items:
             regrade_progress(
                 run_id=run.pk,
@@ -105,3 +108,11 @@ def _save(batch: _Batch, attempts: list[Attempt], now: datetime) -> None:
         ScoreChange.objects.bulk_create(batch.changes)
     touched = [attempt for attempt in attempts if attempt.pk in batch.attempt_ids]
     attempts_refresh_totals(attempts=touched, now=now)
+
+
+def _announce(run: RegradeRun, batch: _Batch, attempts: list[Attempt]) -> None:
+    if not batch.changes:
+        return
+    changed = {change.response.attempt_id for change in batch.changes}
+    touched = [attempt for attempt in attempts if attempt.pk in changed]
+    scores_regraded.send(sender=RegradeRun, run=run, changes=batch.changes, attempts=touched)
