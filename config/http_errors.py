@@ -1,4 +1,5 @@
-"""Every response under /api/ is JSON in the one error shape, whatever produced it.
+"""Every response under /api/ (and the quiz page's JSON endpoints under /code-runs/) is
+JSON in the one error shape, whatever produced it.
 
 DRF views render their errors through `config.exceptions.api_exception_handler`. What
 happens outside them (no URL matched, an unhandled exception, Django refusing a body,
@@ -14,6 +15,7 @@ from django.views import defaults
 from config.exceptions import error_body
 
 API_PREFIX = "/api/"
+JSON_PREFIXES = (API_PREFIX, "/code-runs/")
 # The code and message of an error that no view described (codes match DRF's).
 _DEFAULTS: dict[int, tuple[str, str]] = {
     400: ("bad_request", "The request could not be read."),
@@ -29,7 +31,7 @@ _KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 
 
 def is_api_path(request: HttpRequest) -> bool:
-    return request.path.startswith(API_PREFIX) or request.path == API_PREFIX.rstrip("/")
+    return request.path.startswith(JSON_PREFIXES) or request.path == API_PREFIX.rstrip("/")
 
 
 def api_error_response(status: int) -> JsonResponse:

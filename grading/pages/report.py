@@ -5,7 +5,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from grading.charts import facility_discrimination_svg, score_histogram_svg
+from grading.charts import (
+    criterion_rows,
+    distractor_rates_svg,
+    facility_discrimination_svg,
+    marker_agreement_svg,
+    option_rows,
+    score_histogram_svg,
+)
 from grading.statistics.report import quiz_statistics
 from grading.statistics.scope import AttemptScope
 from quizbank.access import access_quiz
@@ -21,11 +28,16 @@ def quiz_report_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     if scope not in AttemptScope.values:
         scope = AttemptScope.ALL
     report = quiz_statistics(quiz, scope=scope)
+    options, criteria = option_rows(report["questions"]), criterion_rows(report["questions"])
     context = {
         "quiz": quiz,
         "report": report,
         "scope": scope,
         "histogram": score_histogram_svg(report["distribution"]),
-        "scatter": facility_discrimination_svg(report["questions"]),
+        "scatter": facility_discrimination_svg(report["questions"], described_by="questions"),
+        "options": options,
+        "options_chart": distractor_rates_svg(options, described_by="option-rates"),
+        "criteria": criteria,
+        "agreement_chart": marker_agreement_svg(criteria, described_by="marker-agreement"),
     }
     return render(request, "grading/report.html", context)

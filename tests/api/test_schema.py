@@ -9,6 +9,9 @@ from django.urls import get_resolver
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 
+# The API, and the quiz page's JSON endpoints for Run (web/code_runs.py).
+DOCUMENTED = ("api/", "code-runs/")
+
 
 def _api_paths() -> set[str]:
     def walk(patterns: list, prefix: str = "") -> set[str]:  # type: ignore[type-arg]  # URL patterns
@@ -17,7 +20,7 @@ def _api_paths() -> set[str]:
             route = prefix + str(pattern.pattern)
             if hasattr(pattern, "url_patterns"):
                 found |= walk(pattern.url_patterns, route)
-            elif route.startswith("api/") and "schema" not in route and "docs" not in route:
+            elif route.startswith(DOCUMENTED) and "schema" not in route and "docs" not in route:
                 found.add("/" + re.sub(r"<\w+:(\w+)>", r"{\1}", route))
         return found
 
@@ -67,10 +70,32 @@ def test_every_operation_documents_its_errors_in_the_one_shape() -> None:
 
 def test_throttled_operations_document_429_with_retry_after() -> None:
     paths = _schema()["paths"]
-    for path in ("/api/auth/token/", "/api/code-runs/"):
+    for path in ("/api/auth/token/", "/api/code-runs/", "/code-runs/"):
         assert "Retry-After" in paths[path]["post"]["responses"]["429"]["headers"]
 
 
 def test_ids_in_paths_are_documented_as_bounded_integers() -> None:
     parameters = _schema()["paths"]["/api/attempts/{attempt_id}/"]["get"]["parameters"]
     assert parameters[0]["schema"] == {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+
+
+def _ref(body: dict[str, Any]) -> str:
+    return str(body["content"]["application/json"]["schema"]["$ref"]).rsplit("/", 1)[-1]
+
+
+def test_the_quiz_pages_run_endpoints_document_their_bodies_and_errors() -> None:
+    schema = _schema()
+    start = schema["paths"]["/code-runs/"]["post"]
+    poll = schema["paths"]["/code-runs/{job_id}/"]["get"]
+    components = schema["components"]["schemas"]
+    assert components[_ref(start["requestBody"])]["required"] == ["code"]
+    assert set(start["responses"]) == {"202", "400", "401", "403", "409", "413", "415", "429"}
+    assert components[_ref(start["responses"]["202"])]["required"] == ["job"]
+    assert {"200", "401", "403", "404"} <= set(poll["responses"])
+    shapes = [
+        one["$ref"].rsplit("/", 1)[-1]
+        for one in components[_ref(poll["responses"]["200"])]["oneOf"]
+    ]
+    pending, finished = (components[name]["required"] for name in shapes)
+    assert pending == ["finished"]
+    assert {"finished", "status", "stdout", "stderr", "exit_code"} <= set(finished)

@@ -1,5 +1,7 @@
 """A student takes the demo quiz in the browser: answers of each kind, a reload, a dropped
-network, a stale second tab, submit and the result; and the clock submits at the deadline."""
+network, a stale second tab, submit, the examiner's marks and the result; and the clock
+submits at the deadline. The demo quiz's last question is drawn at random from a pool (a
+viva, two numeric questions, a single choice), so nothing here assumes which one came."""
 
 import re
 from datetime import timedelta
@@ -12,6 +14,8 @@ from quizbank.models import Quiz
 from tests.browser.conftest import Site, assert_accessible, screenshots
 
 VIVA = "backward() adds into .grad, so gradients of several calls sum; zero them each step."
+COMMENT = "Right about accumulation; say where zero_grad goes in the loop."
+WRITTEN_VIVA = 6  # the demo quiz's fixed viva; position 7 is a draw that may be a viva too
 
 
 def _start(page: Page, title: str) -> None:
@@ -42,6 +46,7 @@ def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[
         "ran in the sandbox", timeout=30_000
     )
     expect(page.locator('[data-nav="0"]')).to_have_attribute("data-answered", "true")
+    page.evaluate("window.scrollTo(0, 0)")
     screenshots(page, "student-quiz")
 
     page.reload()
@@ -66,7 +71,34 @@ def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[
     expect(page.get_by_text(VIVA)).to_be_visible()
     expect(page.locator(".cases li").first).to_be_visible(timeout=60_000)
     assert_accessible(page)
+
+    _mark_every_viva(site, demo["examiner"], attempt)
+    page.reload()
+    expect(page.get_by_text(f"Examiner's comment: {COMMENT}").first).to_be_visible()
+    expect(page.get_by_role("table", name="Rubric").first).to_contain_text("Good")
+    expect(page.get_by_text(re.compile(r"^Score: [\d.]+ / [\d.]+$"))).to_be_visible()
+    page.evaluate("window.scrollTo(0, 0)")
     screenshots(page, "student-result")
+
+
+def _mark_every_viva(site: Site, examiner: User, attempt: Attempt) -> None:
+    """The examiner marks the attempt's viva answers with the keyboard: the fixed one and,
+    when the last slot's draw from the backpropagation pool gave one, the drawn viva too
+    (the pool also holds numeric and choice questions, which grade themselves)."""
+    vivas = attempt.responses.filter(question_version__content__type="viva")
+    page = site.context(examiner).new_page()
+    for viva in vivas.order_by("position"):
+        page.goto(f"/examiner/marking/{viva.pk}/")
+        page.get_by_role("radio").first.focus()
+        for _ in viva.question_version.content["rubric"]:
+            page.keyboard.press("3")
+        page.get_by_label("Comment to the student").fill(COMMENT)
+        if viva.position == WRITTEN_VIVA:
+            assert_accessible(page)
+            page.evaluate("window.scrollTo(0, 0)")
+            screenshots(page, "examiner-marking-demo")
+        page.get_by_label("Comment to the student").press("Control+Enter")
+        expect(page.get_by_text("Mark saved.")).to_be_visible()
 
 
 def test_a_stale_second_tab_shows_a_banner_and_keeps_its_text(

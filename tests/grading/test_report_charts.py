@@ -3,7 +3,14 @@
 from typing import Any
 from xml.etree import ElementTree
 
-from grading.charts import facility_discrimination_svg, score_histogram_svg
+from grading.charts import (
+    criterion_rows,
+    distractor_rates_svg,
+    facility_discrimination_svg,
+    marker_agreement_svg,
+    option_rows,
+    score_histogram_svg,
+)
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -38,3 +45,47 @@ def test_the_scatter_skips_questions_without_figures_and_escapes_titles() -> Non
 def test_empty_reports_still_draw_valid_charts() -> None:
     assert _parse(score_histogram_svg([])).findtext(f"{NS}title") == "Score distribution"
     assert not _parse(facility_discrimination_svg([])).findall(f"{NS}circle")
+
+
+def test_option_rows_skip_unanswered_and_non_choice_questions_and_keep_q_numbers() -> None:
+    choice = {"text": "<i>yes</i>", "correct": True, "count": 1, "rate": 1.0}
+    items: list[dict[str, Any]] = [
+        {"title": "viva", "responses": 2, "choices": []},
+        {"title": "unanswered", "responses": 0, "choices": [{**choice, "count": 0, "rate": 0}]},
+        {"title": "answered", "responses": 1, "choices": [choice]},
+    ]
+    rows = option_rows(items)
+    assert [(row.number, row.text) for row in rows] == [(3, "<i>yes</i>")]
+    text = str(distractor_rates_svg(rows))
+    assert "<i>" not in text
+    assert "Q3 answered" in text
+    assert "&lt;i&gt;yes&lt;/i&gt; (correct)" in text
+
+
+def test_charts_without_data_are_not_drawn() -> None:
+    assert distractor_rates_svg(option_rows([])) is None
+    assert marker_agreement_svg(criterion_rows([{"title": "t", "agreement": None}])) is None
+
+
+def test_a_one_level_criterion_has_no_gap_bar_length() -> None:
+    (row,) = criterion_rows(
+        [
+            {
+                "title": "t",
+                "agreement": {
+                    "criteria": [
+                        {
+                            "criterion": "Only",
+                            "levels": 1,
+                            "pairs": 2,
+                            "disagreement_rate": 0.0,
+                            "mean_abs_difference": 0.0,
+                            "kappa": None,
+                        }
+                    ]
+                },
+            }
+        ]
+    )
+    assert (row.exact_rate, row.gap_share) == (1.0, 0.0)
+    assert _parse(marker_agreement_svg([row])).get("role") == "img"

@@ -63,6 +63,25 @@ def test_a_code_run_job_is_readable_only_by_its_starter() -> None:
     assert Client().get("/code-runs/run-not-mine/").status_code in (401, 403)
 
 
+@pytest.mark.usefixtures("celery_eager")
+def test_run_answers_a_job_id_at_once_and_the_poll_gives_the_documented_output() -> None:
+    _, owner, other = _attempt_and_users()
+    body = {"code": "print(6 * 7)"}
+    started = owner.post("/code-runs/", body, content_type="application/json")
+    assert started.status_code == 202
+    assert set(started.json()) == {"job"}
+    polled = owner.get(f"/code-runs/{started.json()['job']}/").json()
+    assert (polled["finished"], polled["stdout"]) == (True, "42\n")
+    documented = {"finished", "status", "exit_code", "stdout", "stderr", "duration_ms"}
+    assert set(polled) == documented | {"truncated", "message"}
+    assert other.get(f"/code-runs/{started.json()['job']}/").status_code == 404
+    not_an_id = owner.get("/code-runs/not%20an%20id/")
+    assert (not_an_id.status_code, not_an_id.json()["error"]["code"]) == (404, "not_found")
+    refused = owner.post("/code-runs/", {"source": "1"}, content_type="application/json")
+    assert refused.status_code == 400
+    assert list(refused.json()["error"]["fields"]) == ["code"]
+
+
 def test_the_sign_in_page_locks_after_too_many_failures() -> None:
     from django.core.cache import cache
 
