@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from quizbank.assets import asset_problems
 from quizbank.bankfiles import (
     ParsedBank,
     QuestionFile,
@@ -153,12 +154,14 @@ def bank_write_question(
 
 def question_problems(content: dict[str, Any]) -> list[str]:
     """What breaks the bank's rules in one question given as a dict, its source files under
-    "files" (as an import from another format or a scratch question brings it), one line each."""
+    "files" and its images under "assets" (as an import from another format or a scratch
+    question brings them), one line each."""
     fields = dict(content)
     files = fields.pop("files", {})
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
         return ["files: must map file names to text"]
-    problems = [
+    problems = asset_problems(fields.pop("assets", {}))
+    problems += [
         f"{field_name(issue.path)}: {issue.message}"
         for issue in validate_question(fields, parameterised=schema.GENERATOR_FILE in files)
     ]
