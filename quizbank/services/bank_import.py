@@ -23,6 +23,7 @@ from quizbank.bankfiles.reader import Progress
 from quizbank.bankfiles.source import field_name
 from quizbank.errors import BankInvalid
 from quizbank.models import Course, Question, Topic
+from quizbank.services.assets import asset_blobs_store
 from quizbank.services.question_write import question_apply_content
 from quizbank.services.versioning import question_snapshot
 
@@ -109,6 +110,7 @@ def _write_question(
     user: User | None,
     report: ImportReport,
 ) -> None:
+    asset_blobs_store(images=item.images)
     outcome = bank_write_question(
         course=course,
         topic=topic,

@@ -8,13 +8,17 @@ from __future__ import annotations
 import base64
 import struct
 import zlib
+from pathlib import Path
 
 import pytest
 from django.test import Client
 
 from quizbank.assets import MAX_ASSET_BYTES, asset_digest
+from quizbank.errors import BankInvalid
 from quizbank.models import AssetBlob, Course, QuestionAsset, Role
 from quizbank.rendering import render_markdown
+from quizbank.services.bank_export import bank_export
+from quizbank.services.bank_import import bank_import
 from quizbank.services.interchange import interchange_export, interchange_import
 from tests.quizbank.factories import make_course, make_membership, make_user
 from tests.quizbank.interchange.helpers import skipped_reasons, stored
@@ -210,3 +214,45 @@ def test_moodle_export_writes_the_images_back_and_reimport_keeps_their_bytes(
         "a.png": image,
         "b.gif": GIF,
     }
+
+
+def test_a_bank_folder_export_keeps_the_images_and_imports_them_again(
+    course: Course, tmp_path: Path
+) -> None:
+    image = png(5, 5)
+    interchange_import(
+        course=course,
+        fmt="moodle",
+        data=moodle_file({"a.png": image}, '<img src="@@PLUGINFILE@@/a.png">'),
+    )
+    bank_export(course=course, path=tmp_path / "bank")
+    folder = tmp_path / "bank" / "imported" / "picture-question"
+    assert (folder / "assets" / "a.png").read_bytes() == image
+    assert "\nassets:" not in (folder / "question.yaml").read_text()
+    before = stored(course)
+    QuestionAsset.objects.all().delete()
+    AssetBlob.objects.all().delete()  # the bytes must come from the folder
+
+    bank_import(path=tmp_path / "bank", course_slug="again")
+    assert stored(Course.objects.get(slug="again")) == before
+    assert bytes(AssetBlob.objects.get().data) == image
+
+
+def test_a_bank_folder_image_that_is_not_one_is_refused_with_its_path(
+    course: Course, tmp_path: Path
+) -> None:
+    interchange_import(
+        course=course,
+        fmt="moodle",
+        data=moodle_file({"a.png": png()}, '<img src="@@PLUGINFILE@@/a.png">'),
+    )
+    bank_export(course=course, path=tmp_path / "bank")
+    evil = tmp_path / "bank" / "imported" / "picture-question" / "assets" / "a.png"
+    evil.write_bytes(SVG)
+    with pytest.raises(BankInvalid) as refused:
+        bank_import(path=tmp_path / "bank", course_slug="again")
+    assert refused.value.errors == [
+        f"{evil}:1 (file): file a.png is not a PNG, JPEG, GIF or WebP image (judged by its "
+        "bytes, not its name); only those are kept"
+    ]
+    assert not Course.objects.filter(slug="again").exists()
