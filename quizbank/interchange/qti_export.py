@@ -18,6 +18,8 @@ ITEM_NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 CP_NS = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
 _TEMPLATES = "https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/"
 _CODE_REASON = "QTI has no code questions the bank's cases could run in"
+# Prompts are written as Markdown text, so an <img> in one would come back as text.
+_IMAGES_REASON = "its images are not written into QTI packages; Moodle XML keeps them"
 
 
 def write_qti_package(items: list[Draft], filename: str) -> Exported:
@@ -26,8 +28,8 @@ def write_qti_package(items: list[Draft], filename: str) -> Exported:
     written: dict[str, bytes] = {}
     for item in items:
         writer = _WRITERS.get(item.content["type"])
-        if writer is None:
-            skipped.append(Skipped(item.location, _CODE_REASON))
+        if writer is None or item.content.get("assets"):
+            skipped.append(Skipped(item.location, _IMAGES_REASON if writer else _CODE_REASON))
             continue
         written[f"items/{item.slug}.xml"] = _xml(_item(item, writer))
     written["assessment.xml"] = _xml(_test(filename, written))

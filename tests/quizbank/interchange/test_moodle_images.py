@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 
 from quizbank.assets import MAX_ASSET_BYTES, asset_digest
-from quizbank.errors import BankInvalid
+from quizbank.errors import BankInvalid, ExportImpossible
 from quizbank.models import AssetBlob, Course, QuestionAsset, Role
 from quizbank.rendering import render_markdown
 from quizbank.services.bank_export import bank_export
@@ -256,3 +256,21 @@ def test_a_bank_folder_image_that_is_not_one_is_refused_with_its_path(
         "bytes, not its name); only those are kept"
     ]
     assert not Course.objects.filter(slug="again").exists()
+
+
+def test_qti_export_reports_a_question_with_images_instead_of_breaking_them(
+    course: Course,
+) -> None:
+    data = moodle_file({"a.png": png()}, '<img src="@@PLUGINFILE@@/a.png">')
+    interchange_import(course=course, fmt="moodle", data=data)
+    with pytest.raises(ExportImpossible):
+        interchange_export(course=course, fmt="qti")
+    plain = moodle_file({}, "No picture.").replace(b"Picture question", b"Plain question")
+    interchange_import(course=course, fmt="moodle", data=plain)
+    exported = interchange_export(course=course, fmt="qti")
+    assert [(item.location, item.reason) for item in exported.skipped] == [
+        (
+            "picture-question",
+            "its images are not written into QTI packages; Moodle XML keeps them",
+        )
+    ]
