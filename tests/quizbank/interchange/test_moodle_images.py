@@ -274,3 +274,19 @@ def test_qti_export_reports_a_question_with_images_instead_of_breaking_them(
             "its images are not written into QTI packages; Moodle XML keeps them",
         )
     ]
+
+
+def test_gift_keeps_the_asset_list_and_needs_the_bytes_in_the_bank(course: Course) -> None:
+    data = moodle_file({"a.png": png()}, '<img src="@@PLUGINFILE@@/a.png">')
+    interchange_import(course=course, fmt="moodle", data=data)
+    gift = interchange_export(course=course, fmt="gift").data
+    same_bank = make_course(slug="same-bank")
+    interchange_import(course=same_bank, fmt="gift", data=gift)
+    assert stored(same_bank) == stored(course)
+
+    QuestionAsset.objects.all().delete()
+    AssetBlob.objects.all().delete()
+    report = interchange_import(course=make_course(slug="bare"), fmt="gift", data=gift)
+    assert [item.reason for item in report.skipped] == [
+        "assets.a.png: the image is neither in the file nor in this bank"
+    ]
