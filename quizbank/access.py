@@ -15,7 +15,15 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 
-from quizbank.models import Course, CourseMembership, Question, Quiz, Role
+from quizbank.models import (
+    AssetBlob,
+    Course,
+    CourseMembership,
+    Question,
+    QuestionAsset,
+    Quiz,
+    Role,
+)
 
 AnyUser = AbstractBaseUser | AnonymousUser
 ALL_ROLES = frozenset({Role.STUDENT, Role.EXAMINER, Role.AUTHOR})
@@ -107,6 +115,16 @@ def access_question(user: AnyUser, question_id: int, roles: Iterable[str] = AUTH
     if question is None:
         raise Http404("No such question.")
     return question
+
+
+def access_asset(user: AnyUser, digest: str) -> AssetBlob:
+    """An image shown by a question of one of the user's courses (any role: students see
+    the prompts that show it); a 404 otherwise."""
+    uses = QuestionAsset.objects.filter(blob_id=digest, question__course__in=courses_for(user))
+    blob = AssetBlob.objects.filter(pk=digest).first() if uses.exists() else None
+    if blob is None:
+        raise Http404("No such image.")
+    return blob
 
 
 def require_course_creator(user: AnyUser) -> None:

@@ -1,4 +1,4 @@
-"""Server-rendered pages: the home page and the author's question preview."""
+"""Server-rendered pages: the home page, the author's question preview, question images."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
-from quizbank.access import access_question
+from quizbank.access import access_asset, access_question
 from quizbank.models import Course, QuestionVersion, Role
 from quizbank.presenters import student_fields
 from quizbank.rendering import pygments_css, render_markdown
@@ -51,3 +52,15 @@ def student_view(version: QuestionVersion) -> dict[str, Any]:
         "starter_html": render_markdown(f"```python\n{starter}\n```") if starter else "",
         "device": version.content.get("device", "cpu"),
     }
+
+
+@require_GET
+def question_asset(request: HttpRequest, digest: str, name: str) -> HttpResponse:
+    """An image of a question, for the members of its course. The URL holds its sha256, so
+    the bytes behind it never change and a browser may keep them."""
+    blob = access_asset(request.user, digest)
+    response = HttpResponse(bytes(blob.data), content_type=blob.content_type)
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Content-Security-Policy"] = "default-src 'none'"
+    response["Cache-Control"] = "private, max-age=31536000, immutable"
+    return response

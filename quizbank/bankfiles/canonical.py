@@ -60,11 +60,12 @@ def content_hash(content: dict[str, Any]) -> str:
 def question_key_order(qtype: str) -> tuple[str, ...]:
     type_keys = tuple(key for key in schema.TYPE_KEYS.get(qtype, ()) if key != "mode")
     head = ("type", "title", "mode") if qtype == "viva" else ("type", "title")
-    return (*head, *schema.COMMON_KEYS[2:], *type_keys, "files")
+    return (*head, *schema.COMMON_KEYS[2:], *type_keys, "files", "assets")
 
 
 def canonicalize(data: dict[str, Any]) -> dict[str, Any]:
-    """The canonical content of a valid question dictionary (YAML data plus `files`)."""
+    """The canonical content of a valid question dictionary (YAML data plus `files` and
+    `assets`)."""
     qtype = str(data.get("type"))
     out: dict[str, Any] = {}
     for key in question_key_order(qtype):
@@ -176,6 +177,10 @@ def _files(value: dict[str, str]) -> dict[str, str]:
     return {name: canonical_text(value[name]) for name in sorted(value)}
 
 
+def _assets(value: dict[str, str]) -> dict[str, str]:
+    return {name: value[name] for name in sorted(value)}
+
+
 _TEXT_KEYS = (
     "title",
     "prompt",
@@ -202,6 +207,7 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "compare": _keyed(contract.COMPARE_KEYS),
     "efficiency": _keyed(contract.EFFICIENCY_KEYS),
     "files": _files,
+    "assets": _assets,
     "answer": _same,
 }
 _ANSWER_CONVERTERS: dict[str, Callable[[Any], Any]] = {

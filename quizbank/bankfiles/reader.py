@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from quizbank.assets import AssetRefused, asset_digest, check_question_total, checked_image
 from quizbank.bankfiles import schema
 from quizbank.bankfiles.bank import BankHeader, read_header
 from quizbank.bankfiles.canonical import canonicalize
@@ -26,6 +27,8 @@ class QuestionFile:
     slug: str
     path: Path
     content: dict[str, Any]
+    # The bytes of the images in content["assets"], by sha256.
+    images: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -133,6 +136,7 @@ def _read_question(topic: str, slug: str, entry: Path, errors: list[str]) -> Que
     parameterised = entry.is_dir() and (entry / schema.GENERATOR_FILE).is_file()
     issues = [*loaded.issues, *validate_question(loaded.data, parameterised=parameterised)]
     files = _read_code_files(entry, loaded.data, errors) if entry.is_dir() else {}
+    images = read_images(entry / schema.ASSETS_FOLDER, errors)
     qtype = loaded.data.get("type") if isinstance(loaded.data, dict) else None
     for problem in missing_files(str(qtype), list(files)):
         issues.append(Issue(("files",), problem))
@@ -141,20 +145,23 @@ def _read_question(topic: str, slug: str, entry: Path, errors: list[str]) -> Que
         errors.append(error_line(yaml_path, line, issue.path, issue.message))
     if issues or not isinstance(loaded.data, dict):
         return None
-    content = canonicalize({**loaded.data, "files": files})
-    return QuestionFile(topic=topic, slug=slug, path=yaml_path, content=content)
+    assets = {name: digest for name, (digest, _) in images.items()}
+    content = canonicalize({**loaded.data, "files": files, "assets": assets})
+    blobs = dict(images.values())
+    return QuestionFile(topic=topic, slug=slug, path=yaml_path, content=content, images=blobs)
 
 
 def _read_code_files(folder: Path, data: object, errors: list[str]) -> dict[str, str]:
     entry_point = data.get("entry_point") if isinstance(data, dict) else None
     files: dict[str, str] = {}
-    entries = (p for p in folder.iterdir() if _visible(p) and p.name != schema.QUESTION_FILE)
+    kept = (schema.QUESTION_FILE, schema.ASSETS_FOLDER)
+    entries = (p for p in folder.iterdir() if _visible(p) and p.name not in kept)
     for path in sorted(entries):
         kind = file_kind(path.name)
         if kind is None or not path.is_file():
             errors.append(
                 f"{path}:1 (file): a question folder holds question.yaml, reference.py, "
-                "correct_<name>.py, wrong_<name>.py and generate.py only"
+                "correct_<name>.py, wrong_<name>.py, generate.py and assets/ only"
             )
             continue
         source = path.read_text(encoding="utf-8")
@@ -173,3 +180,26 @@ def _must_define(kind: str, entry_point: object) -> str | None:
     if kind in ("reference", "correct") and isinstance(entry_point, str):
         return entry_point
     return None
+
+
+def read_images(folder: Path, errors: list[str]) -> dict[str, tuple[str, bytes]]:
+    """The images of a question folder's assets/ (quizbank.assets rules): (sha256, bytes)
+    by file name; each one refused is an error line."""
+    if not folder.is_dir():
+        return {}
+    images: dict[str, tuple[str, bytes]] = {}
+    for path in sorted(p for p in folder.iterdir() if _visible(p)):
+        try:
+            if not path.is_file():
+                raise AssetRefused("assets/ holds image files only")
+            data = path.read_bytes()
+            checked_image(path.name, data)
+        except AssetRefused as exc:
+            errors.append(f"{path}:1 (file): {exc}")
+            continue
+        images[path.name] = (asset_digest(data), data)
+    try:
+        check_question_total([len(data) for _, data in images.values()])
+    except AssetRefused as exc:
+        errors.append(f"{folder}:1 (folder): {exc}")
+    return images

@@ -53,6 +53,7 @@ ROW_KEYS = ("choices", "answers", "cases", "rubric")
 REFERENCE_FILE = "reference.py"
 GENERATOR_FILE = "generate.py"
 QUESTION_FILE = "question.yaml"
+ASSETS_FOLDER = "assets"  # a question folder's images (quizbank.assets)
 BANK_FILE = "bank.yaml"
 
 # Field limits of the database columns, checked before anything is written.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +135,8 @@ class QuestionOut:
     topic: str
     slug: str
     content: dict[str, Any]
+    # The bytes of the images in content["assets"], by sha256.
+    images: dict[str, bytes] = field(default_factory=dict)
 
 
 def bank_header_dict(header: BankHeader) -> dict[str, Any]:
@@ -159,17 +161,26 @@ def write_bank(root: Path, header: BankHeader, questions: Iterable[QuestionOut])
     for question in questions:
         content = dict(question.content)
         files: dict[str, str] = content.pop("files", {})
+        assets: dict[str, str] = content.pop("assets", {})
         folder = root / question.topic
-        if files:
+        if files or assets:
             folder = folder / question.slug
             folder.mkdir(parents=True, exist_ok=True)
             written += _write(folder / schema.QUESTION_FILE, dump_yaml(content))
             for name, source in files.items():
                 written += _write(folder / name, source)
+            written += _write_images(folder / schema.ASSETS_FOLDER, assets, question.images)
         else:
             folder.mkdir(parents=True, exist_ok=True)
             written += _write(folder / f"{question.slug}.yaml", dump_yaml(content))
     return written
+
+
+def _write_images(folder: Path, assets: dict[str, str], images: dict[str, bytes]) -> int:
+    for name, digest in assets.items():
+        folder.mkdir(exist_ok=True)
+        (folder / name).write_bytes(images[digest])
+    return len(assets)
 
 
 def _write(path: Path, text: str) -> int:

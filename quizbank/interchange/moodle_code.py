@@ -40,6 +40,7 @@ def read_coderunner(element: Element, content: dict[str, Any], notes: list[str])
     if len(entry_points) != 1:
         raise Unsupported(f"the tests call several functions: {', '.join(sorted(entry_points))}")
     entry_point = entry_points.pop()
+    _check_returns(element.findtext("answer") or "", entry_point)
     content.update(type="code", entry_point=entry_point)
     content["cases"] = [
         _case(test, number, args)
@@ -57,6 +58,35 @@ def read_coderunner(element: Element, content: dict[str, Any], notes: list[str])
         f"expected outputs dropped: each case compares {entry_point}'s result with the "
         f"reference's; {WRONG_FILE} added as the known-wrong solution"
     )
+
+
+def _check_returns(answer: str, entry_point: str) -> None:
+    """Unsupported when the sample answer's `entry_point` returns nothing: its tests grade
+    what it prints, while a bank case grades what it returns, so every solution, right or
+    wrong, would score the same. (An answer that does not parse is reported by the bank's
+    own checks.)"""
+    try:
+        tree = ast.parse(answer)
+    except SyntaxError:
+        return
+    functions = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point
+    ]
+    if not functions:
+        return
+    returns = [
+        node
+        for node in ast.walk(functions[-1])
+        if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom)
+        and getattr(node, "value", None) is not None
+    ]
+    if not returns:
+        raise Unsupported(
+            f"the answer's {entry_point} returns nothing (it prints): the bank grades what "
+            "a function returns, so this question could never be graded"
+        )
 
 
 def _call(test: Element, number: int) -> tuple[str, list[Any]]:

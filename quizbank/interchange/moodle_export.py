@@ -10,6 +10,7 @@ from typing import Any
 from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
 from quizbank.interchange.common import dump_extension, extension_for, percent
+from quizbank.interchange.moodle_files import with_pluginfile_references, write_files
 from quizbank.interchange.moodle_xml import EXTENSION_TAG, read_question
 from quizbank.interchange.report import Draft, Exported, TopicRef, Unsupported
 
@@ -44,10 +45,12 @@ def _category(topic: TopicRef) -> Element:
 
 
 def _question(item: Draft, writer: Callable[[Element, dict[str, Any]], str]) -> Element:
-    content = item.content
+    content = with_pluginfile_references(item.content)
     element = Element("question")
     _text(element, "name", content["title"], None)
-    _text(element, "questiontext", content["prompt"])
+    prompt = _text(element, "questiontext", content["prompt"])
+    # Every image goes with the question text, whichever of the question's texts shows it.
+    write_files(prompt, content.get("assets", {}), item.images)
     _text(element, "generalfeedback", content.get("general_feedback", ""))
     SubElement(element, "defaultgrade").text = str(content.get("points", 1))
     SubElement(element, "penalty").text = "0"
@@ -62,7 +65,7 @@ def _question(item: Draft, writer: Callable[[Element, dict[str, Any]], str]) -> 
         plain = read_question(element, item.topic, [], item.location).content
     except Unsupported:
         plain = {}
-    extra = extension_for(content, plain)
+    extra = extension_for(item.content, plain)
     if extra:
         SubElement(element, EXTENSION_TAG, {"format": "json"}).text = dump_extension(extra)
     return element

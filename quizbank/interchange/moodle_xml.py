@@ -23,6 +23,7 @@ from quizbank.interchange.common import (
 )
 from quizbank.interchange.limits import parse_xml
 from quizbank.interchange.moodle_code import read_coderunner
+from quizbank.interchange.moodle_files import embedded_images, keep_images
 from quizbank.interchange.report import DEFAULT_TOPIC, Conversion, Draft, TopicRef, Unsupported
 
 EXTENSION_TAG = "vivabank"
@@ -99,7 +100,7 @@ def read_question(
         raise Unsupported(
             f"Moodle's {qtype or 'untyped'} questions have no counterpart in the bank"
         )
-    _refuse_files(element)
+    images = embedded_images(element)
     name = text_of(element, "name")
     content: dict[str, Any] = {
         "title": title_of(name, "Untitled question"),
@@ -116,28 +117,21 @@ def read_question(
     except Unsupported:
         if extension is None:
             raise  # with an extension, what Moodle could not hold is in the extension
+    kept = keep_images(content, images)
     notes.extend(_unkept(element))
     if extension is not None:
         apply_extension(content, load_extension(extension.text or ""))
         notes.clear()  # the extension restores what Moodle could not hold
     idnumber = (element.findtext("idnumber") or "").strip()
     slug = idnumber if is_slug(idnumber) else slugify(name)
-    return Draft(slug=slug, topic=topic, content=content, location=location, notes=notes)
+    return Draft(
+        slug=slug, topic=topic, content=content, location=location, notes=notes, images=kept
+    )
 
 
 def _tags(element: Element) -> list[str]:
     tags = element.findall("tags/tag/text")
     return [slugify(tag.text, max_length=50, default="tag") for tag in tags if tag.text]
-
-
-def _refuse_files(element: Element) -> None:
-    names = [file.get("name", "?") for file in element.iter("file")]
-    texts = "".join(element.itertext())
-    if names or "@@PLUGINFILE@@" in texts:
-        listed = ", ".join(names) or "@@PLUGINFILE@@ references"
-        raise Unsupported(
-            f"embedded files ({listed}) are not kept: the bank has no question assets"
-        )
 
 
 def _unkept(element: Element) -> list[str]:

@@ -16,6 +16,11 @@ from xml.etree.ElementTree import Element
 from quizbank.errors import InterchangeRefused
 from quizbank.interchange.common import SlugPool, open_question, slugify, title_of, to_float
 from quizbank.interchange.limits import parse_xml, read_zip, safe_member_name
+from quizbank.interchange.qti_rules import (
+    choice_feedback,
+    is_match_correct_with_feedback,
+    read_text_conditions,
+)
 from quizbank.interchange.report import DEFAULT_TOPIC, Conversion, Draft, Unsupported
 
 _INTERACTIONS = ("choiceInteraction", "textEntryInteraction", "extendedTextInteraction")
@@ -109,14 +114,27 @@ def read_item(root: Element, location: str) -> Draft:
         open_question(content, "", notes)
     if root.find("modalFeedback") is not None:
         notes.append("modal feedback not kept")
-    processing = root.find("responseProcessing")
-    tolerances = tolerance_answers(processing) if content["type"] == "numeric" else []
-    if tolerances:
-        content["answers"] = tolerances
-    elif processing is not None and not processing.get("template") and len(processing):
-        notes.append("custom response processing not read: the bank's own scoring applies")
+    _read_processing(root.find("responseProcessing"), content, notes)
     slug = slugify(identifier or content["title"])
     return Draft(slug=slug, topic=DEFAULT_TOPIC, content=content, location=location, notes=notes)
+
+
+def _read_processing(processing: Element | None, content: dict[str, Any], notes: list[str]) -> None:
+    """Answers that our export (or a like item) states in response processing: numeric
+    tolerances, short-text conditions with regexes; other custom processing is noted."""
+    tolerances = tolerance_answers(processing) if content["type"] == "numeric" else []
+    conditions = read_text_conditions(processing) if content["type"] == "short_text" else None
+    if tolerances:
+        content["answers"] = tolerances
+    elif conditions is not None:
+        content["answers"], content["case_sensitive"] = conditions
+    elif (
+        processing is not None
+        and not processing.get("template")
+        and len(processing)
+        and not is_match_correct_with_feedback(processing)
+    ):
+        notes.append("custom response processing not read: the bank's own scoring applies")
 
 
 def inner_html(element: Element, replace: Element | None = None, by: str = "") -> str:
@@ -125,7 +143,7 @@ def inner_html(element: Element, replace: Element | None = None, by: str = "") -
     for child in element:
         if child is replace:
             out += by
-        elif child.tag not in ("prompt", "simpleChoice"):
+        elif child.tag not in ("prompt", "simpleChoice", "feedbackInline"):
             attributes = "".join(f' {k}="{escape(v)}"' for k, v in child.attrib.items())
             inside = inner_html(child, replace, by)
             closing = f">{inside}</{child.tag}>" if inside or child.tag not in _VOID else " />"
@@ -178,6 +196,7 @@ def _choice(
         {
             "text": "\n".join(line.strip() for line in inner_html(choice).splitlines()).strip(),
             "correct": choice.get("identifier") in correct,
+            "feedback": choice_feedback(choice),
         }
         for choice in choices
     ]

@@ -1,7 +1,7 @@
 """QTI 3.0 export: a content package (zip) with imsmanifest.xml, one assessment test and one
 item per question. Choice, true/false, numeric (tolerances as `qti-equal`) and short text
 answers and vivas map; code questions are reported. Regex answers and per-choice feedback
-are not written."""
+are written as response processing (quizbank.interchange.qti_rules)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from collections.abc import Callable
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
+from quizbank.interchange.qti_rules import write_choice_feedback, write_text_conditions
 from quizbank.interchange.report import Draft, Exported, Skipped
 
 ITEM_NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 CP_NS = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
 _TEMPLATES = "https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/"
 _CODE_REASON = "QTI has no code questions the bank's cases could run in"
+# Prompts are written as Markdown text, so an <img> in one would come back as text.
+_IMAGES_REASON = "its images are not written into QTI packages; Moodle XML keeps them"
 
 
 def write_qti_package(items: list[Draft], filename: str) -> Exported:
@@ -25,8 +28,8 @@ def write_qti_package(items: list[Draft], filename: str) -> Exported:
     written: dict[str, bytes] = {}
     for item in items:
         writer = _WRITERS.get(item.content["type"])
-        if writer is None:
-            skipped.append(Skipped(item.location, _CODE_REASON))
+        if writer is None or item.content.get("assets"):
+            skipped.append(Skipped(item.location, _IMAGES_REASON if writer else _CODE_REASON))
             continue
         written[f"items/{item.slug}.xml"] = _xml(_item(item, writer))
     written["assessment.xml"] = _xml(_test(filename, written))
@@ -126,10 +129,18 @@ def _template(root: Element, name: str) -> None:
     SubElement(root, "qti-response-processing", {"template": _TEMPLATES + name + ".xml"})
 
 
-def _choice_items(content: dict[str, Any]) -> list[tuple[str, bool]]:
+def _choice_items(content: dict[str, Any]) -> list[tuple[str, bool, str]]:
+    """(text, correct, feedback) of each choice; true/false as the two choices it is."""
     if content["type"] == "true_false":
-        return [("True", content["answer"] is True), ("False", content["answer"] is False)]
-    return [(choice["text"], bool(choice.get("correct"))) for choice in content["choices"]]
+        answer = content["answer"]
+        return [
+            ("True", answer is True, content.get("true_feedback", "")),
+            ("False", answer is False, content.get("false_feedback", "")),
+        ]
+    return [
+        (choice["text"], bool(choice.get("correct")), choice.get("feedback", ""))
+        for choice in content["choices"]
+    ]
 
 
 def _choices(root: Element, declaration: Element, content: dict[str, Any]) -> None:
@@ -139,7 +150,7 @@ def _choices(root: Element, declaration: Element, content: dict[str, Any]) -> No
         cardinality="single" if single else "multiple", **{"base-type": "identifier"}
     )
     correct = SubElement(declaration, "qti-correct-response")
-    for index, (_, right) in enumerate(options):
+    for index, (_, right, _) in enumerate(options):
         if right:
             SubElement(correct, "qti-value").text = f"C{index}"
     body = root.find("qti-item-body")
@@ -153,9 +164,13 @@ def _choices(root: Element, declaration: Element, content: dict[str, Any]) -> No
     }
     interaction = SubElement(body, "qti-choice-interaction", attributes)
     _prompt(interaction, content)
-    for index, (text, _) in enumerate(options):
+    for index, (text, _, _) in enumerate(options):
         SubElement(interaction, "qti-simple-choice", {"identifier": f"C{index}"}).text = text
-    _template(root, "match_correct")
+    feedback = [text for _, _, text in options]
+    if any(feedback):
+        write_choice_feedback(root, interaction, feedback)
+    else:
+        _template(root, "match_correct")
 
 
 def _numeric(root: Element, declaration: Element, content: dict[str, Any]) -> None:
@@ -203,7 +218,10 @@ def _short_text(root: Element, declaration: Element, content: dict[str, Any]) ->
         }
         SubElement(mapping, "qti-map-entry", entry)
     _text_body(root, content)
-    _template(root, "map_response")
+    if any("regex" in answer for answer in content["answers"]):
+        write_text_conditions(root, content["answers"], bool(content.get("case_sensitive")))
+    else:
+        _template(root, "map_response")
 
 
 def _text_body(root: Element, content: dict[str, Any]) -> None:

@@ -27,6 +27,8 @@ class Draft:
     content: dict[str, Any]
     location: str
     notes: list[str] = field(default_factory=list)
+    # The bytes of the images named in content["assets"], by sha256.
+    images: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 from quizbank.models.access_rules import QuizAccessOverride
+from quizbank.models.assets import AssetBlob, QuestionAsset
 from quizbank.models.bank import (
     Choice,
     CodeCase,
@@ -19,6 +20,7 @@ from quizbank.models.bank import (
 from quizbank.models.quizzes import GradingMethod, Quiz, QuizSlot, ReleasePolicy
 
 __all__ = [
+    "AssetBlob",
     "Choice",
     "CodeCase",
     "CodeFile",
@@ -28,6 +30,7 @@ __all__ = [
     "GradingMethod",
     "NumericAnswer",
     "Question",
+    "QuestionAsset",
     "QuestionType",
     "QuestionVersion",
     "Quiz",

@@ -13,8 +13,9 @@ from quizbank.bankfiles import (
     write_bank,
 )
 from quizbank.errors import ExportTargetNotEmpty
-from quizbank.models import Course
+from quizbank.models import Course, Question
 from quizbank.selectors import course_questions
+from quizbank.services.assets import asset_images
 from quizbank.services.content import question_content
 
 
@@ -36,17 +37,19 @@ def bank_export(*, course: Course, path: Path) -> int:
         description=canonical_text(course.description),
         topics=topics,
     )
-    questions = [
-        QuestionOut(
-            topic=question.topic.slug,
-            slug=question.slug,
-            # Versions hold the content; jsonb loses key order, so it is restored here.
-            content=canonicalize(
-                question.current_version.content
-                if question.current_version is not None
-                else question_content(question)
-            ),
-        )
-        for question in course_questions(course)
-    ]
-    return write_bank(path, header, questions)
+    return write_bank(
+        path, header, [_question_out(question) for question in course_questions(course)]
+    )
+
+
+def _question_out(question: Question) -> QuestionOut:
+    # Versions hold the content; jsonb loses key order, so it is restored here.
+    content = canonicalize(
+        question.current_version.content
+        if question.current_version is not None
+        else question_content(question)
+    )
+    images = asset_images(content.get("assets", {}).values())
+    return QuestionOut(
+        topic=question.topic.slug, slug=question.slug, content=content, images=images
+    )

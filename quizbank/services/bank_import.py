@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from quizbank.assets import asset_problems
 from quizbank.bankfiles import (
     ParsedBank,
     QuestionFile,
@@ -22,6 +23,7 @@ from quizbank.bankfiles.reader import Progress
 from quizbank.bankfiles.source import field_name
 from quizbank.errors import BankInvalid
 from quizbank.models import Course, Question, Topic
+from quizbank.services.assets import asset_blobs_store
 from quizbank.services.question_write import question_apply_content
 from quizbank.services.versioning import question_snapshot
 
@@ -108,6 +110,7 @@ def _write_question(
     user: User | None,
     report: ImportReport,
 ) -> None:
+    asset_blobs_store(images=item.images)
     outcome = bank_write_question(
         course=course,
         topic=topic,
@@ -153,12 +156,14 @@ def bank_write_question(
 
 def question_problems(content: dict[str, Any]) -> list[str]:
     """What breaks the bank's rules in one question given as a dict, its source files under
-    "files" (as an import from another format or a scratch question brings it), one line each."""
+    "files" and its images under "assets" (as an import from another format or a scratch
+    question brings them), one line each."""
     fields = dict(content)
     files = fields.pop("files", {})
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
         return ["files: must map file names to text"]
-    problems = [
+    problems = asset_problems(fields.pop("assets", {}))
+    problems += [
         f"{field_name(issue.path)}: {issue.message}"
         for issue in validate_question(fields, parameterised=schema.GENERATOR_FILE in files)
     ]

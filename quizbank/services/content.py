@@ -29,6 +29,7 @@ def question_content(question: Question) -> dict[str, Any]:
     )
     data.update(_rows(question))
     data["files"] = {item.name: item.source for item in question.code_files.all()}
+    data["assets"] = {item.name: item.blob_id for item in question.assets.all()}
     return canonicalize(data)
 
 

@@ -22,6 +22,7 @@ from quizbank.interchange.limits import check_size
 from quizbank.interchange.report import Draft, Exported, Skipped, TopicRef
 from quizbank.models import Course, Quiz, Topic
 from quizbank.selectors import course_questions, quiz_slots
+from quizbank.services.assets import asset_blobs_missing, asset_blobs_store, asset_images
 from quizbank.services.bank_import import bank_write_question, question_problems
 from quizbank.services.content import question_content
 
@@ -100,7 +101,7 @@ def interchange_import(
 
 
 def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
-    problems = question_problems(draft.content)
+    problems = question_problems(draft.content) or _missing_images(draft)
     if unstorable_text([draft.content, vars(draft.topic)]):
         problems.append("text holds NUL characters or unpaired surrogates")
     if problems:
@@ -110,12 +111,24 @@ def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
     return True
 
 
+def _missing_images(draft: Draft) -> list[str]:
+    """An asset named by a Vivabank extension whose bytes are neither in the file nor here."""
+    assets: dict[str, str] = draft.content.get("assets", {})
+    missing = asset_blobs_missing(set(assets.values()) - set(draft.images))
+    return [
+        f"assets.{name}: the image is neither in the file nor in this bank"
+        for name, digest in assets.items()
+        if digest in missing
+    ]
+
+
 def _write(course: Course, drafts: list[Draft], user: User | None, report: Any) -> None:
     topics: dict[str, Topic] = {}
     existing = {q.slug: q for q in course.questions.select_related("current_version")}
     for draft in drafts:
         topic = topics.get(draft.topic.slug) or _topic(course, draft.topic)
         topics[draft.topic.slug] = topic
+        asset_blobs_store(images=draft.images)
         outcome = bank_write_question(
             course=course,
             topic=topic,
@@ -191,4 +204,5 @@ def _item(question: Any) -> Draft:
         topic=TopicRef(slug=topic.slug, title=topic.title, description=topic.description),
         content=canonicalize(content),
         location=question.slug,
+        images=asset_images(content.get("assets", {}).values()),
     )

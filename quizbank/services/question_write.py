@@ -14,6 +14,7 @@ from quizbank.models import (
     CodeFile,
     NumericAnswer,
     Question,
+    QuestionAsset,
     RubricCriterion,
     RubricLevel,
     TextAnswer,
@@ -49,6 +50,7 @@ def _replace_rows(question: Question, content: dict[str, Any]) -> None:
         question.text_answers,
         question.code_cases,
         question.code_files,
+        question.assets,
         question.rubric_criteria,
     ):
         related.all().delete()
@@ -72,6 +74,10 @@ def _replace_rows(question: Question, content: dict[str, Any]) -> None:
     CodeFile.objects.bulk_create(
         CodeFile(question=question, kind=file_kind(name) or "wrong", name=name, source=source)
         for name, source in content.get("files", {}).items()
+    )
+    QuestionAsset.objects.bulk_create(
+        QuestionAsset(question=question, name=name, blob_id=digest)
+        for name, digest in content.get("assets", {}).items()
     )
     _rubric(question, content.get("rubric", []))
 

@@ -21,7 +21,7 @@ def question_snapshot(
     locked = (
         Question.objects.select_for_update()
         .prefetch_related("choices", "numeric_answers", "text_answers", "code_cases")
-        .prefetch_related("code_files", "rubric_criteria__levels")
+        .prefetch_related("code_files", "assets", "rubric_criteria__levels")
         .get(pk=question.pk)
     )
     content = question_content(locked)
