@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('quizbank', '0006_quiz_access_rules'),
+        ('quizbank', '0007_quiz_slot_points'),
     ]
 
     operations = [
