@@ -32,7 +32,9 @@ def _payload(result: Any) -> dict[str, Any]:
     max_retries=10,
 )
 def apply_code_result(result: dict[str, Any]) -> bool:
-    """The runner's callback: store a grading result (idempotent by job id)."""
+    """The runner's callback: store a grading result (idempotent by job id). The grading
+    worker runs it in-process right after grading; it arrives as a message on `default`
+    only when that failed (these retries) or from a job queued by an older release."""
     return code_result_apply(payload=_payload(result), now=timezone.now())
 
 

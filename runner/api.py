@@ -66,17 +66,19 @@ def queue_for(device: Device) -> str:
 def submit_grading(
     job: GradingJob, *, callback: Signature[Any] | None = None, expires_s: float | None = None
 ) -> str:
-    """Queue `job` for a worker; the task id is the job id. `callback` gets the result dict;
-    a message still queued `expires_s` after sending is dropped unrun (for a re-send)."""
+    """Queue `job` for a worker; the task id is the job id. `callback` (a task that takes the
+    result dict) runs in the grading worker as soon as the job is graded, or is queued from
+    there if it fails (runner.tasks.result_deliver); a message still queued `expires_s` after
+    sending is dropped unrun (for a re-send)."""
     from runner.tasks import grade_submission, grading_time_limits
 
     soft, hard = grading_time_limits(job)
     expiry: dict[str, Any] = {} if expires_s is None else {"expires": expires_s}
     grade_submission.apply_async(
         args=(job.to_dict(),),
+        kwargs={"on_result": None if callback is None else dict(callback)},
         task_id=job.job_id,
         queue=queue_for(job.device),
-        link=callback,
         soft_time_limit=soft,
         time_limit=hard,
         **expiry,

@@ -10,6 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from config.commits import commit_without_waiting_for_disk
 from runner.models import JobRecord, JobState
 
 # A warm worker answers a try-it run in tens of milliseconds: poll often at first, then back off.
@@ -30,6 +31,8 @@ def job_record_claim(
     (and that is returned), so a job that kills its worker is never run again.
     """
     with transaction.atomic():
+        # Lost only with PostgreSQL itself: the delivery is then counted one short.
+        commit_without_waiting_for_disk()
         record, _ = JobRecord.objects.select_for_update().get_or_create(
             job_id=job_id, defaults={"kind": kind}
         )
@@ -49,6 +52,9 @@ def job_record_finish(
 ) -> dict[str, Any]:
     """Store the result unless another delivery got there first; return the stored one."""
     with transaction.atomic():
+        # Lost only with PostgreSQL itself: the caller's grade, committed next, flushes it
+        # first; if that commit fails too, the result travels on (queued) or the job re-runs.
+        commit_without_waiting_for_disk()
         record, _ = JobRecord.objects.select_for_update().get_or_create(
             job_id=job_id, defaults={"kind": kind}
         )

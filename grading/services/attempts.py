@@ -1,7 +1,8 @@
 """An attempt's life: its clock, drawing and starting it, its total, and the lock order.
 
 Lock order everywhere: the attempt row first, then its response (submit's order), so
-totals never race."""
+totals never race; each lock takes only its own row (config.locking), so the shared quiz and
+question-version rows that starting an attempt points at are never locked by an answer."""
 
 import random
 import secrets
@@ -14,6 +15,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from config.locking import for_update
 from grading.errors import NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
@@ -216,6 +218,12 @@ def attempt_start(
         return Attempt.objects.get(quiz=quiz, user=user, status=AttemptStatus.OPEN)
 
 
+def attempt_lock(attempt_id: int) -> Attempt:
+    """The attempt, locked (its quiz read alongside, not locked): the first lock of every
+    write to an attempt or its responses."""
+    return for_update(Attempt).select_related("quiz").get(pk=attempt_id)
+
+
 def response_lock(**lookup: Any) -> Response | None:
     """The response matching `lookup`, locked, or None: its attempt row is locked first, then
     the response. Every write to a response (submit, results, marks, regrades) takes this one
@@ -223,9 +231,9 @@ def response_lock(**lookup: Any) -> Response | None:
     attempt_id = Response.objects.filter(**lookup).values_list("attempt_id", flat=True).first()
     if attempt_id is None:
         return None
-    Attempt.objects.select_for_update(of=("self",)).get(pk=attempt_id)
+    attempt_lock(attempt_id)
     return (
-        Response.objects.select_for_update(of=("self",))
+        for_update(Response)
         .select_related("question_version", "attempt__quiz")
         .filter(**lookup)
         .first()

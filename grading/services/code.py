@@ -5,10 +5,11 @@ from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery import signature
+from celery import Signature, signature
 from django.conf import settings
 from django.db import transaction
 
+from config.commits import commit_without_waiting_for_disk
 from grading.content import reference_source, variant_content
 from grading.models import Response, ResponseStatus
 from grading.services.attempts import attempt_refresh_total, response_lock
@@ -39,13 +40,19 @@ def new_job_id(response: Response) -> str:
     return f"{JOB_PREFIX}{response.pk}-{uuid.uuid4().hex[:12]}"
 
 
+def code_result_callback() -> Signature[Any]:
+    """The task the runner hands a grading result to: run in the grading worker itself, and
+    queued on `default` only when that fails there."""
+    # By name: the task module imports services, so services must not import it.
+    return signature(APPLY_RESULT_TASK, queue="default")
+
+
 def code_job_enqueue_on_commit(
     job: runner_api.GradingJob, *, expires_s: float | None = None
 ) -> None:
     """Hand the job to the runner once the response row is committed (a re-send keeps the
     job id, so a worker that already finished it returns the stored result)."""
-    # By name: the task module imports services, so services must not import it.
-    callback = signature(APPLY_RESULT_TASK, queue="default")
+    callback = code_result_callback()
     # robust: a broker that is down (Redis restarting, a full broker disk) must not turn a
     # committed submit into an error; the error is logged and the sweeper sends the job later.
     transaction.on_commit(
@@ -103,9 +110,12 @@ def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
 
 def code_result_mark_running(*, job_id: str) -> bool:
     """queued -> running when the runner picks the job up."""
-    updated = Response.objects.filter(job_id=job_id, status=ResponseStatus.QUEUED).update(
-        status=ResponseStatus.RUNNING
-    )
+    with transaction.atomic():
+        # Informative only (the sweeper treats queued and running alike): no disk wait.
+        commit_without_waiting_for_disk()
+        updated = Response.objects.filter(job_id=job_id, status=ResponseStatus.QUEUED).update(
+            status=ResponseStatus.RUNNING
+        )
     return updated > 0
 
 

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 
+from config.locking import for_update
 from grading.errors import InvalidRelease, ReleaseBlocked
 from grading.models import Attempt, Response, ResponseStatus
 from grading.models.marking import MarkingStatus
@@ -116,7 +117,7 @@ def quiz_results_release(
 ) -> QuizRelease:
     """Release the results of every attempt no release has covered yet (see the module)."""
     with transaction.atomic():
-        quiz = Quiz.objects.select_for_update().get(pk=quiz.pk)
+        quiz = for_update(Quiz).get(pk=quiz.pk)
         released = _check(release_blockers(quiz), override)
         covered = list(release_pending_attempts(quiz).values_list("pk", flat=True))
         Attempt.objects.filter(pk__in=covered).update(released_at=now)
@@ -143,7 +144,7 @@ def quiz_results_release(
 def quiz_results_withdraw(*, quiz: Quiz, actor: User, now: datetime) -> QuizRelease:
     """Hide every released result of the quiz again (a release made by mistake); logged."""
     with transaction.atomic():
-        quiz = Quiz.objects.select_for_update().get(pk=quiz.pk)
+        quiz = for_update(Quiz).get(pk=quiz.pk)
         hidden = Attempt.objects.filter(quiz=quiz, released_at__isnull=False)
         ids = sorted(hidden.values_list("pk", flat=True))
         hidden.update(released_at=None)

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from config.locking import for_update
 from grading.content import variant_content
 from grading.errors import (
     AnswerTooLarge,
@@ -19,7 +20,12 @@ from grading.errors import (
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.scoring import score_answer
 from grading.scoring.numeric import parse_number
-from grading.services.attempts import answers_close_at, attempt_is_overdue, attempt_refresh_total
+from grading.services.attempts import (
+    answers_close_at,
+    attempt_is_overdue,
+    attempt_lock,
+    attempt_refresh_total,
+)
 from grading.services.code import code_job, code_job_enqueue_on_commit, new_job_id
 from quizbank.errors import NetworkNotAllowed
 from quizbank.services.quiz_access import address_allowed
@@ -116,14 +122,10 @@ def response_autosave(
     A quiz limited to allowed networks takes answers only from them (no address: refused)."""
     with transaction.atomic():
         # Lock the attempt so a submit cannot slip between the check and the write.
-        locked = (
-            Attempt.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("quiz")
-            .get(pk=attempt.pk)
-        )
+        locked = attempt_lock(attempt.pk)
         _check_open(locked, now, address)
         response = (
-            Response.objects.select_for_update()
+            for_update(Response)
             .select_related("question_version")
             .filter(attempt=attempt, position=position)
             .first()
@@ -212,11 +214,7 @@ def attempt_submit(*, attempt: Attempt, now: datetime, idempotency_key: str = ""
     """Close the attempt and grade what was saved; a second call returns the first result.
     It counts as automatic when its time (and grace) had run out, decided on the locked row."""
     with transaction.atomic():
-        locked = (
-            Attempt.objects.select_for_update(of=("self",))
-            .select_related("quiz")
-            .get(pk=attempt.pk)
-        )
+        locked = attempt_lock(attempt.pk)
         if locked.status != AttemptStatus.OPEN:
             return locked
         # A student's late submit is the same as the automatic one: what was saved counts.

@@ -13,6 +13,7 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from config.locking import for_update
 from grading.errors import (
     AttemptInProgress,
     NoAttemptsLeft,
@@ -25,7 +26,7 @@ from grading.errors import (
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
-from grading.services.attempts import attempt_refresh_total
+from grading.services.attempts import attempt_lock, attempt_refresh_total, response_lock
 from quizbank.models import CourseMembership, Question, Quiz, ReleasePolicy, Role
 from quizbank.services.quiz_access import quiz_terms
 
@@ -57,9 +58,7 @@ def _next_number(quiz: Quiz, student: User) -> int:
     """The session's attempt number; NoAttemptsLeft once the quiz's limit is used up."""
     # Lock the student's attempts so two sessions (or a session and a start) count once.
     taken = list(
-        Attempt.objects.select_for_update()
-        .filter(quiz=quiz, user=student)
-        .values_list("number", flat=True)
+        for_update(Attempt).filter(quiz=quiz, user=student).values_list("number", flat=True)
     )
     allowed = quiz_terms(quiz=quiz, user_id=student.pk).attempts_allowed
     if allowed and len(taken) >= allowed:
@@ -95,9 +94,7 @@ def viva_session_start(*, quiz: Quiz, student: User, examiner: User, now: dateti
 
 
 def _locked_open(session: VivaSession) -> VivaSession:
-    locked = (
-        VivaSession.objects.select_for_update().select_related("attempt__quiz").get(pk=session.pk)
-    )
+    locked = for_update(VivaSession).select_related("attempt__quiz").get(pk=session.pk)
     if locked.status != VivaSessionStatus.OPEN:
         raise SessionClosed("This viva session has ended.")
     return locked
@@ -144,11 +141,7 @@ def viva_session_notes(*, session: VivaSession, position: int, notes: str) -> Re
     """Store the examiner's notes of one question as its answer."""
     with transaction.atomic():
         _locked_open(session)
-        response = (
-            Response.objects.select_for_update()
-            .filter(attempt_id=session.attempt_id, position=position)
-            .first()
-        )
+        response = response_lock(attempt_id=session.attempt_id, position=position)
         if response is None:
             raise NoSuchPosition(
                 f"No question was drawn at position {position} in this session.",
@@ -163,7 +156,7 @@ def viva_session_end(*, session: VivaSession, now: datetime) -> VivaSession:
     """End the session: every drawn question must be marked; the attempt is totalled."""
     with transaction.atomic():
         locked = _locked_open(session)
-        attempt = Attempt.objects.select_for_update(of=("self",)).get(pk=locked.attempt_id)
+        attempt = attempt_lock(locked.attempt_id)
         unmarked = list(
             attempt.responses.filter(marks__isnull=True).values_list("position", flat=True)
         )

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
+from config.locking import for_update
 from grading.selectors import results_released
 from lms import lti
 from lms.errors import ScoreNotSent
@@ -78,7 +79,7 @@ def score_publish(*, sync_id: int, now: datetime) -> str:
 def _publish(sync_id: int, now: datetime) -> str:
     # The row stays locked while its score is sent, so two sends of one row never cross.
     sync = (
-        LtiScoreSync.objects.select_for_update()
+        for_update(LtiScoreSync)
         .select_related("line_item__registration", "line_item__quiz", "user")
         .get(pk=sync_id)
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from config.locking import for_update
 from quizbank.errors import QuizInvalid, QuizLocked, SlugTaken
 from quizbank.models import (
     Course,
@@ -203,7 +204,7 @@ def quiz_create(*, course: Course, data: dict[str, Any], slots: list[SlotSpec]) 
 @transaction.atomic
 def quiz_update(*, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None) -> Quiz:
     """Change the quiz's settings (schedule included) and, with `slots`, its questions."""
-    quiz = Quiz.objects.select_for_update().get(pk=quiz.pk)
+    quiz = for_update(Quiz).get(pk=quiz.pk)
     for name, value in data.items():
         setattr(quiz, name, value)
     _save(quiz)

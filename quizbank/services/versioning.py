@@ -6,6 +6,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import Max
 
+from config.locking import for_update
 from quizbank.bankfiles import content_hash
 from quizbank.models import Question, QuestionVersion
 from quizbank.rendering import render_markdown
@@ -19,7 +20,7 @@ def question_snapshot(
     """Record the question's current rows as a new version, unless its content is unchanged."""
     # The row lock serialises concurrent saves so version numbers never collide.
     locked = (
-        Question.objects.select_for_update()
+        for_update(Question)
         .prefetch_related("choices", "numeric_answers", "text_answers", "code_cases")
         .prefetch_related("code_files", "assets", "rubric_criteria__levels")
         .get(pk=question.pk)

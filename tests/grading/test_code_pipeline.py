@@ -3,14 +3,24 @@
 from typing import Any
 
 import pytest
+from celery import Signature
 from celery.signals import task_prerun
+from django.db import OperationalError, connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+import grading.tasks
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.attempts import attempt_start
-from grading.services.code import code_job, code_result_apply
+from grading.services.code import (
+    code_job,
+    code_result_apply,
+    code_result_callback,
+    code_result_mark_running,
+)
 from grading.services.responses import attempt_submit, response_autosave
 from quizbank.models import Role
+from runner.tasks import result_deliver
 from tests.grading.content import CODE, SINGLE
 from tests.grading.factories import add_slots, member, new_course, new_quiz
 from tests.grading.factories import question as make_question
@@ -149,3 +159,56 @@ def test_the_job_takes_the_question_settings_through_the_runner_contract(submitt
     job = code_job(response, response.job_id)
     assert (job.compare.atol, job.compare.rtol) == (0.5, 1e-5)
     assert (job.limits.time_s, job.limits.memory_mb) == (2.0, 1024)
+
+
+@pytest.fixture
+def queued_messages(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """Tasks sent to the broker (their name and args) instead of sending them."""
+    sent: list[tuple[str, Any]] = []
+
+    def apply_async(self: Signature[Any], args: Any = (), **_: Any) -> None:
+        sent.append((str(self.task), args))
+
+    monkeypatch.setattr(Signature, "apply_async", apply_async)
+    return sent
+
+
+def test_the_grading_worker_applies_the_result_itself_with_no_second_message(
+    submitted: Any, queued_messages: list[tuple[str, Any]]
+) -> None:
+    _, response, _ = submitted
+
+    result_deliver(_result(response.job_id), dict(code_result_callback()))
+
+    response.refresh_from_db()
+    assert (response.status, response.score) == (ResponseStatus.GRADED, 0.5)
+    assert queued_messages == []
+
+
+def test_a_result_the_worker_cannot_apply_is_queued_for_the_retrying_task(
+    submitted: Any, queued_messages: list[tuple[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, response, _ = submitted
+
+    def database_restarting(**_: Any) -> bool:
+        raise OperationalError("the database system is starting up")
+
+    monkeypatch.setattr(grading.tasks, "code_result_apply", database_restarting)
+    result = _result(response.job_id)
+
+    result_deliver(result, dict(code_result_callback()))
+
+    assert queued_messages == [("grading.apply_code_result", (result,))]
+    response.refresh_from_db()
+    assert response.status == ResponseStatus.QUEUED
+
+
+def test_the_running_mark_skips_the_disk_wait_but_the_grade_does_not(submitted: Any) -> None:
+    _, response, _ = submitted
+    with CaptureQueriesContext(connection) as marking:
+        code_result_mark_running(job_id=response.job_id)
+    with CaptureQueriesContext(connection) as grading:
+        code_result_apply(payload=_result(response.job_id), now=timezone.now())
+
+    assert "SET LOCAL synchronous_commit TO OFF" in [q["sql"] for q in marking]
+    assert not any("synchronous_commit" in q["sql"] for q in grading)

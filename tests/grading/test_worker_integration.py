@@ -54,3 +54,20 @@ def test_a_real_worker_grades_code_answers_end_to_end(redis_url: str) -> None:
     assert right["status"] == "graded"
     assert wrong["questions"][0]["score"] < 1.0
     assert wrong["questions"][0]["feedback"]["cases"][0]["passed"] is False
+
+
+def test_a_worker_on_the_grading_queue_alone_applies_its_results_itself(redis_url: str) -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    add_slots(quiz, question(course, CODE, points="2"))
+    client = APIClient()
+    client.force_authenticate(member(course, Role.STUDENT))
+
+    # No worker takes `default`, where a result would wait if it went back through the broker.
+    with worker_processes(redis_url, count=1, queues="cpu"):
+        attempt = start(client, quiz.pk)
+        save(client, attempt["id"], 0, {"source": RIGHT})
+        submit(client, attempt["id"])
+        result = _wait_graded(client, attempt["id"], timeout_s=60.0)
+
+    assert (result["status"], result["score"]) == ("graded", "2.000")

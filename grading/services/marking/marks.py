@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from config.locking import for_update
 from grading.errors import (
     AlreadyMarked,
     InvalidMark,
@@ -104,7 +105,7 @@ def mark_update(*, mark_id: int, marker: User, data: MarkInput, now: datetime) -
     with transaction.atomic():
         response_id = Mark.objects.values_list("response_id", flat=True).get(pk=mark_id)
         response = response_lock_for_marking(response_id)
-        mark = Mark.objects.select_for_update().get(pk=mark_id)
+        mark = for_update(Mark).get(pk=mark_id)
         if mark.marker_id != marker.pk:
             raise NotYourMark("Only the examiner who gave a mark may change it.")
         before = mark_snapshot(mark)

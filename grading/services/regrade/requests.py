@@ -6,6 +6,7 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from config.locking import for_update
 from grading.errors import (
     InvalidMark,
     RegradeNotAllowed,
@@ -61,7 +62,7 @@ def regrade_request_answer(
     response_id = RegradeRequest.objects.values_list("response_id", flat=True).get(pk=request_id)
     with transaction.atomic():
         response = response_lock_by_id(response_id)
-        request = RegradeRequest.objects.select_for_update().get(pk=request_id)
+        request = for_update(RegradeRequest).get(pk=request_id)
         if request.status != RegradeRequestStatus.OPEN:
             raise RequestAlreadyAnswered("This regrade request has already been answered.")
         request.score_before = request.score_after = response.score

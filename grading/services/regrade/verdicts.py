@@ -10,6 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Case, F, Value, When
 
+from config.locking import for_update
 from grading.content import variant_content
 from grading.errors import InvalidMark
 from grading.models import Response, ResponseStatus
@@ -159,7 +160,7 @@ def regrade_score_set(
 
 def _rescore(run: RegradeRun, item: RegradeItem, response: Response, now: datetime) -> None:
     rubric = rubric_of(response.question_version.content)
-    for mark in Mark.objects.select_for_update().filter(response=response):
+    for mark in for_update(Mark).filter(response=response):
         before = mark_snapshot(mark)
         mark.rubric_points, mark.score = mark_score(rubric, mark.levels, mark.adjustment)
         mark.updated_at = now
@@ -178,7 +179,7 @@ def _rescore(run: RegradeRun, item: RegradeItem, response: Response, now: dateti
 
 def _regrade(run: RegradeRun, item_id: int, response_id: int, now: datetime) -> None:
     response = response_lock_by_id(response_id)
-    item = RegradeItem.objects.select_for_update().get(pk=item_id)
+    item = for_update(RegradeItem).get(pk=item_id)
     if item.status != RegradeItemStatus.PENDING:
         return  # already regraded by an earlier delivery of this chunk
     if run.mode == RegradeMode.APPLY and run.target_version is not None:
@@ -194,7 +195,7 @@ def regrade_viva(*, run: RegradeRun, item_id: int, response_id: int, now: dateti
             _regrade(run, item_id, response_id, now)
     except InvalidMark as error:
         with transaction.atomic():
-            item = RegradeItem.objects.select_for_update().get(pk=item_id)
+            item = for_update(RegradeItem).get(pk=item_id)
             if item.status == RegradeItemStatus.PENDING:
                 regrade_item_fail(run_id=run.pk, item=item, message=error.message, now=now)
 

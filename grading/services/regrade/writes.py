@@ -5,6 +5,7 @@ from datetime import datetime
 
 from django.db import transaction
 
+from config.locking import for_update
 from grading.events import scores_regraded
 from grading.models import Attempt, Response, ResponseStatus
 from grading.models.marking import ScoreChange
@@ -69,16 +70,12 @@ def regrade_verdicts_write(
     with transaction.atomic():
         # Attempts, then responses, then items: the lock order of submit and the callbacks.
         attempts = list(
-            Attempt.objects.select_for_update(of=("self",))
-            .filter(pk__in={v.attempt_id for v in verdicts})
-            .order_by("pk")
+            for_update(Attempt).filter(pk__in={v.attempt_id for v in verdicts}).order_by("pk")
         )
-        responses = Response.objects.select_for_update(of=("self",)).filter(
-            pk__in=[v.response_id for v in verdicts]
-        )
+        responses = for_update(Response).filter(pk__in=[v.response_id for v in verdicts])
         fields = ("pk", "attempt_id", "position", "score")
         by_pk = {r.pk: r for r in responses.only(*fields).order_by("pk")}
-        items = RegradeItem.objects.select_for_update().filter(
+        items = for_update(RegradeItem).filter(
             run=run, pk__in=[v.item_id for v in verdicts], status=RegradeItemStatus.PENDING
         )
         pending = {item.pk: item for item in items.order_by("pk")}
