@@ -1,6 +1,7 @@
 """The signed-in home: one section per role the user holds in some course."""
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -14,6 +15,16 @@ def _courses(request: HttpRequest, role: str) -> list[Course]:
     return list(courses_for(request.user, [role]).order_by("title"))
 
 
+def _with_quizzes(courses: list[Course]) -> list[Course]:
+    """The courses again, each with its quizzes (by title) prefetched for the author's links."""
+    by_title = Prefetch("quizzes", queryset=Quiz.objects.order_by("title"))
+    return list(
+        Course.objects.filter(pk__in=[c.pk for c in courses])
+        .order_by("title")
+        .prefetch_related(by_title)
+    )
+
+
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Student, examiner and author sections, each shown only to holders of that role."""
@@ -23,8 +34,10 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     context = {
         "studying": studying,
         "examining": examining,
-        "authoring": authoring,
-        "examined_quizzes": Quiz.objects.filter(course__in=examining).order_by("title"),
+        "authoring": _with_quizzes(authoring),
+        "examined_quizzes": Quiz.objects.filter(course__in=examining)
+        .select_related("course")
+        .order_by("title"),
         "student": student_dashboard(request.user, timezone.now()) if studying else None,
     }
     return render(request, "web/dashboard.html", context)

@@ -53,3 +53,19 @@ def test_other_courses_answers_are_not_listed(staff: Staff) -> None:
     assert staff.student.username not in _browser(staff.outsider).get(URL).text
     assert "Nothing to mark here." in _browser(staff.student).get(URL).text
     assert Client().get(URL).status_code == 302
+
+
+def test_each_listed_answer_links_to_its_marking_page_keeping_anonymity(staff: Staff) -> None:
+    answer = staff.quiz.attempts.get().responses.get()
+    page = _browser(staff.examiner)
+    marking = reverse("grading-pages:marking", args=[answer.pk])
+    assert f'href="{marking}"' in page.get(URL).text
+    assert f'href="{marking}?anonymous=true"' in page.get(URL, {"anonymous": "true"}).text
+    assert page.get(marking).status_code == 200
+
+
+def test_the_filters_refresh_the_list_in_place_with_htmx(staff: Staff) -> None:
+    reply = _browser(staff.examiner).get(URL, {"status": "flagged"}, headers={"HX-Request": "true"})
+    assert reply.status_code == 200
+    assert 'id="queue"' in reply.text
+    assert "Nothing to mark here." in reply.text
