@@ -42,7 +42,9 @@ def test_an_examiner_reaches_marking_report_release_and_viva_from_the_dashboard(
     staff, _ = staffed_quiz(VIVA)
     submitted_attempt(staff.quiz, staff.student, {0: {"text": "It adds."}})
     seen = _crawl(staff.examiner)
-    assert all(status == 200 for status in seen.values()), {u: s for u, s in seen.items() if s != 200}
+    assert all(status == 200 for status in seen.values()), {
+        u: s for u, s in seen.items() if s != 200
+    }
     quiz = staff.quiz.pk
     for page in (
         "/examiner/marking/",
@@ -59,7 +61,9 @@ def test_an_author_reaches_the_builder_and_access_pages_from_the_dashboard() -> 
     staff, _ = staffed_quiz(VIVA)
     author = member(staff.course, Role.AUTHOR)
     seen = _crawl(author, depth=1)
-    assert all(status == 200 for status in seen.values()), {u: s for u, s in seen.items() if s != 200}
+    assert all(status == 200 for status in seen.values()), {
+        u: s for u, s in seen.items() if s != 200
+    }
     for page in (
         f"/author/courses/{staff.course.pk}/quizzes/new/",
         f"/author/quizzes/{staff.quiz.pk}/",
