@@ -199,7 +199,7 @@ def attempt_start(
     """The student's open attempt if there is one, else a new attempt with its own seed,
     on the student's terms (their override applied); the quiz's access code and allowed
     networks are checked first, for a resume too (an empty address is outside any network)."""
-    quiz_access_check(quiz=quiz, access_code=access_code, address=address)
+    quiz_access_check(quiz=quiz, user_id=user.pk, access_code=access_code, address=address)
     existing = Attempt.objects.filter(quiz=quiz, user=user, status=AttemptStatus.OPEN).first()
     if existing is not None:
         return existing

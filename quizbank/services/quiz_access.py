@@ -10,7 +10,16 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from quizbank.errors import AccessCodeWrong, AccessRuleInvalid, NetworkNotAllowed
+from django.conf import settings
+from django.core.cache import cache
+
+from config.signin import count_in_window
+from quizbank.errors import (
+    AccessCodeTriesUsedUp,
+    AccessCodeWrong,
+    AccessRuleInvalid,
+    NetworkNotAllowed,
+)
 from quizbank.models import Quiz, QuizAccessOverride
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -86,16 +95,30 @@ def address_allowed(*, networks: tuple[str, ...] | list[str], address: str) -> b
     return any(ip in network for network in parse_networks(list(networks)))
 
 
-def quiz_access_check(*, quiz: Quiz, access_code: str, address: str) -> None:
-    """Refuse (403) a wrong or missing access code, or an address outside the networks."""
+def quiz_access_check(*, quiz: Quiz, user_id: int, access_code: str, address: str) -> None:
+    """Refuse (403) a wrong or missing access code, or an address outside the networks;
+    after ACCESS_CODE_FAILURES wrong codes from the student within the window, refuse
+    every code (429) until the window ends."""
     if not address_allowed(networks=quiz.allowed_networks or [], address=address):
         raise NetworkNotAllowed(
             "This quiz can only be taken from the exam room's network.",
             fields={"address": ["outside the quiz's allowed networks"]},
         )
-    if quiz.access_code and not secrets.compare_digest(
-        access_code.strip().encode(), quiz.access_code.encode()
-    ):
+    if quiz.access_code:
+        _access_code_check(quiz, user_id, access_code)
+
+
+def _access_code_check(quiz: Quiz, user_id: int, access_code: str) -> None:
+    failures_key = f"quiz-access-code-failures:{quiz.pk}:{user_id}"
+    window_s = int(settings.ACCESS_CODE_FAILURE_WINDOW_S)
+    if int(cache.get(failures_key, 0)) >= int(settings.ACCESS_CODE_FAILURES):
+        raise AccessCodeTriesUsedUp(
+            f"Too many wrong access codes; try again within {window_s // 60} minutes "
+            "or ask the invigilator.",
+            fields={"access_code": ["too many wrong tries"]},
+        )
+    if not secrets.compare_digest(access_code.strip().encode(), quiz.access_code.encode()):
+        count_in_window(failures_key, window_s)
         raise AccessCodeWrong(
             "That access code is not this quiz's; ask the invigilator.",
             fields={"access_code": ["wrong access code"]},
