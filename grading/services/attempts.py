@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from grading.errors import NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
+from grading.errors import AttemptInProgress, NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
 from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
@@ -211,9 +211,15 @@ def attempt_start(
     try:
         with transaction.atomic():
             return _create(quiz, terms, user, count + 1, now)
-    except IntegrityError:
-        # A parallel request started the attempt first; hand back that one.
-        return Attempt.objects.get(quiz=quiz, user=user, status=AttemptStatus.OPEN)
+    except IntegrityError as error:
+        # A parallel request started the attempt first; hand back that one. A live viva
+        # that took the same number is no attempt to resume: the student tries again.
+        started = Attempt.objects.filter(quiz=quiz, user=user, status=AttemptStatus.OPEN).first()
+        if started is None:
+            raise AttemptInProgress(
+                "Another attempt at this quiz began at the same moment; try again."
+            ) from error
+        return started
 
 
 def response_lock(**lookup: Any) -> Response | None:
