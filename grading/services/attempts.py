@@ -200,12 +200,15 @@ def attempt_start(
     on the student's terms (their override applied); the quiz's access code and allowed
     networks are checked first, for a resume too (an empty address is outside any network)."""
     quiz_access_check(quiz=quiz, user_id=user.pk, access_code=access_code, address=address)
+    # Counted before looking for an open attempt: one that a parallel start opens after the
+    # count is either seen below (and resumed) or met as a conflict on insert, never counted
+    # against the limit while unseen as open.
+    count = Attempt.objects.filter(quiz=quiz, user=user).count()
     existing = Attempt.objects.filter(quiz=quiz, user=user, status=AttemptStatus.OPEN).first()
     if existing is not None:
         return existing
     terms = quiz_terms(quiz=quiz, user_id=user.pk)
     _check_open(terms, now)
-    count = Attempt.objects.filter(quiz=quiz, user=user).count()
     if terms.attempts_allowed and count >= terms.attempts_allowed:
         raise NoAttemptsLeft(f"All {terms.attempts_allowed} attempts have been used.")
     try:

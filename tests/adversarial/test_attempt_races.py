@@ -7,8 +7,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from grading.models import Attempt
+from grading.services.attempts import attempt_start
 from grading.services.viva_sessions import viva_session_start
-from quizbank.models import ReleasePolicy
+from quizbank.models import QuizAccessOverride, ReleasePolicy
 from tests.grading.content import VIVA
 from tests.grading.factories import Staff, api_as, staffed_quiz
 
@@ -53,3 +54,35 @@ def test_a_start_racing_a_live_viva_for_the_same_attempt_number_is_a_conflict_no
     assert list(Attempt.objects.values_list("number", "live_viva")) == [(1, True)]
     retried = client.post(f"/api/quizzes/{staff.quiz.pk}/attempts/", {}, format="json")
     assert (retried.status_code, retried.json()["number"]) == (201, 2)
+
+
+def _open_attempt_held(staff: Staff, inserted: threading.Event, release: threading.Event) -> None:
+    """Another tab's start: its open attempt inserted, not yet committed, while the quiz
+    terms' table is locked so the racing start pauses between its reads."""
+    try:
+        with transaction.atomic():
+            attempt_start(quiz=staff.quiz, user=staff.student, now=timezone.now())
+            with connection.cursor() as cursor:
+                table = QuizAccessOverride._meta.db_table
+                cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+            inserted.set()
+            release.wait(timeout=10)
+    finally:
+        connection.close()
+
+
+def test_a_second_tab_starting_at_once_resumes_the_only_attempt_instead_of_being_refused(
+    staff: Staff,
+) -> None:
+    staff.quiz.attempts_allowed = 1
+    staff.quiz.save()
+    inserted, release = threading.Event(), threading.Event()
+    first_tab = threading.Thread(target=_open_attempt_held, args=(staff, inserted, release))
+    first_tab.start()
+    assert inserted.wait(timeout=10)
+    threading.Timer(0.5, release.set).start()
+    client = api_as(staff.student)
+    reply = client.post(f"/api/quizzes/{staff.quiz.pk}/attempts/", {}, format="json")
+    first_tab.join(timeout=10)
+    assert reply.status_code == 201, reply.content
+    assert [reply.json()["id"]] == list(Attempt.objects.values_list("pk", flat=True))
