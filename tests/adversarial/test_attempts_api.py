@@ -1,6 +1,7 @@
 """A hostile student against the attempts API and the student pages: another student's
 attempt, and their own results, feedback and correct answers before the release."""
 
+import re
 from typing import Any
 
 import pytest
@@ -130,3 +131,34 @@ def test_an_examiner_of_the_course_reads_an_attempt_but_cannot_answer_or_submit_
     assert client.post(f"{base}/submit/").status_code == 404
     attempt.refresh_from_db()
     assert attempt.status == AttemptStatus.OPEN
+
+
+SIX_CHOICES = {
+    **SINGLE,
+    "choices": [{"text": "3", "correct": True}, *({"text": str(n)} for n in (1, 2, 4, 5, 6))],
+}
+
+
+def test_shuffled_choices_do_not_give_away_the_authors_order_by_their_ids() -> None:
+    """Authors often list the correct choice first; a shuffled question's choice ids must
+    not be the author's indexes, or picking id 0 would be right however the page shuffles."""
+    staff, _ = staffed_quiz(SIX_CHOICES)
+    staff.quiz.shuffle_choices = True
+    staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
+    staff.quiz.save()
+    client = api_as(staff.student)
+    attempt = client.post(f"/api/quizzes/{staff.quiz.pk}/attempts/", {}, format="json").json()
+    [question] = [r["question"] for r in attempt["responses"]]
+    assert [c["id"] for c in question["choices"]] == list(range(6))  # places on the page
+    right = next(c["id"] for c in question["choices"] if c["text"] == "3")
+    url = f"/api/attempts/{attempt['id']}/responses/0/"
+    saved = client.put(url, {"answer": {"choice": right}, "version": 0}, format="json")
+    assert saved.status_code == 200, saved.content
+    reread = client.get(f"/api/attempts/{attempt['id']}/").json()["responses"][0]
+    assert reread["answer"] == {"choice": right}
+    browser = Client()
+    browser.force_login(staff.student)
+    page = browser.get(f"/attempts/{attempt['id']}/").content.decode()
+    assert re.search(rf'value="{right}"\s+aria-label="3"\s+checked', page)
+    result = client.post(f"/api/attempts/{attempt['id']}/submit/").json()
+    assert result["responses"][0]["score"] == 1.0
