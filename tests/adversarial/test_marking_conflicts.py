@@ -75,3 +75,51 @@ def test_an_examiner_cannot_accept_their_own_regrade_request() -> None:
     assert RegradeRequest.objects.get().status == RegradeRequestStatus.OPEN
     assert not ScoreChange.objects.exists()
     assert api_as(staff.second).post(answer, body, format="json").status_code == 200
+
+
+def test_examiners_of_another_course_and_students_can_neither_mark_nor_release() -> None:
+    staff, _ = staffed_quiz(VIVA_TWO_CRITERIA)
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"text": "Mine."}})
+    response = attempt.responses.get()
+    url = f"/api/marking/responses/{response.pk}/"
+    for intruder, status in ((staff.outsider, 404), (staff.student, 403)):
+        client = api_as(intruder)
+        replies = [
+            client.get(url),
+            client.post(f"{url}marks/", {"levels": [2, 2]}, format="json"),
+            client.post(f"{url}moderation/", {"levels": [2, 2]}, format="json"),
+            client.post(f"{url}second-mark/"),
+            client.get(f"{url}history/"),
+            client.post(f"/api/quizzes/{staff.quiz.pk}/release/", {}, format="json"),
+        ]
+        assert [r.status_code for r in replies] == [status] * len(replies), intruder
+    assert not Mark.objects.exists()
+    staff.quiz.refresh_from_db()
+    assert staff.quiz.released_at is None
+
+
+def test_an_examiner_cannot_change_a_colleagues_mark_and_a_change_after_release_is_logged() -> None:
+    staff, _ = staffed_quiz(VIVA_TWO_CRITERIA)
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"text": "Mine."}})
+    response = attempt.responses.get()
+    made = api_as(staff.examiner).post(
+        f"/api/marking/responses/{response.pk}/marks/", {"levels": [1, 1]}, format="json"
+    )
+    mark_url = f"/api/marking/marks/{made.json()['id']}/"
+    stolen = api_as(staff.second).put(mark_url, {"levels": [2, 2]}, format="json")
+    assert (stolen.status_code, stolen.json()["error"]["code"]) == (403, "not_your_mark")
+    assert (
+        api_as(staff.outsider).put(mark_url, {"levels": [2, 2]}, format="json").status_code == 404
+    )
+    assert api_as(staff.examiner).post(f"/api/quizzes/{staff.quiz.pk}/release/").status_code == 200
+    changed = api_as(staff.examiner).put(
+        mark_url, {"levels": [2, 2], "reason": "Second look"}, format="json"
+    )
+    assert changed.status_code == 200, changed.content
+    history = api_as(staff.second).get(f"/api/marking/responses/{response.pk}/history/").json()
+    assert [(c["before"], c["after"], c["after_release"]) for c in history["score_changes"]] == [
+        (None, 0.5, False),
+        (0.5, 1.0, True),
+    ]
