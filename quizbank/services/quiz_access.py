@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Max
 
 from config.signin import count_in_window
 from quizbank.errors import (
@@ -43,6 +44,16 @@ class QuizTerms:
         if self.time_limit is not None:
             candidates.append(started_at + self.time_limit)
         return min(candidates) if candidates else None
+
+
+def quiz_answers_end_at(quiz: Quiz) -> datetime | None:
+    """When the last student's answers close: the quiz's close, or a later close a student's
+    override grants, plus the grace period; None when the quiz itself never closes."""
+    if quiz.closes_at is None:
+        return None
+    later = QuizAccessOverride.objects.filter(quiz=quiz, closes_at__gt=quiz.closes_at)
+    latest = later.aggregate(latest=Max("closes_at"))["latest"] or quiz.closes_at
+    return latest + quiz.grace_period
 
 
 def _stretched(limit: timedelta | None, percent: int) -> timedelta | None:
