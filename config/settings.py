@@ -288,6 +288,10 @@ SIGNIN_FAILURES_PER_USERNAME: int = env.int("SIGNIN_FAILURES_PER_USERNAME", defa
 SIGNIN_FAILURES_PER_ADDRESS: int = env.int("SIGNIN_FAILURES_PER_ADDRESS", default=50)
 SIGNIN_FAILURE_WINDOW_S: int = env.int("SIGNIN_FAILURE_WINDOW_S", default=900)
 SIGNIN_LOCKOUT_S: int = env.int("SIGNIN_LOCKOUT_S", default=900)
+# Wrong access codes a student may give for one quiz within the window; then every try
+# (the right code too) is refused until the window ends, so a short code is not guessed.
+ACCESS_CODE_FAILURES: int = env.int("ACCESS_CODE_FAILURES", default=10)
+ACCESS_CODE_FAILURE_WINDOW_S: int = env.int("ACCESS_CODE_FAILURE_WINDOW_S", default=900)
 
 # --- Webhooks (lms/services/webhook_targets.py) ---------------------------------
 # Hosts a webhook may reach although they resolve to internal addresses (e.g. a receiver

@@ -60,8 +60,9 @@ def signin_wait(*, username: str, address: str) -> int:
     return max(address_wait(address), _locked_for(_username_counter(username)[0]))
 
 
-def _count(key: str) -> int:
-    window = int(settings.SIGNIN_FAILURE_WINDOW_S)
+def count_in_window(key: str, window_s: int) -> int:
+    """Add one to the counter `key` in the default cache; the count within its window."""
+    window = int(window_s)
     cache.add(key, 0, timeout=window)
     try:
         return int(cache.incr(key))
@@ -74,7 +75,7 @@ def signin_failed(*, username: str, address: str) -> None:
     """Count one failed sign-in against the username and the address; lock either at its limit."""
     lockout = int(settings.SIGNIN_LOCKOUT_S)
     for key, limit in (_username_counter(username), _address_counter(address)):
-        if _count(key) >= limit:
+        if count_in_window(key, settings.SIGNIN_FAILURE_WINDOW_S) >= limit:
             cache.set(f"{key}:locked", time.time() + lockout, timeout=lockout)
             cache.delete(key)
 

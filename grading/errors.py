@@ -74,6 +74,11 @@ class SameMarker(DomainError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class OwnAnswer(DomainError):
+    code = "own_answer"
+    status_code = status.HTTP_403_FORBIDDEN
+
+
 class NotFlagged(DomainError):
     code = "not_flagged"
     status_code = status.HTTP_409_CONFLICT

@@ -73,6 +73,13 @@ class AccessCodeWrong(DomainError):
     status_code: ClassVar[int] = status.HTTP_403_FORBIDDEN
 
 
+class AccessCodeTriesUsedUp(DomainError):
+    """Too many wrong access codes for this quiz lately; no code is checked for a while."""
+
+    code: ClassVar[str] = "access_code_tries_used_up"
+    status_code: ClassVar[int] = status.HTTP_429_TOO_MANY_REQUESTS
+
+
 class NetworkNotAllowed(DomainError):
     """The quiz is limited to an invigilated room's networks and the request came from outside."""
 

@@ -17,18 +17,22 @@ def _as_is(text: str) -> str:
     return text
 
 
+def shown_order(content: dict[str, Any], choice_order: list[int] | None) -> list[int]:
+    """The indexes of the question's choices in the order the student sees them. A choice's
+    id for the student is its place in this list, never its index in the author's list: the
+    author's order (the correct choice is often first) must not show through a shuffle."""
+    count = len(content.get("choices", []))
+    return [index for index in (choice_order or range(count)) if 0 <= index < count]
+
+
 def _choices(
     content: dict[str, Any], order: list[int] | None, fill: Callable[[str], str]
 ) -> list[dict[str, Any]]:
     choices = content.get("choices", [])
-    shown = order or list(range(len(choices)))
-    texts = {
-        index: fill(str(choices[index].get("text", "")))
-        for index in shown
-        if 0 <= index < len(choices)
-    }
+    texts = [fill(str(choices[index].get("text", ""))) for index in shown_order(content, order)]
     return [
-        {"id": index, "text": text, "html": render_markdown(text)} for index, text in texts.items()
+        {"id": shown_id, "text": text, "html": render_markdown(text)}
+        for shown_id, text in enumerate(texts)
     ]
 
 

@@ -15,6 +15,7 @@ from grading.selectors import (
     score_updates,
 )
 from grading.services.attempts import PENDING, answers_close_at
+from grading.services.responses import answer_as_shown
 from quizbank.access import AnyUser, user_id
 from quizbank.presenters import student_fields
 from quizbank.rendering import render_markdown
@@ -53,7 +54,7 @@ def _response_view(response: Response, visible: bool, update: ScoreUpdate | None
     return {
         "position": response.position,
         "question": student_question(response),
-        "answer": response.answer,
+        "answer": answer_as_shown(response),
         "version": response.version,
         "saved_at": response.saved_at,
         "status": response.status,

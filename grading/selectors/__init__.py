@@ -11,6 +11,7 @@ from grading.models import Attempt, AttemptStatus, Response
 from grading.models.marking import ScoreChange
 from quizbank.access import AnyUser, course_roles, courses_for, holds_every_role, user_id
 from quizbank.models import GradingMethod, Quiz, ReleasePolicy, Role
+from quizbank.services.quiz_access import quiz_answers_end_at
 
 REVIEW_ROLES = frozenset({Role.EXAMINER})
 
@@ -54,7 +55,10 @@ def results_released(quiz: Quiz, now: datetime) -> bool:
     if quiz.release_policy == ReleasePolicy.IMMEDIATELY:
         return True
     if quiz.release_policy == ReleasePolicy.AFTER_CLOSE:
-        return quiz.closes_at is not None and now >= quiz.closes_at
+        # Not at the quiz's close: a student still in the grace period, or given a later
+        # close, could otherwise read a classmate's feedback and still change answers.
+        ends = quiz_answers_end_at(quiz)
+        return ends is not None and now >= ends
     return False
 
 
@@ -80,7 +84,7 @@ def _policy_opens(attempt: Attempt, submitted: datetime) -> datetime | None:
     if quiz.release_policy == ReleasePolicy.IMMEDIATELY:
         return submitted
     if quiz.release_policy == ReleasePolicy.AFTER_CLOSE:
-        return quiz.closes_at
+        return quiz_answers_end_at(quiz)
     return None
 
 

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from config.locking import for_update
-from grading.errors import NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
+from grading.errors import AttemptInProgress, NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
 from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
@@ -201,21 +201,30 @@ def attempt_start(
     """The student's open attempt if there is one, else a new attempt with its own seed,
     on the student's terms (their override applied); the quiz's access code and allowed
     networks are checked first, for a resume too (an empty address is outside any network)."""
-    quiz_access_check(quiz=quiz, access_code=access_code, address=address)
+    quiz_access_check(quiz=quiz, user_id=user.pk, access_code=access_code, address=address)
+    # Counted before looking for an open attempt: one that a parallel start opens after the
+    # count is either seen below (and resumed) or met as a conflict on insert, never counted
+    # against the limit while unseen as open.
+    count = Attempt.objects.filter(quiz=quiz, user=user).count()
     existing = Attempt.objects.filter(quiz=quiz, user=user, status=AttemptStatus.OPEN).first()
     if existing is not None:
         return existing
     terms = quiz_terms(quiz=quiz, user_id=user.pk)
     _check_open(terms, now)
-    count = Attempt.objects.filter(quiz=quiz, user=user).count()
     if terms.attempts_allowed and count >= terms.attempts_allowed:
         raise NoAttemptsLeft(f"All {terms.attempts_allowed} attempts have been used.")
     try:
         with transaction.atomic():
             return _create(quiz, terms, user, count + 1, now)
-    except IntegrityError:
-        # A parallel request started the attempt first; hand back that one.
-        return Attempt.objects.get(quiz=quiz, user=user, status=AttemptStatus.OPEN)
+    except IntegrityError as error:
+        # A parallel request started the attempt first; hand back that one. A live viva
+        # that took the same number is no attempt to resume: the student tries again.
+        started = Attempt.objects.filter(quiz=quiz, user=user, status=AttemptStatus.OPEN).first()
+        if started is None:
+            raise AttemptInProgress(
+                "Another attempt at this quiz began at the same moment; try again."
+            ) from error
+        return started
 
 
 def attempt_lock(attempt_id: int) -> Attempt:

@@ -35,8 +35,10 @@ def safe_cell(value: Cell) -> str:
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+    """The CSV text, every cell quoted (as OWASP advises): a spreadsheet whose locale splits
+    on ";" would otherwise cut `x;=HYPERLINK(...)` into a second cell that is a formula."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL)
     writer.writerow([safe_cell(cell) for cell in header])
     writer.writerows([safe_cell(cell) for cell in row] for row in rows)
     return out.getvalue()

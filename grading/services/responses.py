@@ -2,6 +2,7 @@
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,6 +29,7 @@ from grading.services.attempts import (
 )
 from grading.services.code import code_job, code_job_enqueue_on_commit, new_job_id
 from quizbank.errors import NetworkNotAllowed
+from quizbank.presenters import shown_order
 from quizbank.services.quiz_access import address_allowed
 from runner.api import GradingJob
 from runner.contract import CaseError
@@ -89,6 +91,33 @@ def answer_validate(*, content: dict[str, Any], answer: Any) -> dict[str, Any] |
     return {field: value}
 
 
+# A student names a choice by its place on the page (quizbank.presenters.shown_order);
+# answers are stored, scored and counted by the author's choice indexes.
+
+
+def _renumber(answer: Any, new_id: Callable[[int], int]) -> Any:
+    if not isinstance(answer, dict):
+        return answer
+    if isinstance(answer.get("choice"), int):
+        return {"choice": new_id(answer["choice"])}
+    if isinstance(answer.get("choices"), list):
+        return {"choices": [new_id(i) for i in answer["choices"]]}
+    return answer
+
+
+def answer_as_stored(*, response: Response, answer: Any) -> Any:
+    """A checked answer with the student's choice ids turned into the author's indexes."""
+    order = shown_order(response.question_version.content, response.choice_order)
+    return _renumber(answer, lambda shown: order[shown] if shown < len(order) else shown)
+
+
+def answer_as_shown(response: Response) -> Any:
+    """The stored answer with the author's choice indexes turned into the student's ids."""
+    order = shown_order(response.question_version.content, response.choice_order)
+    place = {index: shown for shown, index in enumerate(order)}
+    return _renumber(response.answer, lambda index: place.get(index, index))
+
+
 # Autosave one response, refusing a stale copy or a late answer.
 
 # A longer gap between two saves is a student who walked away, not one still working.
@@ -142,6 +171,7 @@ def response_autosave(
                 fields={"current_version": [str(response.version)]},
             )
         value = answer_validate(content=response.question_version.content, answer=answer)
+        value = answer_as_stored(response=response, answer=value)
         response.answer = value
         response.version += 1
         response.saved_at = now

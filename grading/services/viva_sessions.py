@@ -27,6 +27,7 @@ from grading.errors import (
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.services.attempts import attempt_lock, attempt_refresh_total, response_lock
+from grading.services.marking.marks import refuse_own_answer
 from quizbank.models import CourseMembership, Question, Quiz, ReleasePolicy, Role
 from quizbank.services.quiz_access import quiz_terms
 
@@ -74,6 +75,7 @@ def viva_session_start(*, quiz: Quiz, student: User, examiner: User, now: dateti
     """Open a live viva for a student of the quiz's course; it counts as one of the
     student's attempts, and its results wait for a release that covers it."""
     _check_student(quiz, student)
+    refuse_own_answer(student_id=student.pk, examiner=examiner)
     try:
         with transaction.atomic():
             attempt = Attempt.objects.create(

@@ -10,7 +10,17 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from quizbank.errors import AccessCodeWrong, AccessRuleInvalid, NetworkNotAllowed
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Max
+
+from config.signin import count_in_window
+from quizbank.errors import (
+    AccessCodeTriesUsedUp,
+    AccessCodeWrong,
+    AccessRuleInvalid,
+    NetworkNotAllowed,
+)
 from quizbank.models import Quiz, QuizAccessOverride
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -34,6 +44,16 @@ class QuizTerms:
         if self.time_limit is not None:
             candidates.append(started_at + self.time_limit)
         return min(candidates) if candidates else None
+
+
+def quiz_answers_end_at(quiz: Quiz) -> datetime | None:
+    """When the last student's answers close: the quiz's close, or a later close a student's
+    override grants, plus the grace period; None when the quiz itself never closes."""
+    if quiz.closes_at is None:
+        return None
+    later = QuizAccessOverride.objects.filter(quiz=quiz, closes_at__gt=quiz.closes_at)
+    latest = later.aggregate(latest=Max("closes_at"))["latest"] or quiz.closes_at
+    return latest + quiz.grace_period
 
 
 def _stretched(limit: timedelta | None, percent: int) -> timedelta | None:
@@ -86,16 +106,30 @@ def address_allowed(*, networks: tuple[str, ...] | list[str], address: str) -> b
     return any(ip in network for network in parse_networks(list(networks)))
 
 
-def quiz_access_check(*, quiz: Quiz, access_code: str, address: str) -> None:
-    """Refuse (403) a wrong or missing access code, or an address outside the networks."""
+def quiz_access_check(*, quiz: Quiz, user_id: int, access_code: str, address: str) -> None:
+    """Refuse (403) a wrong or missing access code, or an address outside the networks;
+    after ACCESS_CODE_FAILURES wrong codes from the student within the window, refuse
+    every code (429) until the window ends."""
     if not address_allowed(networks=quiz.allowed_networks or [], address=address):
         raise NetworkNotAllowed(
             "This quiz can only be taken from the exam room's network.",
             fields={"address": ["outside the quiz's allowed networks"]},
         )
-    if quiz.access_code and not secrets.compare_digest(
-        access_code.strip().encode(), quiz.access_code.encode()
-    ):
+    if quiz.access_code:
+        _access_code_check(quiz, user_id, access_code)
+
+
+def _access_code_check(quiz: Quiz, user_id: int, access_code: str) -> None:
+    failures_key = f"quiz-access-code-failures:{quiz.pk}:{user_id}"
+    window_s = int(settings.ACCESS_CODE_FAILURE_WINDOW_S)
+    if int(cache.get(failures_key, 0)) >= int(settings.ACCESS_CODE_FAILURES):
+        raise AccessCodeTriesUsedUp(
+            f"Too many wrong access codes; try again within {window_s // 60} minutes "
+            "or ask the invigilator.",
+            fields={"access_code": ["too many wrong tries"]},
+        )
+    if not secrets.compare_digest(access_code.strip().encode(), quiz.access_code.encode()):
+        count_in_window(failures_key, window_s)
         raise AccessCodeWrong(
             "That access code is not this quiz's; ask the invigilator.",
             fields={"access_code": ["wrong access code"]},

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from config.celery_workers import worker_processes
 from grading.models import Response
+from quizbank.presenters import shown_order
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -31,13 +32,16 @@ def signed_in(username: str, password: str) -> APIClient:
     return client
 
 
-def correct_answer(content: dict[str, Any]) -> dict[str, Any]:
-    """What a well-prepared student answers; the test reads the bank, the student can't."""
+def correct_answer(content: dict[str, Any], choice_order: list[int]) -> dict[str, Any]:
+    """What a well-prepared student answers; the test reads the bank, the student can't.
+    Choices are named by their place on the student's (shuffled) page."""
     kind = content["type"]
+    places = shown_order(content, choice_order)
+    right = [places.index(i) for i, c in enumerate(content.get("choices", [])) if c.get("correct")]
     if kind == "single_choice":
-        return {"choice": next(i for i, c in enumerate(content["choices"]) if c.get("correct"))}
+        return {"choice": right[0]}
     if kind == "multiple_choice":
-        return {"choices": [i for i, c in enumerate(content["choices"]) if c.get("correct")]}
+        return {"choices": right}
     if kind == "true_false":
         return {"value": content["answer"]}
     if kind == "numeric":
@@ -90,7 +94,10 @@ def test_the_demo_student_gets_every_question_scored_with_feedback(
         for row in Response.objects.filter(attempt_id=attempt["id"]).order_by("position"):
             saved = student.put(
                 f"/api/attempts/{attempt['id']}/responses/{row.position}/",
-                {"answer": correct_answer(row.question_version.content), "version": row.version},
+                {
+                    "answer": correct_answer(row.question_version.content, row.choice_order),
+                    "version": row.version,
+                },
                 format="json",
             )
             assert saved.status_code == 200, saved.content

@@ -27,10 +27,14 @@ TICK = timedelta(microseconds=1)
 
 @pytest.fixture
 def quiz() -> Quiz:
-    """A 30-minute quiz with a 30-second grace period and one single-choice question."""
+    """A 30-minute quiz with a 30-second grace period and one single-choice question (its
+    choices unshuffled, so choice 0 on the page is the author's correct choice 0)."""
     course = new_course()
     made = new_quiz(
-        course=course, time_limit=timedelta(minutes=30), grace_period=timedelta(seconds=30)
+        course=course,
+        time_limit=timedelta(minutes=30),
+        grace_period=timedelta(seconds=30),
+        shuffle_choices=False,
     )
     add_slots(made, question(course, SINGLE))
     return made

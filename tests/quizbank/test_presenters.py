@@ -41,5 +41,6 @@ def test_choices_follow_the_shuffled_order_with_the_variant_filled_in() -> None:
     shown = student_fields(
         CONTENT["single_choice"], choice_order=[1, 0], fill=lambda t: t.replace("{{n}}", "3")
     )
-    assert [(c["id"], c["text"]) for c in shown["choices"]] == [(1, "b"), (0, "a 3")]
+    # Ids are places on the page, never the author's indexes.
+    assert [(c["id"], c["text"]) for c in shown["choices"]] == [(0, "b"), (1, "a 3")]
     assert "correct" not in shown["choices"][0]

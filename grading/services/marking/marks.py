@@ -15,6 +15,7 @@ from grading.errors import (
     NotFlagged,
     NotMarkable,
     NotYourMark,
+    OwnAnswer,
     SameMarker,
 )
 from grading.models import Attempt, AttemptStatus, Response
@@ -86,10 +87,17 @@ def _role_for(response: Response, marker: User) -> str:
     raise AlreadyMarked("This answer already has two marks; a moderator decides now.")
 
 
+def refuse_own_answer(*, student_id: int, examiner: User) -> None:
+    """An examiner who is also a student of the course never marks or examines themselves."""
+    if student_id == examiner.pk:
+        raise OwnAnswer("You cannot mark or examine your own answers.")
+
+
 def mark_create(*, response_id: int, marker: User, data: MarkInput, now: datetime) -> Mark:
     """Add the first or (blind) second mark of a viva answer and recompute its score."""
     with transaction.atomic():
         response = response_lock_for_marking(response_id)
+        refuse_own_answer(student_id=response.attempt.user_id, examiner=marker)
         mark = Mark(response=response, marker=marker, role=_role_for(response, marker))
         mark.created_at = now
         _fill(mark, response, data)
@@ -121,6 +129,7 @@ def mark_moderate(*, response_id: int, moderator: User, data: MarkInput, now: da
     """The moderator's mark on a flagged answer; it is final."""
     with transaction.atomic():
         response = response_lock_for_marking(response_id)
+        refuse_own_answer(student_id=response.attempt.user_id, examiner=moderator)
         if marking_state_of(response, now).status != MarkingStatus.FLAGGED:
             raise NotFlagged("Only answers flagged for moderation can be moderated.")
         if Mark.objects.filter(response=response, marker=moderator).exists():

@@ -17,6 +17,7 @@ from grading.models.marking import ScoreChange, ScoreSource
 from grading.models.regrade import RegradeRequest, RegradeRequestStatus
 from grading.selectors import results_visible
 from grading.services.attempts import attempt_refresh_total, response_lock_by_id
+from grading.services.marking.marks import refuse_own_answer
 
 
 def regrade_request_create(
@@ -65,6 +66,7 @@ def regrade_request_answer(
         request = for_update(RegradeRequest).get(pk=request_id)
         if request.status != RegradeRequestStatus.OPEN:
             raise RequestAlreadyAnswered("This regrade request has already been answered.")
+        refuse_own_answer(student_id=request.student_id, examiner=examiner)
         request.score_before = request.score_after = response.score
         if accept:
             request.score_after = _new_score(response, points)
