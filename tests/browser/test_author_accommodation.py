@@ -23,7 +23,7 @@ def test_an_author_gives_a_student_extra_time_and_their_clock_is_longer(site: Si
     page.get_by_label("Title").fill("Week 1")
     page.get_by_label("Slug").fill("week-1")
     page.get_by_label("Time limit in minutes (empty: untimed)").fill("20")
-    page.get_by_label(re.compile(fixed.title)).check()
+    page.get_by_role("checkbox", name=re.compile(fixed.title)).check()
     page.get_by_role("button", name="Save quiz").click()
     expect(page.get_by_text("Saved Week 1.")).to_be_visible()
     page.get_by_role("link", name="Students and access").click()
