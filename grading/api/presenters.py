@@ -14,6 +14,7 @@ from grading.selectors import (
     results_visible,
     score_updates,
 )
+from grading.selectors.marking import blind_responses
 from grading.services.attempts import PENDING, answers_close_at
 from grading.services.responses import answer_as_shown
 from quizbank.access import AnyUser, user_id
@@ -81,6 +82,10 @@ def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, An
     # The owner never sees a total that may still change as if it were final.
     total_shown = visible and (attempt.user_id != user_id(user) or not pending)
     updates = score_updates(attempt, now) if visible else {}
+    if attempt.user_id != user_id(user):
+        # A blind second marker must not learn the first mark from the score it replaced.
+        blind = blind_responses(user, responses)
+        updates = {pk: u for pk, u in updates.items() if pk not in blind}
     return {
         "id": attempt.pk,
         "quiz": attempt.quiz_id,

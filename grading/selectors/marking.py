@@ -1,5 +1,6 @@
 """Reads for examiners: the marking queue, one answer to mark, its audit trail."""
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import F, Q, QuerySet, Value
@@ -69,6 +70,11 @@ def marks_hidden(user: AnyUser, response: Response) -> bool:
     if state is None or state.status != MarkingStatus.AWAITING_SECOND:
         return False
     return not Mark.objects.filter(response=response, marker_id=user_id(user)).exists()
+
+
+def blind_responses(user: AnyUser, responses: Iterable[Response]) -> set[int]:
+    """Ids of the answers whose marks (and scores derived from them) `user` may not see yet."""
+    return {r.pk for r in responses if marks_hidden(user, r)}
 
 
 def visible_marks(user: AnyUser, response: Response) -> list[Mark]:
