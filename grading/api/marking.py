@@ -44,6 +44,8 @@ ANONYMOUS = OpenApiParameter(
     "always does, whatever this says) until the mark is final and released.",
 )
 
+ATTEMPT_HELP = "The attempt's id; null under anonymous marking, as the attempt names the student."
+
 
 def anonymity_requested(request: Request) -> bool:
     return str(request.query_params.get("anonymous", "")).lower() in _TRUE
@@ -51,7 +53,7 @@ def anonymity_requested(request: Request) -> bool:
 
 class QueueItemSerializer(serializers.Serializer[AnswerRow]):
     id = serializers.IntegerField()
-    attempt = serializers.IntegerField(source="attempt_id")
+    attempt = serializers.SerializerMethodField(help_text=ATTEMPT_HELP)
     quiz = serializers.IntegerField(source="attempt.quiz_id")
     student = serializers.SerializerMethodField(
         help_text="Username, or a pseudonym under anonymous marking."
@@ -61,6 +63,9 @@ class QueueItemSerializer(serializers.Serializer[AnswerRow]):
     position = serializers.IntegerField()
     marking_status = serializers.CharField()
     score = serializers.FloatField(allow_null=True)
+
+    def get_attempt(self, row: AnswerRow) -> int | None:
+        return None if self.get_anonymous(row) else row.attempt_id
 
     def get_student(self, row: AnswerRow) -> str:
         return str(self.context["students"][row.pk][0])
@@ -95,7 +100,7 @@ class MarkingQueueApi(generics.ListAPIView[AnswerRow]):
 class MarkingResponseApi(APIView):
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         id = serializers.IntegerField()
-        attempt = serializers.IntegerField()
+        attempt = serializers.IntegerField(allow_null=True, help_text=ATTEMPT_HELP)
         quiz = serializers.IntegerField()
         student = serializers.CharField(
             help_text="Username, or a pseudonym under anonymous marking."

@@ -29,7 +29,8 @@ def _state(response: Response) -> dict[str, Any]:
 def student_labels(
     responses: Sequence[Response], *, requested: bool
 ) -> dict[int, tuple[str, bool]]:
-    """Per response id: the student's name or pseudonym, and whether it is a pseudonym."""
+    """Per response id: the student's name or pseudonym, and whether it is a pseudonym (then
+    the attempt id stays hidden too: the attempt endpoints lead from it to the student)."""
     policy = anonymous_quizzes(r.attempt.quiz_id for r in responses)
     now = timezone.now()
     labels = {}
@@ -49,7 +50,7 @@ def marking_view(user: AnyUser, response: Response, *, anonymous: bool) -> dict[
     student, pseudonym = student_labels([response], requested=anonymous)[response.pk]
     return {
         "id": response.pk,
-        "attempt": response.attempt_id,
+        "attempt": None if pseudonym else response.attempt_id,
         "quiz": response.attempt.quiz_id,
         "student": student,
         "anonymous": pseudonym,
