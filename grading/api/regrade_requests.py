@@ -14,14 +14,18 @@ from rest_framework.views import APIView
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeRequest
 from grading.selectors import access_own_attempt
+from grading.selectors.marking import marks_hidden
 from grading.selectors.regrade import access_request_to_answer, regrade_requests_for
 from grading.services.regrade.requests import regrade_request_answer, regrade_request_create
+from quizbank.access import user_id
 
 
 class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):
     attempt = serializers.IntegerField(source="response.attempt_id")
     position = serializers.IntegerField(source="response.position")
     question = serializers.CharField(source="response.question_version.content.title")
+    score_before = serializers.SerializerMethodField()
+    score_after = serializers.SerializerMethodField()
 
     class Meta:
         model = RegradeRequest
@@ -39,6 +43,19 @@ class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):
             "created_at",
             "answered_at",
         ]
+
+    def get_score_before(self, row: RegradeRequest) -> float | None:
+        return None if self._blind(row) else row.score_before
+
+    def get_score_after(self, row: RegradeRequest) -> float | None:
+        return None if self._blind(row) else row.score_after
+
+    def _blind(self, row: RegradeRequest) -> bool:
+        # A blind second marker must not read the first mark off the score it was asked about.
+        request = self.context.get("request")
+        if request is None or row.student_id == user_id(request.user):
+            return False
+        return marks_hidden(request.user, row.response)
 
 
 class RegradeRequestCreateApi(APIView):

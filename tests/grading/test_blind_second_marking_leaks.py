@@ -130,3 +130,26 @@ def test_the_attempt_endpoints_hide_the_released_first_mark(
     assert shown["previous_points_awarded"] is None
     assert not shown["feedback"]
     assert FIRST_COMMENT not in reply.content.decode()
+
+
+def test_an_answered_regrade_request_hides_the_released_first_mark() -> None:
+    staff, _ = staffed_quiz(SINGLE, VIVA, points="4")
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "t"}})
+    viva = attempt.responses.get(position=1)
+    url = f"/api/marking/responses/{viva.pk}/"
+    api_as(staff.examiner).post(f"{url}marks/", {"levels": [1]}, format="json")
+    asked = api_as(staff.student).post(
+        f"/api/attempts/{attempt.pk}/responses/1/regrade-requests/", {"reason": "look again"}
+    )
+    assert asked.status_code == 201, asked.content
+    answer = f"/api/regrade-requests/{asked.json()['id']}/answer/"
+    api_as(staff.moderator).post(answer, {"decision": "reject", "reply": "no"})
+    assert api_as(staff.moderator).get("/api/regrade-requests/").json()["results"][0][
+        "score_before"
+    ] == _first_score(viva)
+    api_as(staff.examiner).post(f"{url}second-mark/")
+
+    [row] = api_as(staff.second).get("/api/regrade-requests/").json()["results"]
+    assert (row["score_before"], row["score_after"]) == (None, None)
+    [own] = api_as(staff.student).get("/api/regrade-requests/").json()["results"]
+    assert own["score_before"] == _first_score(viva)
