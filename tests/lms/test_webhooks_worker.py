@@ -34,5 +34,8 @@ def test_a_real_worker_retries_until_the_receiver_takes_it(
             time.sleep(0.1)
     delivery = WebhookDelivery.objects.get(event="attempt.submitted")
     assert list(state.effects) == [str(delivery.delivery_id)]
-    assert (delivery.status, delivery.tries) == ("delivered", 3)
-    assert state.posts == 3
+    assert delivery.status == "delivered"
+    # Two failures, then success; on a loaded machine a try may also time out after the
+    # receiver took it, and be sent again: the receiver keeps one effect per delivery id.
+    assert delivery.tries >= 3
+    assert delivery.tries == state.posts, delivery.last_error
