@@ -20,6 +20,7 @@ from lms.models import (
     LtiNonceUse,
     LtiRosterSource,
 )
+from lms.services.users import free_username
 from quizbank.models import Course, CourseMembership, Quiz, Role
 
 # LIS membership roles -> course roles (anything else gets no role).
@@ -97,7 +98,7 @@ def user_for_launch(claims: LaunchClaims) -> User:
         return identity.user
     digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
     user = User(
-        username=f"lti-{digest}",
+        username=free_username(f"lti-{digest}"),
         email=claims.email[:254],
         first_name=(claims.given_name or claims.name)[:150],
         last_name=claims.family_name[:150],

@@ -36,11 +36,17 @@ def identity_get(*, namespace: str, external_id: str) -> ExternalIdentity:
     return found
 
 
+def free_username(wanted: str) -> str:
+    """`wanted` (at most 130 characters kept), or it with a random suffix when an account
+    already has it: a made-up username must never collide with one a client chose."""
+    name = wanted[:130]
+    while User.objects.filter(username=name).exists():
+        name = f"{wanted[:130]}-{secrets.token_hex(4)}"
+    return name
+
+
 def _username(namespace: str, external_id: str) -> str:
-    base = re.sub(r"[^\w.@+-]", "-", f"{namespace.replace(':', '-')}-{external_id}")[:130]
-    while User.objects.filter(username=base).exists():
-        base = f"{base[:130]}-{secrets.token_hex(4)}"
-    return base
+    return free_username(re.sub(r"[^\w.@+-]", "-", f"{namespace.replace(':', '-')}-{external_id}"))
 
 
 def _set_password(user: User, password: str | None) -> None:
