@@ -135,13 +135,20 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
 
 
 def role_names(roles: Any) -> frozenset[str]:
-    """LIS membership role names (Learner, Instructor, TeachingAssistant...) from a list of
-    role URIs; NRPS may also give the short names themselves."""
+    """LIS membership role names (Learner, Instructor...) from a list of context role URIs,
+    a sub-role as its principal; NRPS may also give the short names themselves. Anything
+    else (institution and system roles, look-alike URIs) names no role."""
     names = set()
     for role in roles if isinstance(roles, list) else []:
-        if isinstance(role, str) and role.startswith(LIS_ROLE):
-            names.add(role.rsplit("#", 1)[-1])
-        elif isinstance(role, str) and ":" not in role and "/" not in role:
+        if not isinstance(role, str):
+            continue
+        if role.startswith(f"{LIS_ROLE}#"):
+            names.add(role.removeprefix(f"{LIS_ROLE}#"))
+        elif role.startswith(f"{LIS_ROLE}/") and "#" in role:
+            # A sub-role counts as its principal (before the `#`): Learner#Instructor is a
+            # learner, Instructor#TeachingAssistant an instructor.
+            names.add(role.removeprefix(f"{LIS_ROLE}/").split("#", 1)[0])
+        elif ":" not in role and "/" not in role:
             names.add(role)
     return frozenset(names)
 
