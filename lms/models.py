@@ -198,7 +198,7 @@ class WebhookEvent(models.TextChoices):
 
 
 class WebhookSubscription(models.Model):
-    """An API client's endpoint for some events of the courses its account belongs to."""
+    """An API client's endpoint for some events of the courses it examines."""
 
     client = models.ForeignKey(ApiClient, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=1000)

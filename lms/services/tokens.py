@@ -59,6 +59,12 @@ def token_for_key(key: str) -> ApiToken | None:
     return found.filter(revoked_at__isnull=True).first()
 
 
+def clients_holding(scope: str) -> set[int]:
+    """The ids of the clients with a live (unrevoked) token that carries `scope`."""
+    live = ApiToken.objects.filter(revoked_at__isnull=True).values_list("client_id", "scopes")
+    return {client_id for client_id, scopes in live if scope in scopes}
+
+
 def token_use_record(*, token: ApiToken, method: str, path: str, address: str) -> None:
     """Log one request made with the token."""
     now = timezone.now()

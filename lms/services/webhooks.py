@@ -19,10 +19,13 @@ import urllib3
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from config.scopes import Scope
 from lms.errors import DeliveryFailed, WebhookUrlRefused
 from lms.models import ApiClient, DeliveryStatus, WebhookDelivery, WebhookSubscription
+from lms.services.tokens import clients_holding
 from lms.services.webhook_targets import target_post, webhook_target
 from quizbank.access import course_roles
+from quizbank.models import Role
 
 TIMEOUT_S = 10
 
@@ -52,12 +55,18 @@ def event_record(
 def events_record(
     *, event: str, course_id: int, keyed: list[tuple[str, dict[str, Any]]], now: datetime
 ) -> list[int]:
-    """Queue each (key, data) event for every active subscription to it whose client
-    belongs to the course (the one access rule); the new deliveries' ids (an event already
-    queued for a subscription under its key is not queued again)."""
+    """Queue each (key, data) event for every active subscription to it whose client may
+    read the course's grades over the API (examiner, a live `grades:read` token, an
+    active account); the new deliveries' ids (an event already queued for a subscription
+    under its key is not queued again)."""
     made = []
-    for sub in WebhookSubscription.objects.filter(active=True).select_related("client__user"):
-        if event not in sub.events or not course_roles(sub.client.user, course_id):
+    readers = clients_holding(Scope.READ_GRADES)
+    subs = WebhookSubscription.objects.filter(
+        active=True, client_id__in=readers, client__user__is_active=True
+    )
+    for sub in subs.select_related("client__user"):
+        roles = course_roles(sub.client.user, course_id)
+        if event not in sub.events or Role.EXAMINER not in roles:
             continue
         made += [pk for key, data in keyed if (pk := _delivery_create(sub, event, key, data, now))]
     return made
