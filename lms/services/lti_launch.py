@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 
 from grading.models import Attempt
 from grading.services.attempts import attempt_start
-from lms.errors import LaunchRefused
+from lms.errors import LaunchRefused, SiteAdminAccount
 from lms.lti import SCORE_SCOPE, LaunchClaims
 from lms.models import (
     ExternalIdentity,
@@ -20,7 +20,7 @@ from lms.models import (
     LtiNonceUse,
     LtiRosterSource,
 )
-from lms.services.users import free_username
+from lms.services.users import free_username, refuse_site_admin
 from quizbank.models import Course, CourseMembership, Quiz, Role
 
 # LIS membership roles -> course roles (anything else gets no role).
@@ -86,7 +86,7 @@ def _quiz(claims: LaunchClaims) -> Quiz:
 
 def user_for_launch(claims: LaunchClaims) -> User:
     """The launching user: matched by issuer and sub, or created; refused when the launch
-    names nobody or the account is deactivated."""
+    names nobody, the account is deactivated or it was made a site administrator."""
     if not claims.subject:
         raise LaunchRefused("The launch names no user (sub).")
     namespace = lti_namespace(claims.issuer)
@@ -95,6 +95,10 @@ def user_for_launch(claims: LaunchClaims) -> User:
     if identity is not None and not identity.user.is_active:
         raise LaunchRefused("This account is deactivated.")
     if identity is not None:
+        try:
+            refuse_site_admin(identity.user)
+        except SiteAdminAccount as exc:
+            raise LaunchRefused(exc.message) from exc
         return identity.user
     digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
     user = User(

@@ -1,6 +1,7 @@
 """Users provisioned by an API client, each with an external id in the client's namespace.
 
-A client sees and changes only the users it provisioned (matched by external id);
+A client sees and changes only the users it provisioned (matched by external id), and
+none of them once made staff or superuser in Vivabank;
 deactivating a user leaves their attempts and marks, and takes away every role
 (quizbank.access treats an inactive account as holding none).
 """
@@ -17,7 +18,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from config.exceptions import DomainError
-from lms.errors import ExternalIdTaken, UsernameTaken
+from lms.errors import ExternalIdTaken, SiteAdminAccount, UsernameTaken
 from lms.models import ExternalIdentity
 
 PROFILE_FIELDS = ("email", "first_name", "last_name", "is_active")
@@ -47,6 +48,15 @@ def free_username(wanted: str) -> str:
 
 def _username(namespace: str, external_id: str) -> str:
     return free_username(re.sub(r"[^\w.@+-]", "-", f"{namespace.replace(':', '-')}-{external_id}"))
+
+
+def refuse_site_admin(user: User) -> None:
+    """Staff and superuser accounts are managed in Vivabank only: an outside system that
+    provisioned or launched the account may neither change it nor sign in as it."""
+    if user.is_staff or user.is_superuser:
+        raise SiteAdminAccount(
+            "This account is a Vivabank site administrator's: it is managed in Vivabank only."
+        )
 
 
 def _set_password(user: User, password: str | None) -> None:
@@ -86,8 +96,9 @@ def user_create(
 def user_update(
     *, identity: ExternalIdentity, password: str | None = None, **changes: Any
 ) -> ExternalIdentity:
-    """Change a user's profile, password or active flag."""
+    """Change a user's profile, password or active flag (never a site administrator's)."""
     user = identity.user
+    refuse_site_admin(user)
     if "username" in changes and changes["username"] != user.username:
         user.username = changes.pop("username")
     changes.pop("username", None)
