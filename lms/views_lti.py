@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.exceptions import DomainError
+from config.fields import id_from_text
 from config.signin import client_address
 from lms import lti
 from lms.errors import LaunchRefused
@@ -96,14 +97,12 @@ def _deep_link_start(request: HttpRequest, claims: lti.LaunchClaims) -> HttpResp
 def deep_link_pick_view(request: HttpRequest) -> HttpResponse:
     """The instructor's pick goes back to the LMS as a resource link with a line item."""
     started = request.session.get(DEEP_LINK_SESSION)
-    picked = request.POST.get("quiz", "")
+    picked = id_from_text(request.POST.get("quiz", ""))
     try:
         user = request.user
-        if not started or not isinstance(user, User) or not picked.isdigit():
+        if not started or not isinstance(user, User) or picked is None:
             raise LaunchRefused("Start again from your LMS: no deep linking request is open.")
-        quiz = deep_link_pick(
-            registration_id=started["registration_id"], user=user, quiz_id=int(picked)
-        )
+        quiz = deep_link_pick(registration_id=started["registration_id"], user=user, quiz_id=picked)
     except LaunchRefused as exc:
         return _refused(request, exc)
     del request.session[DEEP_LINK_SESSION]

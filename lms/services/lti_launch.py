@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from config.fields import id_from_text
 from grading.models import Attempt
 from grading.services.attempts import attempt_start
 from lms.errors import LaunchRefused, SiteAdminAccount
@@ -71,8 +72,8 @@ def refuse_replay(claims: LaunchClaims, now: datetime) -> None:
 
 
 def _quiz(claims: LaunchClaims) -> Quiz:
-    quiz_id = str(claims.custom.get("quiz_id", ""))
-    quiz = Quiz.objects.filter(pk=int(quiz_id)).first() if quiz_id.isdigit() else None
+    quiz_id = id_from_text(str(claims.custom.get("quiz_id", "")))
+    quiz = None if quiz_id is None else Quiz.objects.filter(pk=quiz_id).first()
     granted = (
         quiz is not None
         and LtiCourseGrant.objects.filter(
