@@ -253,12 +253,13 @@ def deep_link_response_form(
 
 
 def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:
-    """Every member the platform lists (NRPS, all pages); RosterNotFetched says why not."""
+    """Every member the platform lists (NRPS, all pages), skipping entries that are no
+    JSON objects; RosterNotFetched says why not."""
     registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
     service = NamesRolesProvisioningService(
         ServiceConnector(registration), {"context_memberships_url": memberships_url}
     )
     try:
-        return [dict(member) for member in service.get_members()]
+        return [dict(member) for member in service.get_members() if isinstance(member, dict)]
     except (LtiException, requests.RequestException, ValueError) as exc:
         raise RosterNotFetched(str(exc)[:2000]) from exc

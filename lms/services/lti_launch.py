@@ -32,6 +32,10 @@ ROLE_FOR = {
 }
 
 
+# LTI 1.3 caps `sub` at 255 characters, as our external ids.
+SUB_MAX_LENGTH = ExternalIdentity._meta.get_field("external_id").max_length or 255
+
+
 def launch_roles(claims: LaunchClaims) -> set[str]:
     """The course roles the launch's LIS roles give."""
     return {ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}
@@ -90,6 +94,8 @@ def user_for_launch(claims: LaunchClaims) -> User:
     names nobody, the account is deactivated or it was made a site administrator."""
     if not claims.subject:
         raise LaunchRefused("The launch names no user (sub).")
+    if len(claims.subject) > SUB_MAX_LENGTH:
+        raise LaunchRefused(f"The launch's user id (sub) is over {SUB_MAX_LENGTH} characters.")
     namespace = lti_namespace(claims.issuer)
     known = ExternalIdentity.objects.filter(namespace=namespace, external_id=claims.subject)
     identity = known.select_related("user").first()
