@@ -157,6 +157,15 @@ def _roles(body: dict[str, Any]) -> frozenset[str]:
     return role_names(body.get(CLAIM + "roles", []))
 
 
+def _object(claim: Any) -> dict[str, Any]:
+    """A claim that should be a JSON object; a platform's malformed one counts as absent."""
+    return dict(claim) if isinstance(claim, dict) else {}
+
+
+def _text(claim: Any) -> str:
+    return claim if isinstance(claim, str) else ""
+
+
 def launch_claims(request: HttpRequest) -> LaunchClaims:
     """Validate the launch POSTed by the platform; LaunchRefused says why not."""
     conf = _ToolConf()
@@ -172,15 +181,15 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         subject=str(body.get("sub", "")),
         message_type=str(body.get(CLAIM + "message_type", "")),
         roles=_roles(body),
-        custom=dict(body.get(CLAIM + "custom") or {}),
+        custom=_object(body.get(CLAIM + "custom")),
         name=str(body.get("name", "")),
         given_name=str(body.get("given_name", "")),
         family_name=str(body.get("family_name", "")),
         email=str(body.get("email", "")),
-        ags=dict(body.get(AGS_CLAIM) or {}),
+        ags=_object(body.get(AGS_CLAIM)),
         deployment_id=str(body.get(CLAIM + "deployment_id", "")),
-        deep_linking=dict(body.get(DL_CLAIM) or {}),
-        memberships_url=str((body.get(NRPS_CLAIM) or {}).get("context_memberships_url", "")),
+        deep_linking=_object(body.get(DL_CLAIM)),
+        memberships_url=_text(_object(body.get(NRPS_CLAIM)).get("context_memberships_url")),
     )
 
 

@@ -43,8 +43,8 @@ def launch_roles(claims: LaunchClaims) -> set[str]:
 
 def line_item_record(*, registration_id: int, quiz: Quiz, ags: dict[str, Any]) -> None:
     """Remember the line item a launch names, when the platform lets us post scores."""
-    url, scopes = ags.get("lineitem"), list(ags.get("scope") or [])
-    if isinstance(url, str) and url and SCORE_SCOPE in scopes:
+    url, scopes = ags.get("lineitem"), ags.get("scope")
+    if isinstance(url, str) and url and isinstance(scopes, list) and SCORE_SCOPE in scopes:
         LtiLineItem.objects.update_or_create(
             registration_id=registration_id,
             url=url[:1000],
