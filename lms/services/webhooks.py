@@ -17,7 +17,7 @@ from typing import Any
 
 import urllib3
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from config.scopes import Scope
 from lms.errors import DeliveryFailed, WebhookUrlRefused
@@ -28,6 +28,7 @@ from quizbank.access import course_roles
 from quizbank.models import Role
 
 TIMEOUT_S = 10
+STOPPED = "Not sent: the subscription was stopped or its client may no longer read grades."
 
 
 def signature(secret: str, timestamp: str, body: bytes) -> str:
@@ -42,6 +43,16 @@ def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> We
     webhook_target(url)
     return WebhookSubscription.objects.create(
         client=client, url=url, events=sorted(set(events)), secret=secrets.token_hex(32)
+    )
+
+
+def _receiving() -> QuerySet[WebhookSubscription]:
+    """Subscriptions that may still receive events: not stopped, and their client's account
+    active with a live `grades:read` token (the scope that lists them)."""
+    return WebhookSubscription.objects.filter(
+        active=True,
+        client_id__in=clients_holding(Scope.READ_GRADES),
+        client__user__is_active=True,
     )
 
 
@@ -60,11 +71,7 @@ def events_record(
     active account); the new deliveries' ids (an event already queued for a subscription
     under its key is not queued again)."""
     made = []
-    readers = clients_holding(Scope.READ_GRADES)
-    subs = WebhookSubscription.objects.filter(
-        active=True, client_id__in=readers, client__user__is_active=True
-    )
-    for sub in subs.select_related("client__user"):
+    for sub in _receiving().select_related("client__user"):
         roles = course_roles(sub.client.user, course_id)
         if event not in sub.events or Role.EXAMINER not in roles:
             continue
@@ -107,12 +114,17 @@ def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) ->
 
 
 def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
-    """Send the delivery unless it was delivered already; its status after.
+    """Send the delivery unless it was delivered already, or give it up unsent when its
+    subscription may no longer receive events; its status after.
     DeliveryFailed (the row keeps the status code or error) when the receiver fails."""
     delivery = WebhookDelivery.objects.select_related("subscription").get(pk=delivery_pk)
     if delivery.status == DeliveryStatus.DELIVERED:
         return str(delivery.status)
     rows = WebhookDelivery.objects.filter(pk=delivery_pk)
+    if not _receiving().filter(pk=delivery.subscription_id).exists():
+        # Stopped, or its client lost its grades token, after the event was queued.
+        rows.update(status=DeliveryStatus.FAILED, last_error=STOPPED)
+        return str(DeliveryStatus.FAILED)
     try:
         code = _post(delivery.subscription, delivery, now)
     except (WebhookUrlRefused, urllib3.exceptions.HTTPError) as exc:

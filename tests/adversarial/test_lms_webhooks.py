@@ -6,9 +6,11 @@ token was revoked, gets no deliveries."""
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from lms.models import WebhookDelivery
 from lms.services.tokens import token_revoke
+from lms.services.webhooks import delivery_attempt
 from quizbank.models import Quiz
 from tests.grading.content import TRUE_FALSE
 from tests.grading.factories import add_slots, member, new_quiz, question, submitted_attempt
@@ -58,3 +60,26 @@ def test_an_examiner_client_with_a_live_grades_token_gets_them(make_client: Make
     quiz = _quiz_with_subscriber(make_client, "examiner")
     _submit(quiz)
     assert [d.event for d in WebhookDelivery.objects.all()] == ["attempt.submitted"]
+
+
+def test_a_stopped_subscription_sends_no_pending_retry(make_client: MakeClient) -> None:
+    quiz = _quiz_with_subscriber(make_client, "examiner")
+    _submit(quiz)
+    delivery = WebhookDelivery.objects.get()
+    _, api = make_client(scopes=["grades:read"])
+    assert api.delete(f"/api/webhooks/{delivery.subscription_id}/").status_code == 204
+
+    assert delivery_attempt(delivery_pk=delivery.pk, now=timezone.now()) == "failed"
+    delivery.refresh_from_db()
+    assert (delivery.tries, delivery.last_status_code) == (0, None)
+
+
+def test_a_pending_retry_stops_when_the_grades_token_is_revoked(make_client: MakeClient) -> None:
+    quiz = _quiz_with_subscriber(make_client, "examiner")
+    _submit(quiz)
+    delivery = WebhookDelivery.objects.get()
+    client, _ = make_client()
+    for token in client.tokens.all():
+        token_revoke(token=token)
+
+    assert delivery_attempt(delivery_pk=delivery.pk, now=timezone.now()) == "failed"
