@@ -69,6 +69,11 @@ def token_use_record(*, token: ApiToken, method: str, path: str, address: str) -
     """Log one request made with the token."""
     now = timezone.now()
     TokenUse.objects.create(
-        token=token, at=now, method=method, path=path[:500], address=address[:64]
+        # A NUL (%00 in a URL) cannot be stored in PostgreSQL text.
+        token=token,
+        at=now,
+        method=method,
+        path=path.replace("\x00", "\ufffd")[:500],
+        address=address[:64],
     )
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

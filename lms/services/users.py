@@ -22,6 +22,8 @@ from lms.errors import ExternalIdTaken, SiteAdminAccount, UsernameTaken
 from lms.models import ExternalIdentity
 
 PROFILE_FIELDS = ("email", "first_name", "last_name", "is_active")
+# An external id: no slash (it sits in URLs), no whitespace, no NUL (PostgreSQL refuses it).
+EXTERNAL_ID_PATTERN = r"^[^/\s\x00]+\Z"
 
 
 def users_of(namespace: str) -> QuerySet[ExternalIdentity]:
@@ -31,6 +33,8 @@ def users_of(namespace: str) -> QuerySet[ExternalIdentity]:
 
 def identity_get(*, namespace: str, external_id: str) -> ExternalIdentity:
     """The identity with this external id in the namespace; 404 otherwise."""
+    if not re.match(EXTERNAL_ID_PATTERN, external_id):
+        raise Http404("No user with this external id.")
     found = users_of(namespace).filter(external_id=external_id).first()
     if found is None:
         raise Http404("No user with this external id.")
