@@ -29,6 +29,7 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.registration import Registration, TKeySet
 from pylti1p3.service_connector import ServiceConnector
 
+from config.text import unstorable_text
 from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
 from lms.services.platform_keys import platform_keys_of
 
@@ -174,6 +175,9 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         body: dict[str, Any] = dict(launch.validate().get_launch_data())
     except (LtiException, requests.RequestException) as exc:
         raise LaunchRefused(str(exc)) from exc
+    if unstorable := unstorable_text(body):
+        names = ", ".join(sorted(unstorable))
+        raise LaunchRefused(f"The launch's claims hold a NUL or an unpaired surrogate: {names}.")
     return LaunchClaims(
         registration_id=conf.registration.pk,
         issuer=str(body["iss"]),
@@ -263,12 +267,13 @@ def deep_link_response_form(
 
 def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:
     """Every member the platform lists (NRPS, all pages), skipping entries that are no
-    JSON objects; RosterNotFetched says why not."""
+    JSON objects or hold unstorable text; RosterNotFetched says why not."""
     registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
     service = NamesRolesProvisioningService(
         ServiceConnector(registration), {"context_memberships_url": memberships_url}
     )
     try:
-        return [dict(member) for member in service.get_members() if isinstance(member, dict)]
+        members = service.get_members()
     except (LtiException, requests.RequestException, ValueError) as exc:
         raise RosterNotFetched(str(exc)[:2000]) from exc
+    return [dict(m) for m in members if isinstance(m, dict) and not unstorable_text(m)]

@@ -1,6 +1,7 @@
 """A hostile or broken platform: a `sub` longer than any external id (LTI caps it at 255
-characters) in a launch or in the NRPS roster, and roster entries that are no member
-objects at all, are refused or skipped, never a 500; the well-formed members still sync."""
+characters) in a launch or in the NRPS roster, roster entries that are no member
+objects at all or hold a NUL, are refused or skipped, never a 500; the well-formed
+members still sync."""
 
 from typing import Any
 
@@ -28,6 +29,7 @@ def test_a_roster_of_junk_members_syncs_only_the_well_formed_ones(lti: Lti) -> N
         "s-9",
         ["s-8"],
         {"user_id": TOO_LONG, "roles": [LEARNER]},
+        {"user_id": "s-\x00", "roles": [LEARNER], "name": "N\x00"},
         {"user_id": "s-2", "roles": [LEARNER], "email": 5},
     ]
     lti.grades.members = junk
