@@ -62,6 +62,7 @@ class LaunchClaims:
     deployment_id: str = ""
     deep_linking: dict[str, Any] = field(default_factory=dict)  # a deep linking request's
     memberships_url: str = ""  # NRPS: where the platform lists the context's members
+    context_id: str = ""  # the LMS course launched from
 
 
 class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
@@ -193,6 +194,7 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         ags=_object(body.get(AGS_CLAIM)),
         deployment_id=str(body.get(CLAIM + "deployment_id", "")),
         deep_linking=_object(body.get(DL_CLAIM)),
+        context_id=_text(_object(body.get(CLAIM + "context")).get("id")),
         memberships_url=_text(_object(body.get(NRPS_CLAIM)).get("context_memberships_url")),
     )
 

@@ -98,6 +98,12 @@ class LtiCourseGrant(models.Model):
         "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+"
     )
     course = models.ForeignKey("quizbank.Course", on_delete=models.CASCADE, related_name="+")
+    context_id = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="Only launches from this LMS course (its LTI context id) may open the "
+        "course; empty: launches from any of the platform's courses.",
+    )
 
     class Meta:
         constraints = [

@@ -86,9 +86,10 @@ def _deep_link_start(request: HttpRequest, claims: lti.LaunchClaims) -> HttpResp
     request.session[DEEP_LINK_SESSION] = {
         "registration_id": claims.registration_id,
         "deployment_id": claims.deployment_id,
+        "context_id": claims.context_id,
         "settings": claims.deep_linking,
     }
-    quizzes = quizzes_to_link(registration_id=claims.registration_id)
+    quizzes = quizzes_to_link(registration_id=claims.registration_id, context_id=claims.context_id)
     return render(request, "lms/deep_link_pick.html", {"quizzes": quizzes})
 
 
@@ -102,7 +103,12 @@ def deep_link_pick_view(request: HttpRequest) -> HttpResponse:
         user = request.user
         if not started or not isinstance(user, User) or picked is None:
             raise LaunchRefused("Start again from your LMS: no deep linking request is open.")
-        quiz = deep_link_pick(registration_id=started["registration_id"], user=user, quiz_id=picked)
+        quiz = deep_link_pick(
+            registration_id=started["registration_id"],
+            context_id=str(started.get("context_id", "")),
+            user=user,
+            quiz_id=picked,
+        )
     except LaunchRefused as exc:
         return _refused(request, exc)
     del request.session[DEEP_LINK_SESSION]

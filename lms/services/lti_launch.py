@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 
 from config.fields import id_from_text
 from grading.models import Attempt
@@ -75,15 +76,19 @@ def refuse_replay(claims: LaunchClaims, now: datetime) -> None:
         raise LaunchRefused("This launch was already used (replayed id_token).") from exc
 
 
+def grants_for(*, registration_id: int, context_id: str) -> QuerySet[LtiCourseGrant]:
+    """The course grants a launch from this LMS course (context) may use: those bound to
+    it, and those bound to none."""
+    return LtiCourseGrant.objects.filter(registration_id=registration_id).filter(
+        Q(context_id="") | Q(context_id=context_id)
+    )
+
+
 def _quiz(claims: LaunchClaims) -> Quiz:
     quiz_id = id_from_text(str(claims.custom.get("quiz_id", "")))
     quiz = None if quiz_id is None else Quiz.objects.filter(pk=quiz_id).first()
-    granted = (
-        quiz is not None
-        and LtiCourseGrant.objects.filter(
-            registration_id=claims.registration_id, course_id=quiz.course_id
-        ).exists()
-    )
+    grants = grants_for(registration_id=claims.registration_id, context_id=claims.context_id)
+    granted = quiz is not None and grants.filter(course_id=quiz.course_id).exists()
     if quiz is None or not granted:
         raise LaunchRefused("The launch names no quiz this platform may open (custom quiz_id).")
     return quiz
