@@ -5,6 +5,8 @@ an LMS course (context id) opens only to launches and deep linking from that cou
 
 from lms.models import ExternalIdentity, LtiCourseGrant
 from quizbank.models import CourseMembership
+from tests.grading.content import TRUE_FALSE
+from tests.grading.factories import add_slots, question
 from tests.lms.lti_world import Lti, launch
 from tests.lms.platform import INSTRUCTOR
 
@@ -37,3 +39,13 @@ def test_deep_linking_from_another_lms_course_offers_no_bound_quiz(lti: Lti) -> 
     picked = lti.browser.post("/lti/deep-link/", {"quiz": str(lti.quiz.pk)})
     assert picked.status_code == 403
     assert not CourseMembership.objects.filter(course=lti.quiz.course, role="examiner").exists()
+
+
+def test_deep_linking_from_the_bound_lms_course_links_its_quiz(lti: Lti) -> None:
+    _bind(lti, LAUNCH_CONTEXT)
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    reply, _ = launch(lti, roles=[INSTRUCTOR], deep_link_return="https://lms.uni.example/dl")
+    assert lti.quiz.title in reply.content.decode()
+    picked = lti.browser.post("/lti/deep-link/", {"quiz": str(lti.quiz.pk)})
+    assert picked.status_code == 200
+    assert CourseMembership.objects.filter(course=lti.quiz.course, role="examiner").exists()
