@@ -1,6 +1,7 @@
 """Input bounds the database enforces, checked first so that a value out of range is a 400
 instead of an error from PostgreSQL or SQLite."""
 
+import re
 from typing import Any
 
 from rest_framework import serializers
@@ -8,6 +9,16 @@ from rest_framework import serializers
 # The largest value of a bigint column (every id and counter here), and of SQLite's INTEGER.
 BIGINT_MAX = 2**63 - 1
 ID_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": BIGINT_MAX}
+ID_DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+def id_from_text(text: str) -> int | None:
+    """The id that `text` spells in ASCII digits (str.isdigit also takes "²", which int()
+    refuses), within BIGINT_MAX; None for anything else."""
+    if not ID_DIGITS.fullmatch(text):
+        return None
+    number = int(text)
+    return number if number <= BIGINT_MAX else None
 
 
 class BoundedIntegerField(serializers.IntegerField):

@@ -120,7 +120,7 @@ class ExternalIdentityAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # gene
 class LtiCourseGrantAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in the stubs
     """Which courses each LTI platform registration may launch users into."""
 
-    list_display = ["registration", "course"]
+    list_display = ["registration", "course", "context_id"]
 
 
 class LtiRegistrationForm(forms.ModelForm):  # type: ignore[type-arg]  # generic only in the stubs

@@ -29,6 +29,7 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.registration import Registration, TKeySet
 from pylti1p3.service_connector import ServiceConnector
 
+from config.text import unstorable_text
 from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
 from lms.services.platform_keys import platform_keys_of
 
@@ -61,6 +62,7 @@ class LaunchClaims:
     deployment_id: str = ""
     deep_linking: dict[str, Any] = field(default_factory=dict)  # a deep linking request's
     memberships_url: str = ""  # NRPS: where the platform lists the context's members
+    context_id: str = ""  # the LMS course launched from
 
 
 class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
@@ -135,19 +137,35 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
 
 
 def role_names(roles: Any) -> frozenset[str]:
-    """LIS membership role names (Learner, Instructor, TeachingAssistant...) from a list of
-    role URIs; NRPS may also give the short names themselves."""
+    """LIS membership role names (Learner, Instructor...) from a list of context role URIs,
+    a sub-role as its principal; NRPS may also give the short names themselves. Anything
+    else (institution and system roles, look-alike URIs) names no role."""
     names = set()
     for role in roles if isinstance(roles, list) else []:
-        if isinstance(role, str) and role.startswith(LIS_ROLE):
-            names.add(role.rsplit("#", 1)[-1])
-        elif isinstance(role, str) and ":" not in role and "/" not in role:
+        if not isinstance(role, str):
+            continue
+        if role.startswith(f"{LIS_ROLE}#"):
+            names.add(role.removeprefix(f"{LIS_ROLE}#"))
+        elif role.startswith(f"{LIS_ROLE}/") and "#" in role:
+            # A sub-role counts as its principal (before the `#`): Learner#Instructor is a
+            # learner, Instructor#TeachingAssistant an instructor.
+            names.add(role.removeprefix(f"{LIS_ROLE}/").split("#", 1)[0])
+        elif ":" not in role and "/" not in role:
             names.add(role)
     return frozenset(names)
 
 
 def _roles(body: dict[str, Any]) -> frozenset[str]:
     return role_names(body.get(CLAIM + "roles", []))
+
+
+def _object(claim: Any) -> dict[str, Any]:
+    """A claim that should be a JSON object; a platform's malformed one counts as absent."""
+    return dict(claim) if isinstance(claim, dict) else {}
+
+
+def _text(claim: Any) -> str:
+    return claim if isinstance(claim, str) else ""
 
 
 def launch_claims(request: HttpRequest) -> LaunchClaims:
@@ -158,6 +176,9 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         body: dict[str, Any] = dict(launch.validate().get_launch_data())
     except (LtiException, requests.RequestException) as exc:
         raise LaunchRefused(str(exc)) from exc
+    if unstorable := unstorable_text(body):
+        names = ", ".join(sorted(unstorable))
+        raise LaunchRefused(f"The launch's claims hold a NUL or an unpaired surrogate: {names}.")
     return LaunchClaims(
         registration_id=conf.registration.pk,
         issuer=str(body["iss"]),
@@ -165,15 +186,16 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         subject=str(body.get("sub", "")),
         message_type=str(body.get(CLAIM + "message_type", "")),
         roles=_roles(body),
-        custom=dict(body.get(CLAIM + "custom") or {}),
+        custom=_object(body.get(CLAIM + "custom")),
         name=str(body.get("name", "")),
         given_name=str(body.get("given_name", "")),
         family_name=str(body.get("family_name", "")),
         email=str(body.get("email", "")),
-        ags=dict(body.get(AGS_CLAIM) or {}),
+        ags=_object(body.get(AGS_CLAIM)),
         deployment_id=str(body.get(CLAIM + "deployment_id", "")),
-        deep_linking=dict(body.get(DL_CLAIM) or {}),
-        memberships_url=str((body.get(NRPS_CLAIM) or {}).get("context_memberships_url", "")),
+        deep_linking=_object(body.get(DL_CLAIM)),
+        context_id=_text(_object(body.get(CLAIM + "context")).get("id")),
+        memberships_url=_text(_object(body.get(NRPS_CLAIM)).get("context_memberships_url")),
     )
 
 
@@ -246,12 +268,14 @@ def deep_link_response_form(
 
 
 def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:
-    """Every member the platform lists (NRPS, all pages); RosterNotFetched says why not."""
+    """Every member the platform lists (NRPS, all pages), skipping entries that are no
+    JSON objects or hold unstorable text; RosterNotFetched says why not."""
     registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
     service = NamesRolesProvisioningService(
         ServiceConnector(registration), {"context_memberships_url": memberships_url}
     )
     try:
-        return [dict(member) for member in service.get_members()]
+        members = service.get_members()
     except (LtiException, requests.RequestException, ValueError) as exc:
         raise RosterNotFetched(str(exc)[:2000]) from exc
+    return [dict(m) for m in members if isinstance(m, dict) and not unstorable_text(m)]

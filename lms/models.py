@@ -98,6 +98,12 @@ class LtiCourseGrant(models.Model):
         "lti_tool.LtiRegistration", on_delete=models.CASCADE, related_name="+"
     )
     course = models.ForeignKey("quizbank.Course", on_delete=models.CASCADE, related_name="+")
+    context_id = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="Only launches from this LMS course (its LTI context id) may open the "
+        "course; empty: launches from any of the platform's courses.",
+    )
 
     class Meta:
         constraints = [
@@ -198,7 +204,7 @@ class WebhookEvent(models.TextChoices):
 
 
 class WebhookSubscription(models.Model):
-    """An API client's endpoint for some events of the courses its account belongs to."""
+    """An API client's endpoint for some events of the courses it examines."""
 
     client = models.ForeignKey(ApiClient, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=1000)

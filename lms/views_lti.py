@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.exceptions import DomainError
+from config.fields import id_from_text
 from config.signin import client_address
 from lms import lti
 from lms.errors import LaunchRefused
@@ -85,9 +86,10 @@ def _deep_link_start(request: HttpRequest, claims: lti.LaunchClaims) -> HttpResp
     request.session[DEEP_LINK_SESSION] = {
         "registration_id": claims.registration_id,
         "deployment_id": claims.deployment_id,
+        "context_id": claims.context_id,
         "settings": claims.deep_linking,
     }
-    quizzes = quizzes_to_link(registration_id=claims.registration_id)
+    quizzes = quizzes_to_link(registration_id=claims.registration_id, context_id=claims.context_id)
     return render(request, "lms/deep_link_pick.html", {"quizzes": quizzes})
 
 
@@ -96,13 +98,16 @@ def _deep_link_start(request: HttpRequest, claims: lti.LaunchClaims) -> HttpResp
 def deep_link_pick_view(request: HttpRequest) -> HttpResponse:
     """The instructor's pick goes back to the LMS as a resource link with a line item."""
     started = request.session.get(DEEP_LINK_SESSION)
-    picked = request.POST.get("quiz", "")
+    picked = id_from_text(request.POST.get("quiz", ""))
     try:
         user = request.user
-        if not started or not isinstance(user, User) or not picked.isdigit():
+        if not started or not isinstance(user, User) or picked is None:
             raise LaunchRefused("Start again from your LMS: no deep linking request is open.")
         quiz = deep_link_pick(
-            registration_id=started["registration_id"], user=user, quiz_id=int(picked)
+            registration_id=started["registration_id"],
+            context_id=str(started.get("context_id", "")),
+            user=user,
+            quiz_id=picked,
         )
     except LaunchRefused as exc:
         return _refused(request, exc)

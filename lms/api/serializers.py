@@ -6,12 +6,15 @@ from rest_framework import serializers
 
 from lms.models import ExternalIdentity
 from lms.services.grades import GRADE_STATUSES
+from lms.services.users import EXTERNAL_ID_PATTERN
 from quizbank.models import Role
 
 
 class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
     external_id = serializers.RegexField(
-        r"^[^/\s]+\Z", max_length=255, help_text="Unique per API client; no slashes or spaces."
+        EXTERNAL_ID_PATTERN,
+        max_length=255,
+        help_text="Unique per API client; no slashes or spaces.",
     )
     username = serializers.RegexField(
         r"^[\w.@+-]+\Z",

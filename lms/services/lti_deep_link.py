@@ -9,8 +9,7 @@ from django.db import transaction
 
 from lms.errors import LaunchRefused
 from lms.lti import LaunchClaims
-from lms.models import LtiCourseGrant
-from lms.services.lti_launch import refuse_replay, user_for_launch
+from lms.services.lti_launch import grants_for, refuse_replay, user_for_launch
 from quizbank.models import CourseMembership, Quiz, Role
 from quizbank.selectors import quiz_slots, slot_pool, slot_question_points
 
@@ -28,9 +27,10 @@ def deep_link_accept(*, claims: LaunchClaims, now: datetime) -> User:
     return user_for_launch(claims)
 
 
-def quizzes_to_link(*, registration_id: int) -> list[Quiz]:
-    """The quizzes of the courses granted to the platform, by course and title."""
-    granted = LtiCourseGrant.objects.filter(registration_id=registration_id)
+def quizzes_to_link(*, registration_id: int, context_id: str) -> list[Quiz]:
+    """The quizzes of the courses granted to the platform for this LMS course (context),
+    by course and title."""
+    granted = grants_for(registration_id=registration_id, context_id=context_id)
     quizzes = Quiz.objects.filter(course_id__in=granted.values("course_id"))
     return list(quizzes.select_related("course").order_by("course__title", "title"))
 
@@ -49,11 +49,11 @@ def quiz_score_maximum(quiz: Quiz) -> Decimal:
 
 
 @transaction.atomic
-def deep_link_pick(*, registration_id: int, user: User, quiz_id: int) -> Quiz:
-    """The picked quiz, if granted to the platform; the instructor becomes its examiner."""
-    quiz = next(
-        (q for q in quizzes_to_link(registration_id=registration_id) if q.pk == quiz_id), None
-    )
+def deep_link_pick(*, registration_id: int, context_id: str, user: User, quiz_id: int) -> Quiz:
+    """The picked quiz, if granted to the platform for the LMS course; the instructor
+    becomes its examiner."""
+    linkable = quizzes_to_link(registration_id=registration_id, context_id=context_id)
+    quiz = next((q for q in linkable if q.pk == quiz_id), None)
     if quiz is None:
         raise LaunchRefused("This quiz cannot be linked from this platform.")
     if quiz_score_maximum(quiz) <= 0:

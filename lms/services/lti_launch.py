@@ -8,10 +8,12 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 
+from config.fields import id_from_text
 from grading.models import Attempt
 from grading.services.attempts import attempt_start
-from lms.errors import LaunchRefused
+from lms.errors import LaunchRefused, SiteAdminAccount
 from lms.lti import SCORE_SCOPE, LaunchClaims
 from lms.models import (
     ExternalIdentity,
@@ -20,6 +22,7 @@ from lms.models import (
     LtiNonceUse,
     LtiRosterSource,
 )
+from lms.services.users import free_username, refuse_site_admin
 from quizbank.models import Course, CourseMembership, Quiz, Role
 
 # LIS membership roles -> course roles (anything else gets no role).
@@ -30,6 +33,10 @@ ROLE_FOR = {
 }
 
 
+# LTI 1.3 caps `sub` at 255 characters, as our external ids.
+SUB_MAX_LENGTH = ExternalIdentity._meta.get_field("external_id").max_length or 255
+
+
 def launch_roles(claims: LaunchClaims) -> set[str]:
     """The course roles the launch's LIS roles give."""
     return {ROLE_FOR[r] for r in claims.roles if r in ROLE_FOR}
@@ -37,8 +44,8 @@ def launch_roles(claims: LaunchClaims) -> set[str]:
 
 def line_item_record(*, registration_id: int, quiz: Quiz, ags: dict[str, Any]) -> None:
     """Remember the line item a launch names, when the platform lets us post scores."""
-    url, scopes = ags.get("lineitem"), list(ags.get("scope") or [])
-    if isinstance(url, str) and url and SCORE_SCOPE in scopes:
+    url, scopes = ags.get("lineitem"), ags.get("scope")
+    if isinstance(url, str) and url and isinstance(scopes, list) and SCORE_SCOPE in scopes:
         LtiLineItem.objects.update_or_create(
             registration_id=registration_id,
             url=url[:1000],
@@ -69,15 +76,19 @@ def refuse_replay(claims: LaunchClaims, now: datetime) -> None:
         raise LaunchRefused("This launch was already used (replayed id_token).") from exc
 
 
-def _quiz(claims: LaunchClaims) -> Quiz:
-    quiz_id = str(claims.custom.get("quiz_id", ""))
-    quiz = Quiz.objects.filter(pk=int(quiz_id)).first() if quiz_id.isdigit() else None
-    granted = (
-        quiz is not None
-        and LtiCourseGrant.objects.filter(
-            registration_id=claims.registration_id, course_id=quiz.course_id
-        ).exists()
+def grants_for(*, registration_id: int, context_id: str) -> QuerySet[LtiCourseGrant]:
+    """The course grants a launch from this LMS course (context) may use: those bound to
+    it, and those bound to none."""
+    return LtiCourseGrant.objects.filter(registration_id=registration_id).filter(
+        Q(context_id="") | Q(context_id=context_id)
     )
+
+
+def _quiz(claims: LaunchClaims) -> Quiz:
+    quiz_id = id_from_text(str(claims.custom.get("quiz_id", "")))
+    quiz = None if quiz_id is None else Quiz.objects.filter(pk=quiz_id).first()
+    grants = grants_for(registration_id=claims.registration_id, context_id=claims.context_id)
+    granted = quiz is not None and grants.filter(course_id=quiz.course_id).exists()
     if quiz is None or not granted:
         raise LaunchRefused("The launch names no quiz this platform may open (custom quiz_id).")
     return quiz
@@ -85,19 +96,25 @@ def _quiz(claims: LaunchClaims) -> Quiz:
 
 def user_for_launch(claims: LaunchClaims) -> User:
     """The launching user: matched by issuer and sub, or created; refused when the launch
-    names nobody or the account is deactivated."""
+    names nobody, the account is deactivated or it was made a site administrator."""
     if not claims.subject:
         raise LaunchRefused("The launch names no user (sub).")
+    if len(claims.subject) > SUB_MAX_LENGTH:
+        raise LaunchRefused(f"The launch's user id (sub) is over {SUB_MAX_LENGTH} characters.")
     namespace = lti_namespace(claims.issuer)
     known = ExternalIdentity.objects.filter(namespace=namespace, external_id=claims.subject)
     identity = known.select_related("user").first()
     if identity is not None and not identity.user.is_active:
         raise LaunchRefused("This account is deactivated.")
     if identity is not None:
+        try:
+            refuse_site_admin(identity.user)
+        except SiteAdminAccount as exc:
+            raise LaunchRefused(exc.message) from exc
         return identity.user
     digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
     user = User(
-        username=f"lti-{digest}",
+        username=free_username(f"lti-{digest}"),
         email=claims.email[:254],
         first_name=(claims.given_name or claims.name)[:150],
         last_name=claims.family_name[:150],

@@ -59,10 +59,21 @@ def token_for_key(key: str) -> ApiToken | None:
     return found.filter(revoked_at__isnull=True).first()
 
 
+def clients_holding(scope: str) -> set[int]:
+    """The ids of the clients with a live (unrevoked) token that carries `scope`."""
+    live = ApiToken.objects.filter(revoked_at__isnull=True).values_list("client_id", "scopes")
+    return {client_id for client_id, scopes in live if scope in scopes}
+
+
 def token_use_record(*, token: ApiToken, method: str, path: str, address: str) -> None:
     """Log one request made with the token."""
     now = timezone.now()
     TokenUse.objects.create(
-        token=token, at=now, method=method, path=path[:500], address=address[:64]
+        # A NUL (%00 in a URL) cannot be stored in PostgreSQL text.
+        token=token,
+        at=now,
+        method=method,
+        path=path.replace("\x00", "\ufffd")[:500],
+        address=address[:64],
     )
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

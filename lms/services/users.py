@@ -1,6 +1,7 @@
 """Users provisioned by an API client, each with an external id in the client's namespace.
 
-A client sees and changes only the users it provisioned (matched by external id);
+A client sees and changes only the users it provisioned (matched by external id), and
+none of them once made staff or superuser in Vivabank;
 deactivating a user leaves their attempts and marks, and takes away every role
 (quizbank.access treats an inactive account as holding none).
 """
@@ -17,10 +18,12 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from config.exceptions import DomainError
-from lms.errors import ExternalIdTaken, UsernameTaken
+from lms.errors import ExternalIdTaken, SiteAdminAccount, UsernameTaken
 from lms.models import ExternalIdentity
 
 PROFILE_FIELDS = ("email", "first_name", "last_name", "is_active")
+# An external id: no slash (it sits in URLs), no whitespace, no NUL (PostgreSQL refuses it).
+EXTERNAL_ID_PATTERN = r"^[^/\s\x00]+\Z"
 
 
 def users_of(namespace: str) -> QuerySet[ExternalIdentity]:
@@ -30,17 +33,34 @@ def users_of(namespace: str) -> QuerySet[ExternalIdentity]:
 
 def identity_get(*, namespace: str, external_id: str) -> ExternalIdentity:
     """The identity with this external id in the namespace; 404 otherwise."""
+    if not re.match(EXTERNAL_ID_PATTERN, external_id):
+        raise Http404("No user with this external id.")
     found = users_of(namespace).filter(external_id=external_id).first()
     if found is None:
         raise Http404("No user with this external id.")
     return found
 
 
+def free_username(wanted: str) -> str:
+    """`wanted` (at most 130 characters kept), or it with a random suffix when an account
+    already has it: a made-up username must never collide with one a client chose."""
+    name = wanted[:130]
+    while User.objects.filter(username=name).exists():
+        name = f"{wanted[:130]}-{secrets.token_hex(4)}"
+    return name
+
+
 def _username(namespace: str, external_id: str) -> str:
-    base = re.sub(r"[^\w.@+-]", "-", f"{namespace.replace(':', '-')}-{external_id}")[:130]
-    while User.objects.filter(username=base).exists():
-        base = f"{base[:130]}-{secrets.token_hex(4)}"
-    return base
+    return free_username(re.sub(r"[^\w.@+-]", "-", f"{namespace.replace(':', '-')}-{external_id}"))
+
+
+def refuse_site_admin(user: User) -> None:
+    """Staff and superuser accounts are managed in Vivabank only: an outside system that
+    provisioned or launched the account may neither change it nor sign in as it."""
+    if user.is_staff or user.is_superuser:
+        raise SiteAdminAccount(
+            "This account is a Vivabank site administrator's: it is managed in Vivabank only."
+        )
 
 
 def _set_password(user: User, password: str | None) -> None:
@@ -80,8 +100,9 @@ def user_create(
 def user_update(
     *, identity: ExternalIdentity, password: str | None = None, **changes: Any
 ) -> ExternalIdentity:
-    """Change a user's profile, password or active flag."""
+    """Change a user's profile, password or active flag (never a site administrator's)."""
     user = identity.user
+    refuse_site_admin(user)
     if "username" in changes and changes["username"] != user.username:
         user.username = changes.pop("username")
     changes.pop("username", None)

@@ -17,14 +17,18 @@ from typing import Any
 
 import urllib3
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
+from config.scopes import Scope
 from lms.errors import DeliveryFailed, WebhookUrlRefused
 from lms.models import ApiClient, DeliveryStatus, WebhookDelivery, WebhookSubscription
+from lms.services.tokens import clients_holding
 from lms.services.webhook_targets import target_post, webhook_target
 from quizbank.access import course_roles
+from quizbank.models import Role
 
 TIMEOUT_S = 10
+STOPPED = "Not sent: the subscription was stopped or its client may no longer read grades."
 
 
 def signature(secret: str, timestamp: str, body: bytes) -> str:
@@ -42,6 +46,16 @@ def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> We
     )
 
 
+def _receiving() -> QuerySet[WebhookSubscription]:
+    """Subscriptions that may still receive events: not stopped, and their client's account
+    active with a live `grades:read` token (the scope that lists them)."""
+    return WebhookSubscription.objects.filter(
+        active=True,
+        client_id__in=clients_holding(Scope.READ_GRADES),
+        client__user__is_active=True,
+    )
+
+
 def event_record(
     *, event: str, course_id: int, key: str, data: dict[str, Any], now: datetime
 ) -> list[int]:
@@ -52,12 +66,14 @@ def event_record(
 def events_record(
     *, event: str, course_id: int, keyed: list[tuple[str, dict[str, Any]]], now: datetime
 ) -> list[int]:
-    """Queue each (key, data) event for every active subscription to it whose client
-    belongs to the course (the one access rule); the new deliveries' ids (an event already
-    queued for a subscription under its key is not queued again)."""
+    """Queue each (key, data) event for every active subscription to it whose client may
+    read the course's grades over the API (examiner, a live `grades:read` token, an
+    active account); the new deliveries' ids (an event already queued for a subscription
+    under its key is not queued again)."""
     made = []
-    for sub in WebhookSubscription.objects.filter(active=True).select_related("client__user"):
-        if event not in sub.events or not course_roles(sub.client.user, course_id):
+    for sub in _receiving().select_related("client__user"):
+        roles = course_roles(sub.client.user, course_id)
+        if event not in sub.events or Role.EXAMINER not in roles:
             continue
         made += [pk for key, data in keyed if (pk := _delivery_create(sub, event, key, data, now))]
     return made
@@ -98,12 +114,17 @@ def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) ->
 
 
 def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
-    """Send the delivery unless it was delivered already; its status after.
+    """Send the delivery unless it was delivered already, or give it up unsent when its
+    subscription may no longer receive events; its status after.
     DeliveryFailed (the row keeps the status code or error) when the receiver fails."""
     delivery = WebhookDelivery.objects.select_related("subscription").get(pk=delivery_pk)
     if delivery.status == DeliveryStatus.DELIVERED:
         return str(delivery.status)
     rows = WebhookDelivery.objects.filter(pk=delivery_pk)
+    if not _receiving().filter(pk=delivery.subscription_id).exists():
+        # Stopped, or its client lost its grades token, after the event was queued.
+        rows.update(status=DeliveryStatus.FAILED, last_error=STOPPED)
+        return str(DeliveryStatus.FAILED)
     try:
         code = _post(delivery.subscription, delivery, now)
     except (WebhookUrlRefused, urllib3.exceptions.HTTPError) as exc:

@@ -204,8 +204,10 @@ def signed_launch(
     line_item: str = "",
     deep_link_return: str = "",
     memberships_url: str = "",
+    extra_claims: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Step 3: the platform answers the tool's auth request with a signed id_token."""
+    """Step 3: the platform answers the tool's auth request with a signed id_token
+    (`extra_claims` added last, over any claim of the same name)."""
     params = dict(parse_qsl(urlparse(auth_redirect).query))
     params["client_id"] = conf.settings.client_id  # so a wrong-audience launch can be signed
     launch = Launch(_Preflight(params), conf)  # a stand-in request: lti1p3platform reads get_data
@@ -220,6 +222,8 @@ def signed_launch(
         launch.set_nrps(memberships_url)
     if deep_link_return:
         launch.set_dl(deep_link_return, title="Add a quiz", accept_types={"ltiResourceLink"})
+    if extra_claims:
+        launch.set_extra_claims(extra_claims)
     data: dict[str, Any] = launch.lti_launch()
     return data
 
