@@ -4,9 +4,8 @@ checked (a host re-resolving elsewhere changes nothing), and redirects are not f
 hosts in WEBHOOK_ALLOWED_PRIVATE_HOSTS are let through."""
 
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from quizbank.models import Quiz
 from tests.grading.content import TRUE_FALSE
 from tests.grading.factories import add_slots, member, new_quiz, question, submitted_attempt
 from tests.lms.conftest import MakeClient
+from tests.lms.receivers import serving
 
 INTERNAL = [
     "http://169.254.169.254/latest/meta-data/",
@@ -123,13 +123,8 @@ def redirecting_receiver() -> Iterator[tuple[Hits, int]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield hits, server.server_port
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as port:
+        yield hits, port
 
 
 @pytest.fixture

@@ -5,11 +5,10 @@ twice."""
 import hashlib
 import hmac
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from quizbank.models import Quiz, ReleasePolicy
 from tests.grading.content import TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, api_as, member, new_quiz, question, submitted_attempt
 from tests.lms.conftest import MakeClient
+from tests.lms.receivers import serving
 
 
 def verify(secret: str, headers: Any, body: bytes, tolerance_s: int = 300) -> bool:
@@ -71,13 +71,8 @@ def receiver() -> Iterator[tuple[Receiver, str]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_port}/vivabank"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as port:
+        yield state, f"http://127.0.0.1:{port}/vivabank"
 
 
 def _subscribed(make_client: MakeClient, receiver: tuple[Receiver, str]) -> tuple[Quiz, APIClient]:

@@ -5,28 +5,18 @@ reported at import instead of being stored."""
 
 from __future__ import annotations
 
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from quizbank.services.bank_export import bank_export
 from quizbank.services.interchange import interchange_import
 from tests.quizbank.factories import make_course
 from tests.quizbank.interchange.helpers import THIRD_PARTY, import_file, skipped_reasons
+from tests.runner.harness.helpers import run_check
 
 pytestmark = pytest.mark.django_db
 CODERUNNER = THIRD_PARTY / "moodle_xml/moodle-qtype_coderunner"
-
-
-def run_check(bank: Path) -> tuple[str, str, int]:
-    out, err = StringIO(), StringIO()
-    try:
-        call_command("runner_check", str(bank), stdout=out, stderr=err)
-    except SystemExit as stop:
-        return out.getvalue(), err.getvalue(), int(stop.code or 0)
-    return out.getvalue(), err.getvalue(), 0
 
 
 def test_an_imported_coderunner_question_passes_runner_check(tmp_path: Path) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from io import StringIO
+from pathlib import Path
 from typing import Any
+
+from django.core.management import call_command
 
 from runner.api import CaseResult, CompareSettings, GradingJob, Status
 from runner.harness.child import run_request
@@ -61,3 +65,13 @@ def grade(
 def only_message(results: list[CaseResult]) -> str:
     assert len(results) == 1
     return results[0].message
+
+
+def run_check(bank: Path) -> tuple[str, str, int]:
+    """`manage.py runner_check` on `bank`: its stdout, stderr and exit status."""
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("runner_check", str(bank), stdout=out, stderr=err)
+    except SystemExit as stop:
+        return out.getvalue(), err.getvalue(), int(stop.code or 0)
+    return out.getvalue(), err.getvalue(), 0

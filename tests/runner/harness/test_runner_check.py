@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from runner import api
 from runner.bankfiles import BankFileError, load_code_question
 from runner.management.commands.runner_check import wrong_failure
+from tests.runner.harness.helpers import run_check
 
 QUESTION = """type: code
 title: Double
@@ -48,15 +47,6 @@ def make_bank(
         (folder / "correct_sum.py").write_text(correct)
     (bank / "basics" / "other.yaml").write_text("type: true_false\n")
     return bank
-
-
-def run_check(bank: Path) -> tuple[str, str, int]:
-    out, err = StringIO(), StringIO()
-    try:
-        call_command("runner_check", str(bank), stdout=out, stderr=err)
-    except SystemExit as stop:
-        return out.getvalue(), err.getvalue(), int(stop.code or 0)
-    return out.getvalue(), err.getvalue(), 0
 
 
 def test_a_good_bank_passes_with_a_line_per_question(tmp_path: Path) -> None:
