@@ -64,9 +64,14 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture(scope="session")
 def grading_worker(django_db_setup: None) -> Iterator[None]:
-    """One real worker (queues cpu and default) on the test broker and test database."""
+    """One real worker (queues cpu and default) on the test broker and test database.
+
+    It lives until the session ends and so also takes tasks of later tests on that broker,
+    webhook deliveries included: like those tests' own workers, it may deliver to a receiver
+    on 127.0.0.1 (else its refusals would count as the deliveries' failed tries)."""
     require_service("Redis", "127.0.0.1", 6379)
-    with worker_processes(TEST_BROKER_URL, name="browser"):
+    env = {"WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"}
+    with worker_processes(TEST_BROKER_URL, name="browser", env=env):
         yield
 
 
