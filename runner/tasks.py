@@ -28,9 +28,9 @@ def time_limits(limits: types.Limits, runs: int = 2) -> tuple[int, int]:
 
 def grading_time_limits(job: types.GradingJob) -> tuple[int, int]:
     """Task limits for a grading: the reference, the visible and the hidden cases' runs, and
-    three timing runs per efficiency case."""
+    up to `TIMING_RUNS` timing runs of each of three kinds per efficiency case."""
     timed = sum(1 for case in job.cases if _has_efficiency(case))
-    return time_limits(job.limits, runs=3 + 3 * timed)
+    return time_limits(job.limits, runs=3 + 3 * types.TIMING_RUNS * timed)
 
 
 def _has_efficiency(case: object) -> bool:

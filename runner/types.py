@@ -42,6 +42,9 @@ def _build(cls: type[_T], data: Any, **nested: Any) -> _T:
         raise ValueError(f"{cls.__name__}: {error}") from error
 
 
+# Runs per side of an efficiency case's timing (the least CPU time of them counts).
+TIMING_RUNS = 3
+
 # What kind of check failed, as a hidden case's feedback may say it (never a value or an input).
 FAILURE_KINDS = {
     "error": "the code raised an error",
