@@ -1,8 +1,11 @@
 """The Celery application shared by the web tier (to enqueue) and the workers."""
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
+from django.db import close_old_connections
 from kombu import Queue
 from kombu.transport import TRANSPORT_ALIASES
 
@@ -31,5 +34,17 @@ app.conf.update(
     # Task events for `celery events`/flower and the admin's queue page.
     worker_send_task_events=True,
     task_send_sent_event=True,
+    # Celery's Django fix-up closes the database connection before and after every task
+    # unless this is set, so each task paid a new PostgreSQL connection (about 7 ms, two per
+    # graded code answer: docs/benchmarks.md); the hooks below apply Django's rule instead.
+    CELERY_DB_REUSE_MAX=1_000_000,
 )
 app.autodiscover_tasks()
+
+
+@task_prerun.connect(dispatch_uid="vivabank-db-connections-before")
+@task_postrun.connect(dispatch_uid="vivabank-db-connections-after")
+def _database_connections_as_the_web_tier(**_: Any) -> None:
+    """Keep a task's connection as a request keeps it: for CONN_MAX_AGE, checked before reuse
+    (CONN_HEALTH_CHECKS), dropped after an error; with CONN_MAX_AGE=0 (pgbouncer) closed."""
+    close_old_connections()

@@ -95,14 +95,16 @@ def grading_time_limit_s(job: GradingJob) -> int:
 
 @dataclass(frozen=True)
 class JobProgress:
-    """When a worker last picked a job up and its result once finished (None: not yet)."""
+    """When a worker last picked a job up, and its result and finishing time once finished
+    (None: not yet)."""
 
     claimed_at: datetime | None
     result: dict[str, Any] | None
+    finished_at: datetime | None = None
 
 
 def job_progress(job_id: str) -> JobProgress:
-    """How far job `job_id` got; both fields are None for a job no worker has picked up."""
+    """How far job `job_id` got; every field is None for a job no worker has picked up."""
     from runner.records import job_record_progress
 
     return JobProgress(*job_record_progress(job_id=job_id))

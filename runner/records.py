@@ -83,9 +83,11 @@ def job_record_wait(*, job_id: str, timeout_s: float) -> dict[str, Any] | None:
         pause = min(2 * pause, _LONGEST_PAUSE_S)
 
 
-def job_record_progress(*, job_id: str) -> tuple[datetime | None, dict[str, Any] | None]:
-    """When a worker last claimed `job_id`, and its stored result if it finished."""
+def job_record_progress(
+    *, job_id: str
+) -> tuple[datetime | None, dict[str, Any] | None, datetime | None]:
+    """When a worker last claimed `job_id`, its stored result and when it finished (if it did)."""
     record = JobRecord.objects.filter(job_id=job_id).first()
-    if record is None:
-        return None, None
-    return record.claimed_at, record.result if record.state == JobState.FINISHED else None
+    if record is None or record.state != JobState.FINISHED:
+        return (record.claimed_at if record else None), None, None
+    return record.claimed_at, record.result, record.finished_at

@@ -41,6 +41,11 @@ def test_grading_bench_measures_submit_autosave_and_regrade_and_removes_its_cour
     )
     for name in ("submit_to_graded_p50_ms", "autosave_p50_ms", "autosave_p99_ms", "regrade_1000_s"):
         assert _positive(figures[name]), (name, figures)
+    stages = figures["submit_stages_p50_ms"]
+    assert isinstance(stages, dict)
+    assert list(stages) == ["submit", "to_worker", "grading", "to_graded", "result_read"]
+    # The worker's claim and finish are stamped in order; only the queue wait may be ~0.
+    assert all(_positive(stages[name]) for name in ("submit", "grading", "result_read")), stages
     assert figures["regrades"] == 3
     assert not Course.objects.filter(slug=BENCH_SLUG).exists()
 

@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from grading.bench.scenario import SOURCE, Scenario
 from grading.models import Response, ResponseStatus
+from runner import api as runner_api
 
 _DONE = (ResponseStatus.GRADED, ResponseStatus.ERROR)
 
@@ -36,23 +37,49 @@ def _start_and_save(client: APIClient, scenario: Scenario) -> int:
     return int(attempt["id"])
 
 
-def submit_to_graded_ms(client: APIClient, scenario: Scenario, timeout_s: float = 60.0) -> float:
-    """Milliseconds from POST submit until the result endpoint shows the code answer graded."""
+# Where a submit's time goes, from one clock (every process runs on this host): the request up
+# to the attempt's submit time, then to a worker's claim of the job, the grading, the result
+# applied and seen by the poll, and the result read back through the API.
+STAGES = ("submit", "to_worker", "grading", "to_graded", "result_read")
+
+
+def submit_to_graded(
+    client: APIClient, scenario: Scenario, timeout_s: float = 60.0
+) -> dict[str, float]:
+    """Milliseconds from POST submit until the result endpoint shows the code answer graded
+    (`total`), and the stages in between (`STAGES`)."""
     attempt = _start_and_save(client, scenario)
-    began = time.perf_counter()
+    began = time.time()
     client.post(f"/api/attempts/{attempt}/submit/")
     # Wait on a cheap status read (an API poll loop would steal a core from the workers),
     # then read the grade through the API; the clock stops when that read returns.
     rows = Response.objects.filter(attempt_id=attempt, position=0)
     while rows.values_list("status", flat=True).get() not in _DONE:
-        if time.perf_counter() - began > timeout_s:
+        if time.time() - began > timeout_s:
             raise RuntimeError(f"attempt {attempt} was not graded in {timeout_s} s")
         time.sleep(0.001)
+    seen = time.time()
     result = client.get(f"/api/attempts/{attempt}/result/").json()
-    elapsed = (time.perf_counter() - began) * 1000
+    ended = time.time()
     if result["questions"][0]["status"] != "graded":
         raise RuntimeError(f"grading failed: {result}")
-    return elapsed
+    response = rows.select_related("attempt").get()
+    job = runner_api.job_progress(response.job_id)
+    if response.attempt.submitted_at is None or job.claimed_at is None or job.finished_at is None:
+        raise RuntimeError(f"attempt {attempt} is graded without its job's times: {job}")
+    marks = [
+        began,
+        response.attempt.submitted_at.timestamp(),
+        job.claimed_at.timestamp(),
+        job.finished_at.timestamp(),
+        seen,
+        ended,
+    ]
+    stages = {
+        name: (end - start) * 1000
+        for name, start, end in zip(STAGES, marks[:-1], marks[1:], strict=True)
+    }
+    return {"total": (ended - began) * 1000, **stages}
 
 
 def autosave_ms(client: APIClient, scenario: Scenario, count: int) -> list[float]:

@@ -17,7 +17,7 @@ def _never(stopped: int) -> dict[str, Any]:
 
 @pytest.mark.django_db
 def test_a_job_no_worker_picked_up_has_no_progress() -> None:
-    assert job_progress("response-1-never-sent") == JobProgress(claimed_at=None, result=None)
+    assert job_progress("response-1-never-sent") == JobProgress(None, None, None)
 
 
 @pytest.mark.django_db
@@ -32,8 +32,11 @@ def test_each_delivery_moves_the_claim_time_and_the_result_shows_once_finished()
     assert first.claimed_at is not None
     assert second.claimed_at is not None
     assert second.claimed_at > first.claimed_at
-    assert (first.result, second.result) == (None, None)
-    assert job_progress("progress-1").result == result
+    assert (first.result, second.result, second.finished_at) == (None, None, None)
+    finished = job_progress("progress-1")
+    assert finished.result == result
+    assert finished.finished_at is not None
+    assert finished.finished_at >= second.claimed_at
 
 
 def test_a_jobs_time_limit_is_its_hard_task_limit() -> None:

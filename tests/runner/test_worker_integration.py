@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
 from celery import Celery
+from django.db import connection
 
 from runner.api import GradingJob
 from runner.models import JobRecord
@@ -53,3 +55,36 @@ def test_a_worker_grades_a_job_and_a_duplicate_delivery_stores_one_result(worker
     assert record.score == 1.0
     assert record.result["job_id"] == job.job_id
     assert JobRecord.objects.filter(job_id=job.job_id).count() == 1
+
+
+def _other_backends() -> set[int]:
+    """Server pids of the other sessions on this test database (the worker's)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def test_a_worker_keeps_its_database_connection_between_tasks(worker: Celery) -> None:
+    # Celery's Django fix-up would close it after every task (a new connection per task).
+    if connection.vendor != "postgresql":
+        pytest.skip("counts PostgreSQL sessions")
+    backends = []
+    for number in range(3):
+        job = GradingJob(
+            job_id=f"worker-{uuid.uuid4()}",
+            source=CORRECT,
+            entry_point="f",
+            reference_source=REFERENCE,
+            cases=CASES,
+        )
+        worker.send_task(
+            "runner.tasks.grade_submission", args=(job.to_dict(),), task_id=job.job_id, queue="cpu"
+        )
+        _wait_for(job.job_id, deliveries=1)
+        time.sleep(0.5)  # past the task's end, where the fix-up closed it
+        backends.append(_other_backends())
+        assert backends[-1], f"no worker session after task {number + 1}"
+    assert backends[0] == backends[1] == backends[2]

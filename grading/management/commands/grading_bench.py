@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from config.celery_workers import worker_processes
-from grading.bench.measure import autosave_ms, client_for, submit_to_graded_ms, summary
+from grading.bench.measure import STAGES, autosave_ms, client_for, submit_to_graded, summary
 from grading.bench.regrade import bench_regrade_run
 from grading.bench.scenario import scenario_create, scenario_delete
 
@@ -44,12 +44,16 @@ class Command(BaseCommand):
     def _measure(self, scenario: Any, submits: int, autosaves: int) -> dict[str, Any]:
         client = client_for(scenario)
         for _ in range(5):  # warm the zygotes and the reference cache
-            submit_to_graded_ms(client, scenario)
-        graded = summary([submit_to_graded_ms(client, scenario) for _ in range(submits)])
+            submit_to_graded(client, scenario)
+        timings = [submit_to_graded(client, scenario) for _ in range(submits)]
+        graded = summary([timing["total"] for timing in timings])
         saved = summary(autosave_ms(client, scenario, autosaves))
         return {
             "submit_to_graded_p50_ms": graded["p50"],
             "submit_to_graded_p95_ms": graded["p95"],
+            "submit_stages_p50_ms": {
+                stage: summary([timing[stage] for timing in timings])["p50"] for stage in STAGES
+            },
             "autosave_p50_ms": saved["p50"],
             "autosave_p99_ms": saved["p99"],
             "submits": submits,
