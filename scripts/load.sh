@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 USERS="${LOAD_USERS:-300}"
 export LOAD_USERS="$USERS" LOAD_SPAWN_S="${LOAD_SPAWN_S:-60}" LOAD_EXAM_S="${LOAD_EXAM_S:-150}"
-RUN_S=$(( ${LOAD_EXAM_S%.*} + 70 ))
+export LOAD_SUBMIT_WINDOW_S="${LOAD_SUBMIT_WINDOW_S:-50}"
+# The exam, the minute the submits spread over, and 20 s for the last ones to return.
+RUN_S=$(( ${LOAD_EXAM_S%.*} + ${LOAD_SUBMIT_WINDOW_S%.*} + 20 ))
 PORT="${LOAD_PORT:-8765}"
 DB="${LOAD_DB:-vivabank_load}"
 PGURL="${LOAD_PG:-postgres://postgres@127.0.0.1:5432}"

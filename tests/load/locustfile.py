@@ -4,7 +4,8 @@ every few seconds, press Run twice and submit within the same minute at the end.
 `make load` runs it headless (scripts/load.sh); every request's time is kept here and written
 to $LOAD_TIMES (JSON) when the run stops, for tests/load/report.py. Settings (environment):
 LOAD_QUIZ_ID, LOAD_PASSWORD, LOAD_SPAWN_S (60: the minute students start in), LOAD_EXAM_S
-(seconds from the first start to the deadline), LOAD_SAVE_EVERY_S (4).
+(seconds from the first start to the deadline), LOAD_SUBMIT_WINDOW_S (50: the submits spread
+over this many seconds after it), LOAD_SAVE_EVERY_S (4).
 """
 
 import json
@@ -22,6 +23,7 @@ QUIZ_ID = int(os.environ.get("LOAD_QUIZ_ID", "1"))
 PASSWORD = os.environ.get("LOAD_PASSWORD", "load-student-pass")
 SPAWN_S = float(os.environ.get("LOAD_SPAWN_S", "60"))
 EXAM_S = float(os.environ.get("LOAD_EXAM_S", "150"))
+SUBMIT_WINDOW_S = float(os.environ.get("LOAD_SUBMIT_WINDOW_S", "50"))
 SAVE_EVERY_S = float(os.environ.get("LOAD_SAVE_EVERY_S", "4"))
 USERS = int(os.environ.get("LOAD_USERS", "300"))
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +76,7 @@ class Student(FastHttpUser):
         # A user locust starts again (after an error) signs in as an existing student.
         index = _next_user[0] % USERS
         _next_user[0] += 1
-        self.deadline = STARTED + EXAM_S + random.uniform(0, 50)  # noqa: S311
+        self.deadline = STARTED + EXAM_S + random.uniform(0, SUBMIT_WINDOW_S)  # noqa: S311
         body = {"username": f"load{index:04d}", "password": PASSWORD}
         token = self.client.post("/api/auth/token/", json=body, name="login").json()["token"]
         self.auth = {"Authorization": f"Token {token}"}
