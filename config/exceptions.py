@@ -38,7 +38,11 @@ def _flatten_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     if isinstance(detail, dict):
         flat: dict[str, list[str]] = {}
         for key, value in detail.items():
-            name = f"{prefix}.{key}" if prefix else str(key)
+            # A ListField's errors come keyed by the item's index: `items[2]`, as lists are.
+            if isinstance(key, int):
+                name = f"{prefix}[{key}]"
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
             flat.update(_flatten_fields(value, name))
         return flat
     if isinstance(detail, list) and detail and isinstance(detail[0], (dict, list)):

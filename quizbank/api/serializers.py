@@ -1,8 +1,11 @@
 """Output serializers of the bank API (courses, questions, quizzes)."""
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from quizbank.models import Course, Question, QuestionVersion, Quiz, Topic
+from quizbank.models import Course, Question, QuestionVersion, Quiz, QuizSlot, Topic
 
 
 class CourseSerializer(serializers.ModelSerializer[Course]):
@@ -68,6 +71,7 @@ class QuizSerializer(serializers.ModelSerializer[Quiz]):
             "grading_method",
             "penalty_per_attempt",
             "shuffle_questions",
+            "shuffle_choices",
             "release_policy",
             "released_at",
             "slot_count",
@@ -75,3 +79,42 @@ class QuizSerializer(serializers.ModelSerializer[Quiz]):
 
     def get_slot_count(self, quiz: Quiz) -> int:
         return quiz.slots.count()
+
+
+class QuizSlotSerializer(serializers.ModelSerializer[QuizSlot]):
+    """A slot as the quiz writes take it (a client may send back what it read): a bank
+    question, or a pool and how many to draw."""
+
+    pool_topic = serializers.SerializerMethodField(help_text="A topic slug; empty: any topic.")
+
+    class Meta:
+        model = QuizSlot
+        fields = [
+            "position",
+            "question",
+            "draw_count",
+            "pool_tag",
+            "pool_topic",
+            "pool_difficulty",
+            "points",
+        ]
+
+    def get_pool_topic(self, slot: QuizSlot) -> str:
+        return slot.pool_topic.slug if slot.pool_topic else ""
+
+
+class QuizDetailSerializer(QuizSerializer):
+    """One quiz; `slots` (how the quiz writes take them) for its course's authors only,
+    null for everyone else: a fixed slot names its bank question."""
+
+    slots = serializers.SerializerMethodField()
+
+    class Meta(QuizSerializer.Meta):
+        fields = [*QuizSerializer.Meta.fields, "slots"]
+
+    @extend_schema_field(QuizSlotSerializer(many=True, allow_null=True))
+    def get_slots(self, quiz: Quiz) -> list[dict[str, Any]] | None:
+        if not self.context.get("author"):
+            return None
+        slots = quiz.slots.select_related("pool_topic").order_by("position")
+        return list(QuizSlotSerializer(slots, many=True).data)

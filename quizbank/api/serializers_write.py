@@ -23,11 +23,17 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
     """A fixed bank question (`question`), or a pool: a tag, topic or difficulty; `points`
     overrides what each question of the slot is worth in this quiz."""
 
-    question = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    question = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, allow_null=True, default=None
+    )
     draw_count = serializers.IntegerField(min_value=1, max_value=500, default=1)
-    pool_tag = serializers.SlugField(max_length=80, required=False, default="")
+    pool_tag = serializers.SlugField(max_length=80, required=False, default="", allow_blank=True)
     pool_topic = serializers.SlugField(
-        max_length=80, required=False, default="", help_text="A topic slug of the quiz's course."
+        max_length=80,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="A topic slug of the quiz's course.",
     )
     pool_difficulty = serializers.ChoiceField(
         choices=[*Difficulty.values, ""], required=False, default=""

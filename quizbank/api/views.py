@@ -5,6 +5,8 @@ input from `serializers_write` and call `quizbank.services.quiz_write`. Releasin
 quiz's results is a grading rule (it depends on what is marked), so its endpoint lives
 in `grading.api.release`."""
 
+from typing import Any
+
 from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
@@ -19,6 +21,7 @@ from quizbank.access import (
     access_course,
     access_question,
     access_quiz,
+    course_roles,
     courses_for,
     questions_for,
     quizzes_for,
@@ -30,6 +33,7 @@ from quizbank.api.serializers import (
     CourseSerializer,
     QuestionDetailSerializer,
     QuestionSummarySerializer,
+    QuizDetailSerializer,
     QuizSerializer,
 )
 from quizbank.api.serializers_write import (
@@ -116,6 +120,11 @@ class QuestionDetailApi(APIView):
         return Response(QuestionDetailSerializer(question).data)
 
 
+def _for_authors(quiz: Quiz) -> dict[str, Any]:
+    """The quiz as an endpoint only its authors reach returns it: with its slots."""
+    return dict(QuizDetailSerializer(quiz, context={"author": True}).data)
+
+
 class QuizListApi(generics.ListAPIView[Quiz]):
     serializer_class = QuizSerializer
     filterset_fields = ["course", "release_policy"]
@@ -127,7 +136,7 @@ class QuizListApi(generics.ListAPIView[Quiz]):
 
     @extend_schema(
         request=QuizCreateInputSerializer,
-        responses={201: QuizSerializer},
+        responses={201: QuizDetailSerializer},
         operation_id="quiz_create",
     )
     def post(self, request: Request) -> Response:
@@ -139,19 +148,22 @@ class QuizListApi(generics.ListAPIView[Quiz]):
         course = access_course(request.user, data.validated_data["course"], roles=AUTHORS)
         settings, slots = split_slots(data.validated_data)
         quiz = quiz_write.quiz_create(course=course, data=settings, slots=slots or [])
-        return Response(QuizSerializer(quiz).data, status=201)
+        return Response(_for_authors(quiz), status=201)
 
 
 class QuizDetailApi(APIView):
     client_scopes = {"GET": ANY_SCOPE, "PATCH": QUIZ_WRITERS}
 
-    @extend_schema(responses=QuizSerializer, operation_id="quiz_detail")
+    @extend_schema(responses=QuizDetailSerializer, operation_id="quiz_detail")
     def get(self, request: Request, quiz_id: int) -> Response:
-        return Response(QuizSerializer(access_quiz(request.user, quiz_id)).data)
+        """The quiz's settings; its slots too for the course's authors."""
+        quiz = access_quiz(request.user, quiz_id)
+        author = any(role in AUTHORS for role in course_roles(request.user, quiz.course_id))
+        return Response(QuizDetailSerializer(quiz, context={"author": author}).data)
 
     @extend_schema(
         request=QuizInputSerializer(partial=True),
-        responses=QuizSerializer,
+        responses=QuizDetailSerializer,
         operation_id="quiz_update",
     )
     def patch(self, request: Request, quiz_id: int) -> Response:
@@ -161,24 +173,24 @@ class QuizDetailApi(APIView):
         data.is_valid(raise_exception=True)
         settings, slots = split_slots(data.validated_data)
         quiz = quiz_write.quiz_update(quiz=quiz, data=settings, slots=slots)
-        return Response(QuizSerializer(quiz).data)
+        return Response(_for_authors(quiz))
 
 
 class QuizOpenApi(APIView):
     client_scopes = {"POST": QUIZ_WRITERS}
 
-    @extend_schema(request=None, responses=QuizSerializer, operation_id="quiz_open")
+    @extend_schema(request=None, responses=QuizDetailSerializer, operation_id="quiz_open")
     def post(self, request: Request, quiz_id: int) -> Response:
         """Open the quiz now (a closing time already past is cleared)."""
         quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
-        return Response(QuizSerializer(quiz_write.quiz_open(quiz=quiz, now=timezone.now())).data)
+        return Response(_for_authors(quiz_write.quiz_open(quiz=quiz, now=timezone.now())))
 
 
 class QuizCloseApi(APIView):
     client_scopes = {"POST": QUIZ_WRITERS}
 
-    @extend_schema(request=None, responses=QuizSerializer, operation_id="quiz_close")
+    @extend_schema(request=None, responses=QuizDetailSerializer, operation_id="quiz_close")
     def post(self, request: Request, quiz_id: int) -> Response:
         """Close the quiz now: no attempt starts after this."""
         quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
-        return Response(QuizSerializer(quiz_write.quiz_close(quiz=quiz, now=timezone.now())).data)
+        return Response(_for_authors(quiz_write.quiz_close(quiz=quiz, now=timezone.now())))
