@@ -77,6 +77,12 @@ def _student_landing(request: HttpRequest, user: User, quiz: Quiz) -> HttpRespon
     except DomainError as error:
         messages.error(request, error.message)
         return redirect("web:dashboard")
+    if attempt is None:
+        messages.info(
+            request,
+            f"{quiz.title} has a time limit of {quiz.time_limit}: it starts when you press Start.",
+        )
+        return redirect(f"{reverse('web:dashboard')}#quiz-{quiz.pk}")
     return redirect("web:attempt", attempt_id=attempt.pk)
 
 

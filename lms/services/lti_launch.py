@@ -138,11 +138,14 @@ def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
     return user, quiz
 
 
-def launch_attempt(*, quiz: Quiz, user: User, now: datetime, address: str) -> Attempt:
+def launch_attempt(*, quiz: Quiz, user: User, now: datetime, address: str) -> Attempt | None:
     """The attempt a student's launch opens: their open attempt, else their last finished
-    one (its result; another is started from the dashboard), else a new one. A domain
-    error (not open, access code needed, outside the exam room) when none can start."""
+    one (its result; another is started from the dashboard), else a new one, but only for
+    an untimed quiz: a timed one's clock starts when the student presses Start (None). A
+    domain error (not open, access code needed, outside the exam room) when none can start."""
     latest = Attempt.objects.filter(quiz=quiz, user=user).order_by("-number").first()
     if latest is not None:
         return latest
+    if quiz.time_limit is not None:
+        return None
     return attempt_start(quiz=quiz, user=user, now=now, address=address)

@@ -51,6 +51,22 @@ def test_a_launch_after_submitting_shows_the_result_and_starts_nothing(lti: Lti)
     assert Attempt.objects.filter(quiz=lti.quiz).count() == 1
 
 
+def test_a_first_launch_into_a_timed_quiz_starts_no_clock(lti: Lti) -> None:
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    lti.quiz.time_limit = timedelta(minutes=30)
+    lti.quiz.save()
+    reply, _ = launch(lti)
+    assert reply["Location"] == f"/dashboard/#quiz-{lti.quiz.pk}"
+    assert not Attempt.objects.exists()
+    page = lti.browser.get("/dashboard/").content.decode()
+    assert "time limit of 0:30:00: it starts when you press Start" in page
+    assert f'<tr id="quiz-{lti.quiz.pk}">' in page
+    started = lti.browser.post(f"/quizzes/{lti.quiz.pk}/start/")
+    attempt = Attempt.objects.get(quiz=lti.quiz)
+    assert started["Location"] == f"/attempts/{attempt.pk}/"
+    assert launch(lti)[0]["Location"] == f"/attempts/{attempt.pk}/", "a later launch resumes"
+
+
 def test_a_launch_into_a_quiz_not_open_yet_lands_on_the_dashboard_saying_so(lti: Lti) -> None:
     add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
     lti.quiz.opens_at = timezone.now() + timedelta(days=1)
