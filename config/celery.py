@@ -44,7 +44,11 @@ app.autodiscover_tasks()
 
 @task_prerun.connect(dispatch_uid="vivabank-db-connections-before")
 @task_postrun.connect(dispatch_uid="vivabank-db-connections-after")
-def _database_connections_as_the_web_tier(**_: Any) -> None:
+def _database_connections_as_the_web_tier(task: Any = None, **_: Any) -> None:
     """Keep a task's connection as a request keeps it: for CONN_MAX_AGE, checked before reuse
-    (CONN_HEALTH_CHECKS), dropped after an error; with CONN_MAX_AGE=0 (pgbouncer) closed."""
+    (CONN_HEALTH_CHECKS), dropped after an error; with CONN_MAX_AGE=0 (pgbouncer) closed.
+    A task run eagerly (in the caller's process, maybe inside its transaction) is left alone,
+    as Celery's fix-up leaves it."""
+    if task is not None and getattr(task.request, "is_eager", False):
+        return
     close_old_connections()

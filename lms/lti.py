@@ -32,6 +32,7 @@ from pylti1p3.service_connector import ServiceConnector
 from config.text import unstorable_text
 from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
 from lms.services.platform_keys import platform_keys_of
+from lms.services.webhook_targets import platform_url_refusal
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -206,12 +207,23 @@ def tool_jwks() -> dict[str, Any]:
     return jwks
 
 
+def _service_url_refusal(registration: LtiRegistration, url: str) -> str | None:
+    # pylti1p3 connects by host name itself: a host that re-resolves between this check and
+    # its request is not caught here (webhooks, sent by us, connect to the checked address).
+    registered = [registration.auth_url, registration.token_url, registration.keyset_url]
+    return platform_url_refusal(url, registered)
+
+
 def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any]) -> None:
     """POST one AGS score to the line item (a client-credentials token first, signed with
     our newest key); ScoreNotSent says why it failed."""
-    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    stored = LtiRegistration.objects.get(pk=registration_id)
+    refusal = _service_url_refusal(stored, line_item_url)
+    if refusal:
+        raise ScoreNotSent(refusal)
     service = AssignmentsGradesService(
-        ServiceConnector(registration), {"scope": [SCORE_SCOPE], "lineitem": line_item_url}
+        ServiceConnector(stored.to_registration()),
+        {"scope": [SCORE_SCOPE], "lineitem": line_item_url},
     )
     try:
         grade = (
@@ -270,9 +282,12 @@ def deep_link_response_form(
 def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:
     """Every member the platform lists (NRPS, all pages), skipping entries that are no
     JSON objects or hold unstorable text; RosterNotFetched says why not."""
-    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    stored = LtiRegistration.objects.get(pk=registration_id)
+    refusal = _service_url_refusal(stored, memberships_url)
+    if refusal:
+        raise RosterNotFetched(refusal)
     service = NamesRolesProvisioningService(
-        ServiceConnector(registration), {"context_memberships_url": memberships_url}
+        ServiceConnector(stored.to_registration()), {"context_memberships_url": memberships_url}
     )
     try:
         members = service.get_members()

@@ -1,6 +1,11 @@
 """Where a webhook may be sent (no SSRF): an http(s) URL whose host resolves only to
 public addresses, unless the host is in `settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS`.
 
+An LTI platform's service URLs (AGS line items, NRPS memberships) come in its launches,
+so they pass the same rule, with the hosts the site admin registered for that platform
+trusted as well (a campus Moodle on a private network serves its services where its
+token endpoint is).
+
 The check runs when a URL is subscribed and again at every delivery, and the delivery
 connects to the very address that was checked, so a host that re-resolves to an
 internal address between the check and the connection (DNS rebinding) reaches nothing.
@@ -88,6 +93,20 @@ def _parts(url: str) -> tuple[str, str, int, str]:
     return scheme, host, port, path
 
 
+def platform_url_refusal(url: str, registered_urls: list[str]) -> str | None:
+    """Why a service URL that an LTI platform's launch named may not be called (None: it
+    may): http(s) to a host of `registered_urls` (the admin's registration), to a host in
+    the allow-list, or to one that resolves only to public addresses."""
+    try:
+        host = _parts(url)[1]
+        if host in {(urlsplit(known).hostname or "").lower() for known in registered_urls}:
+            return None
+        webhook_target(url)
+    except WebhookUrlRefused as refused:
+        return f"the platform's service URL is refused: {refused.message}"
+    return None
+
+
 def webhook_target(url: str) -> WebhookTarget:
     """The URL's parts and the checked address to connect to; WebhookUrlRefused (naming
     the `url` field) for another scheme, a host that does not resolve, or one that
@@ -100,7 +119,7 @@ def webhook_target(url: str) -> WebhookTarget:
         if internal or not addresses:
             raise _refused(
                 f"The URL's host {host!r} resolves to an internal address "
-                f"({', '.join(internal)}); webhooks go only to public addresses."
+                f"({', '.join(internal)}); only public addresses are reached."
             )
     return WebhookTarget(scheme, host, port, path, str(addresses[0]))
 
