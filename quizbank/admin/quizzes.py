@@ -2,21 +2,13 @@
 
 from django.contrib import admin
 
-from quizbank.models import Quiz, QuizAccessOverride, QuizSlot
+from quizbank.models import SLOT_FIELDS, Quiz, QuizAccessOverride, QuizSlot
 
 
 class QuizSlotInline(admin.TabularInline):  # type: ignore[type-arg]  # generic only in the stubs
     model = QuizSlot
     extra = 0
-    fields = [
-        "position",
-        "question",
-        "draw_count",
-        "pool_tag",
-        "pool_topic",
-        "pool_difficulty",
-        "points",
-    ]
+    fields = list(SLOT_FIELDS)
     raw_id_fields = ["question"]
 
 

@@ -5,7 +5,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from quizbank.models import Course, Question, QuestionVersion, Quiz, QuizSlot, Topic
+from quizbank.models import SLOT_FIELDS, Course, Question, QuestionVersion, Quiz, QuizSlot, Topic
 
 
 class CourseSerializer(serializers.ModelSerializer[Course]):
@@ -89,15 +89,7 @@ class QuizSlotSerializer(serializers.ModelSerializer[QuizSlot]):
 
     class Meta:
         model = QuizSlot
-        fields = [
-            "position",
-            "question",
-            "draw_count",
-            "pool_tag",
-            "pool_topic",
-            "pool_difficulty",
-            "points",
-        ]
+        fields = list(SLOT_FIELDS)
 
     def get_pool_topic(self, slot: QuizSlot) -> str:
         return slot.pool_topic.slug if slot.pool_topic else ""

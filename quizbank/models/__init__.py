@@ -17,7 +17,7 @@ from quizbank.models.bank import (
     TextAnswer,
     Topic,
 )
-from quizbank.models.quizzes import GradingMethod, Quiz, QuizSlot, ReleasePolicy
+from quizbank.models.quizzes import SLOT_FIELDS, GradingMethod, Quiz, QuizSlot, ReleasePolicy
 
 __all__ = [
     "AssetBlob",
@@ -36,6 +36,7 @@ __all__ = [
     "Quiz",
     "QuizAccessOverride",
     "QuizSlot",
+    "SLOT_FIELDS",
     "ReleasePolicy",
     "Role",
     "RubricCriterion",

@@ -74,6 +74,18 @@ class Quiz(models.Model):
         return self.title
 
 
+# What an author sets on a slot, in the order the admin and the API show it.
+SLOT_FIELDS = (
+    "position",
+    "question",
+    "draw_count",
+    "pool_tag",
+    "pool_topic",
+    "pool_difficulty",
+    "points",
+)
+
+
 class QuizSlot(models.Model):
     """One position of a quiz: a fixed question, or `draw_count` questions from a pool."""
 

@@ -38,18 +38,24 @@ def _wait_for(job_id: str, deliveries: int) -> JobRecord:
     return record
 
 
-def test_a_worker_grades_a_job_and_a_duplicate_delivery_stores_one_result(worker: Celery) -> None:
-    job = GradingJob(
+def _send(worker: Celery, job: GradingJob | None = None) -> GradingJob:
+    """Send a correct answer's job (or `job` again) to the worker's `cpu` queue."""
+    job = job or GradingJob(
         job_id=f"worker-{uuid.uuid4()}",
         source=CORRECT,
         entry_point="f",
         reference_source=REFERENCE,
         cases=CASES,
     )
-    for _ in range(2):
-        worker.send_task(
-            "runner.tasks.grade_submission", args=(job.to_dict(),), task_id=job.job_id, queue="cpu"
-        )
+    worker.send_task(
+        "runner.tasks.grade_submission", args=(job.to_dict(),), task_id=job.job_id, queue="cpu"
+    )
+    return job
+
+
+def test_a_worker_grades_a_job_and_a_duplicate_delivery_stores_one_result(worker: Celery) -> None:
+    job = _send(worker)
+    _send(worker, job)
     record = _wait_for(job.job_id, deliveries=2)
     assert record.status == "ok"
     assert record.score == 1.0
@@ -73,17 +79,7 @@ def test_a_worker_keeps_its_database_connection_between_tasks(worker: Celery) ->
         pytest.skip("counts PostgreSQL sessions")
     backends = []
     for number in range(3):
-        job = GradingJob(
-            job_id=f"worker-{uuid.uuid4()}",
-            source=CORRECT,
-            entry_point="f",
-            reference_source=REFERENCE,
-            cases=CASES,
-        )
-        worker.send_task(
-            "runner.tasks.grade_submission", args=(job.to_dict(),), task_id=job.job_id, queue="cpu"
-        )
-        _wait_for(job.job_id, deliveries=1)
+        _wait_for(_send(worker).job_id, deliveries=1)
         time.sleep(0.5)  # past the task's end, where the fix-up closed it
         backends.append(_other_backends())
         assert backends[-1], f"no worker session after task {number + 1}"
