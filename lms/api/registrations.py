@@ -16,6 +16,17 @@ from quizbank.access import require_site_admin
 MAX_ID = 2**63 - 1
 
 
+class GrantSerializer(serializers.Serializer[dict[str, Any]]):
+    course = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    context_id = serializers.CharField(
+        max_length=255,
+        allow_blank=True,
+        default="",
+        help_text="Only launches from this LMS course (its LTI context id) may open the "
+        "course; empty: launches from any of the platform's courses.",
+    )
+
+
 class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField(read_only=True)
     name = serializers.CharField(max_length=255)
@@ -45,8 +56,26 @@ class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
     courses = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
         max_length=5000,
-        help_text="Exactly the course ids this platform may launch into.",
+        required=False,
+        help_text="Exactly the course ids this platform may launch into (a grant already "
+        "there keeps its context id; a new one is bound to none). Or send `grants`.",
     )
+    grants = serializers.ListField(
+        child=GrantSerializer(),
+        max_length=5000,
+        required=False,
+        help_text="Exactly the courses this platform may launch into, each with the LMS "
+        "course (context id) it is bound to. Or send `courses`.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "courses" in attrs and "grants" in attrs:
+            message = "Send `courses` or `grants`, not both."
+            raise serializers.ValidationError({"grants": [message]})
+        courses = [grant["course"] for grant in attrs.get("grants", [])]
+        if len(courses) != len(set(courses)):
+            raise serializers.ValidationError({"grants": ["Each course may be granted once."]})
+        return attrs
 
 
 class RegistrationListApi(APIView):
@@ -79,7 +108,8 @@ class RegistrationDetailApi(APIView):
         operation_id="lti_registration_update",
     )
     def patch(self, request: Request, registration_id: int) -> Response:
-        """Change a registration; `deployments` and `courses`, when given, are replaced."""
+        """Change a registration; `deployments` and `courses` (or `grants`), when given, are
+        replaced."""
         require_site_admin(request.user)
         found = LtiRegistration.objects.filter(pk=registration_id).first()
         if found is None:

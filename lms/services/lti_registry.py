@@ -37,7 +37,9 @@ def registration_keys_check(registration: LtiRegistration) -> None:
 
 
 def _set_links(
-    registration: LtiRegistration, deployments: list[str] | None, courses: list[int] | None
+    registration: LtiRegistration,
+    deployments: list[str] | None,
+    grants: dict[int, str | None] | None,
 ) -> None:
     if deployments is not None:
         registration.deployments.exclude(deployment_id__in=deployments).update(is_active=False)
@@ -47,16 +49,35 @@ def _set_links(
                 deployment_id=deployment_id,
                 defaults={"is_active": True},
             )
+    if grants is not None:
+        _set_grants(registration, grants)
+
+
+def _set_grants(registration: LtiRegistration, grants: dict[int, str | None]) -> None:
+    """Exactly these course grants; a context id of None keeps a grant's binding (a new
+    grant gets none)."""
+    field = "grants" if any(context is not None for context in grants.values()) else "courses"
+    known = set(Course.objects.filter(pk__in=list(grants)).values_list("pk", flat=True))
+    missing = sorted(set(grants) - known)
+    if missing:
+        raise DomainError("No such course.", fields={field: [f"Unknown: {missing}"]})
+    LtiCourseGrant.objects.filter(registration=registration).exclude(course_id__in=known).delete()
+    for course_id, context_id in grants.items():
+        grant, _ = LtiCourseGrant.objects.get_or_create(
+            registration=registration, course_id=course_id
+        )
+        if context_id is not None and grant.context_id != context_id:
+            grant.context_id = context_id
+            grant.save(update_fields=["context_id"])
+
+
+def _wanted_grants(data: dict[str, Any]) -> dict[int, str | None] | None:
+    courses, grants = data.pop("courses", None), data.pop("grants", None)
+    if grants is not None:
+        return {grant["course"]: grant["context_id"] for grant in grants}
     if courses is not None:
-        known = set(Course.objects.filter(pk__in=courses).values_list("pk", flat=True))
-        missing = sorted(set(courses) - known)
-        if missing:
-            raise DomainError("No such course.", fields={"courses": [f"Unknown: {missing}"]})
-        LtiCourseGrant.objects.filter(registration=registration).exclude(
-            course_id__in=known
-        ).delete()
-        for course_id in known:
-            LtiCourseGrant.objects.get_or_create(registration=registration, course_id=course_id)
+        return dict.fromkeys(courses)
+    return None
 
 
 @transaction.atomic
@@ -64,9 +85,9 @@ def registration_save(
     *, registration: LtiRegistration | None, data: dict[str, Any]
 ) -> LtiRegistration:
     """Create or change a registration; `public_keys` (pasted; empty drops them) checked,
-    `deployments` (ids) become exactly its active deployments and `courses` (ids) exactly
-    the courses it may launch into."""
-    deployments, courses = data.pop("deployments", None), data.pop("courses", None)
+    `deployments` (ids) become exactly its active deployments, and `courses` (ids) or
+    `grants` (course and context id) exactly the courses it may launch into."""
+    deployments, grants = data.pop("deployments", None), _wanted_grants(data)
     public_keys: str | None = data.pop(FIELD, None)
     registration = registration or LtiRegistration()
     for name in FIELDS:
@@ -84,7 +105,7 @@ def registration_save(
     if public_keys is not None:
         platform_keys_set(registration=registration, text=public_keys)
     registration_keys_check(registration)
-    _set_links(registration, deployments, courses)
+    _set_links(registration, deployments, grants)
     return registration
 
 
@@ -97,5 +118,6 @@ def registration_view(registration: LtiRegistration) -> dict[str, Any]:
         "id": registration.pk,
         FIELD: platform_keys_text(registration),
         "deployments": list(active.values_list("deployment_id", flat=True)),
-        "courses": list(grants.values_list("course_id", flat=True)),
+        "courses": [grant.course_id for grant in grants],
+        "grants": [{"course": g.course_id, "context_id": g.context_id} for g in grants],
     }

@@ -5,6 +5,7 @@ from django.contrib.auth.models import User
 from lti_tool.models import LtiDeployment, LtiRegistration
 from rest_framework.test import APIClient
 
+from grading.models import Attempt
 from tests.grading.factories import api_as, member, new_course
 from tests.lms.conftest import MakeClient
 from tests.lms.lti_world import Lti, launch
@@ -79,3 +80,51 @@ def test_a_deployment_removed_over_the_api_is_refused_at_launch(lti: Lti) -> Non
     refused, _ = launch(lti)
     assert refused.status_code == 403
     assert "Unable to find deployment" in refused.content.decode()
+
+
+def test_grants_bound_to_an_lms_course_over_the_api_decide_which_launches_open_it(
+    lti: Lti,
+) -> None:
+    registration = LtiRegistration.objects.get()
+    url = f"/api/lti/registrations/{registration.pk}/"
+    api = _admin()
+    course = lti.quiz.course_id
+    elsewhere = {"grants": [{"course": course, "context_id": "another-lms-course"}]}
+    reply = api.patch(url, elsewhere, format="json")
+    assert reply.status_code == 200, reply.content
+    assert reply.json()["grants"] == elsewhere["grants"]
+    assert launch(lti)[0].status_code == 403, "launched from a course the grant is not bound to"
+    assert not Attempt.objects.exists()
+
+    here = {"grants": [{"course": course, "context_id": "course-dl-101"}]}
+    assert api.patch(url, here, format="json").json()["grants"] == here["grants"]
+    assert launch(lti)[0].status_code == 302
+    # `courses` alone keeps each grant's binding.
+    kept = api.patch(url, {"courses": [course]}, format="json").json()
+    assert kept["grants"] == here["grants"]
+
+
+def test_grants_and_courses_together_or_twice_or_unknown_are_refused(db: None) -> None:
+    course = new_course()
+    api = _admin()
+    cases = {
+        "grants": {"courses": [course.pk], "grants": [{"course": course.pk}]},
+        "grants[1].course": {"grants": [{"course": course.pk}, {"course": 0}]},
+    }
+    for field, extra in cases.items():
+        reply = api.post(
+            "/api/lti/registrations/", {**MOODLE, "deployments": [], **extra}, format="json"
+        )
+        assert reply.status_code == 400, (field, reply.content)
+        assert list(reply.json()["error"]["fields"]) == [field]
+    twice = {"grants": [{"course": course.pk}, {"course": course.pk, "context_id": "x"}]}
+    reply = api.post(
+        "/api/lti/registrations/", {**MOODLE, "deployments": [], **twice}, format="json"
+    )
+    assert reply.json()["error"]["fields"] == {"grants": ["Each course may be granted once."]}
+    unknown = {"grants": [{"course": 999999, "context_id": "x"}]}
+    reply = api.post(
+        "/api/lti/registrations/", {**MOODLE, "deployments": [], **unknown}, format="json"
+    )
+    assert list(reply.json()["error"]["fields"]) == ["grants"]
+    assert not LtiRegistration.objects.exists()
