@@ -19,6 +19,11 @@ class UsernameTaken(DomainError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class DeactivatedInVivabank(DomainError):
+    code = "deactivated_in_vivabank"
+    status_code = status.HTTP_409_CONFLICT
+
+
 class SiteAdminAccount(DomainError):
     code = "site_admin_account"
     status_code = status.HTTP_403_FORBIDDEN

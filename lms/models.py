@@ -63,6 +63,9 @@ class ExternalIdentity(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_identities"
     )
+    # The client deactivated the account itself, so it may reactivate it; an account
+    # deactivated anywhere else (Vivabank's admin) stays so for the client.
+    deactivated_by_client = models.BooleanField(default=False)
 
     class Meta:
         verbose_name_plural = "external identities"

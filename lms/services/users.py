@@ -3,7 +3,8 @@
 A client sees and changes only the users it provisioned (matched by external id), and
 none of them once made staff or superuser in Vivabank;
 deactivating a user leaves their attempts and marks, and takes away every role
-(quizbank.access treats an inactive account as holding none).
+(quizbank.access treats an inactive account as holding none); a client reactivates only
+the accounts it deactivated itself, never one deactivated in Vivabank.
 """
 
 import re
@@ -18,7 +19,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from config.exceptions import DomainError
-from lms.errors import ExternalIdTaken, SiteAdminAccount, UsernameTaken
+from lms.errors import DeactivatedInVivabank, ExternalIdTaken, SiteAdminAccount, UsernameTaken
 from lms.models import ExternalIdentity
 
 PROFILE_FIELDS = ("email", "first_name", "last_name", "is_active")
@@ -106,6 +107,8 @@ def user_update(
     if "username" in changes and changes["username"] != user.username:
         user.username = changes.pop("username")
     changes.pop("username", None)
+    if "is_active" in changes:
+        _record_activation(identity, bool(changes["is_active"]))
     for name in PROFILE_FIELDS:
         if name in changes:
             setattr(user, name, changes[name])
@@ -118,6 +121,19 @@ def user_update(
             "This username is taken.", fields={"username": ["Already taken."]}
         ) from exc
     return identity
+
+
+def _record_activation(identity: ExternalIdentity, active: bool) -> None:
+    """Who may undo a deactivation: only the client that made it."""
+    if active == identity.user.is_active:
+        return
+    if active and not identity.deactivated_by_client:
+        raise DeactivatedInVivabank(
+            "This account was deactivated in Vivabank; only its administrators can reactivate it.",
+            fields={"is_active": ["Deactivated in Vivabank."]},
+        )
+    identity.deactivated_by_client = not active
+    identity.save(update_fields=["deactivated_by_client"])
 
 
 def user_deactivate(*, identity: ExternalIdentity) -> ExternalIdentity:
