@@ -2,6 +2,7 @@
 listed (prefix, scopes, use) and revocable, as `manage.py api_client` does. LTI platform
 registrations take the platform's JWKS URL or its public keys pasted."""
 
+from datetime import timedelta
 from typing import Any
 
 from django import forms
@@ -32,6 +33,12 @@ class TokenIssueForm(forms.Form):
         choices=Scope.choices,
         widget=forms.CheckboxSelectMultiple,
         help_text="What the token may do; the client's course roles still decide where.",
+    )
+    lifetime_days = forms.IntegerField(
+        min_value=1,
+        max_value=3650,
+        required=False,
+        help_text="Refused after this many days; empty: until revoked.",
     )
 
 
@@ -69,7 +76,11 @@ class ApiClientAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic onl
         context["opts"], context["title"] = self.opts, f"Issue a token for {client}"
         if not form.is_valid():
             return TemplateResponse(request, "admin/lms/apiclient/token_issue.html", context)
-        token, key = token_issue(client=client, scopes=form.cleaned_data["scopes"])
+        days = form.cleaned_data["lifetime_days"]
+        lifetime = None if days is None else timedelta(days=days)
+        token, key = token_issue(
+            client=client, scopes=form.cleaned_data["scopes"], lifetime=lifetime
+        )
         self.log_change(
             request, client, f"Issued token {token.prefix}… ({', '.join(token.scopes)})"
         )
@@ -89,8 +100,24 @@ def revoke(
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in the stubs
-    list_display = ["prefix", "client", "scopes", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = ["client", "prefix", "key_hash", "scopes", "created_at", "last_used_at"]
+    list_display = [
+        "prefix",
+        "client",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    ]
+    readonly_fields = [
+        "client",
+        "prefix",
+        "key_hash",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+    ]
     list_filter = ["client"]
     actions = [revoke]
 

@@ -33,6 +33,7 @@ class ApiToken(models.Model):
     scopes = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)  # None: until revoked
     last_used_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

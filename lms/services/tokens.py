@@ -1,11 +1,14 @@
-"""API clients and their tokens: issued once in plain text, stored hashed, revocable."""
+"""API clients and their tokens: issued once in plain text, stored hashed, revocable,
+and expiring when issued with a lifetime."""
 
 import hashlib
 import secrets
 from collections.abc import Iterable
+from datetime import timedelta
 
 from django.contrib.auth.models import Permission, User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from config.scopes import Scope
@@ -32,15 +35,24 @@ def api_client_create(*, name: str) -> ApiClient:
     return ApiClient.objects.create(name=name, user=user)
 
 
-def token_issue(*, client: ApiClient, scopes: Iterable[str]) -> tuple[ApiToken, str]:
-    """A new token and its plain text, which is never stored and cannot be shown again."""
+def token_issue(
+    *, client: ApiClient, scopes: Iterable[str], lifetime: timedelta | None = None
+) -> tuple[ApiToken, str]:
+    """A new token and its plain text, which is never stored and cannot be shown again;
+    refused after `lifetime` (None: until revoked)."""
     wanted = sorted(set(scopes))
     unknown = [s for s in wanted if s not in Scope.values]
     if unknown:
         raise ValueError(f"unknown scopes: {', '.join(unknown)}")
+    if lifetime is not None and lifetime <= timedelta(0):
+        raise ValueError("a token's lifetime must be positive")
     key = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        client=client, prefix=key[:12], key_hash=token_hash(key), scopes=wanted
+        client=client,
+        prefix=key[:12],
+        key_hash=token_hash(key),
+        scopes=wanted,
+        expires_at=None if lifetime is None else timezone.now() + lifetime,
     )
     return token, key
 
@@ -54,9 +66,11 @@ def token_revoke(*, token: ApiToken) -> ApiToken:
 
 
 def token_for_key(key: str) -> ApiToken | None:
-    """The live token with this plain text, with its client; None if unknown or revoked."""
+    """The live token with this plain text, with its client; None if unknown, revoked or
+    expired."""
     found = ApiToken.objects.select_related("client__user").filter(key_hash=token_hash(key))
-    return found.filter(revoked_at__isnull=True).first()
+    live = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+    return found.filter(live, revoked_at__isnull=True).first()
 
 
 def clients_holding(scope: str) -> set[int]:

@@ -47,6 +47,22 @@ def test_an_admin_adds_a_client_and_issues_a_token_shown_once(db: None) -> None:
     assert key not in listed
 
 
+def test_an_admin_issues_a_token_that_expires(db: None) -> None:
+    browser = _admin()
+    browser.post("/admin/lms/apiclient/add/", {"name": "moodle"})
+    client = ApiClient.objects.get()
+    url = f"/admin/lms/apiclient/{client.pk}/token/"
+    refused = browser.post(url, {"scopes": ["grades:read"], "lifetime_days": "0"})
+    assert "Ensure this value is greater than or equal to 1" in refused.content.decode()
+    assert not ApiToken.objects.exists()
+    shown = browser.post(url, {"scopes": ["grades:read"], "lifetime_days": "90"})
+    token = ApiToken.objects.get()
+    assert token.expires_at is not None
+    assert "Refused after" in shown.content.decode()
+    listed = browser.get("/admin/lms/apitoken/").content.decode()
+    assert "Expires at" in listed or "expires at" in listed.lower()
+
+
 def test_a_token_needs_at_least_one_scope(db: None) -> None:
     browser = _admin()
     browser.post("/admin/lms/apiclient/add/", {"name": "moodle"})

@@ -1,10 +1,13 @@
-"""API client tokens: shown once, stored hashed, scoped, revocable, logged; users' own
-tokens keep working beside them."""
+"""API client tokens: shown once, stored hashed, scoped, revocable, expiring when issued
+with a lifetime, logged; users' own tokens keep working beside them."""
 
 import hashlib
+from datetime import timedelta
 from io import StringIO
 
-from django.core.management import call_command
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -55,6 +58,32 @@ def test_a_revoked_token_is_refused(make_client: MakeClient) -> None:
     reply = api.get("/api/users/")
     assert reply.status_code == 401
     assert reply.json()["error"]["code"] == "authentication_failed"
+
+
+def test_a_token_with_a_lifetime_is_refused_once_it_has_passed(db: None) -> None:
+    client = api_client_create(name="canvas")
+    token, key = token_issue(client=client, scopes=["roster:manage"], lifetime=timedelta(days=1))
+    assert token.expires_at is not None
+    assert abs(token.expires_at - timezone.now() - timedelta(days=1)) < timedelta(minutes=1)
+    assert bearer(key).get("/api/users/").status_code == 200
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    reply = bearer(key).get("/api/users/")
+    assert reply.status_code == 401
+    assert reply.json()["error"]["code"] == "authentication_failed"
+    with pytest.raises(ValueError, match="positive"):
+        token_issue(client=client, scopes=["roster:manage"], lifetime=timedelta(0))
+
+
+def test_the_command_issues_a_token_for_some_days(db: None) -> None:
+    out = StringIO()
+    call_command(
+        "api_client", "create", "moodle", "--scope", "grades:read", "--days", "30", stdout=out
+    )
+    token = ApiClient.objects.get(name="moodle").tokens.get()
+    assert token.expires_at is not None
+    assert f"until {token.expires_at:%Y-%m-%d}" in out.getvalue()
+    with pytest.raises(CommandError, match="--days"):
+        call_command("api_client", "token", "moodle", "--scope", "grades:read", "--days", "0")
 
 
 def test_an_unknown_token_is_refused(db: None) -> None:

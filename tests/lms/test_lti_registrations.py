@@ -1,6 +1,8 @@
 """LTI platform registrations over the API: site administrators only; deployments and
 course grants replaced exactly; a launch then follows what was registered."""
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from lti_tool.models import LtiDeployment, LtiRegistration
 from rest_framework.test import APIClient
@@ -107,7 +109,7 @@ def test_grants_bound_to_an_lms_course_over_the_api_decide_which_launches_open_i
 def test_grants_and_courses_together_or_twice_or_unknown_are_refused(db: None) -> None:
     course = new_course()
     api = _admin()
-    cases = {
+    cases: dict[str, dict[str, Any]] = {
         "grants": {"courses": [course.pk], "grants": [{"course": course.pk}]},
         "grants[1].course": {"grants": [{"course": course.pk}, {"course": 0}]},
     }
