@@ -163,13 +163,13 @@ def _timed(
 
 
 def _least(runs: list[Measured]) -> Measured:
-    """The run with the least CPU time (noise only adds), its peak the least of all runs';
-    a failed run stands for itself."""
-    failed = [run for run in runs if run.run is None]
-    if failed:
-        return failed[0]
-    fastest = min(runs, key=lambda run: run.cpu_s)
-    peaks = [run.peak_kb for run in runs if run.peak_kb is not None]
+    """Of the runs that finished, the one with the least CPU time (noise only adds), its
+    peak the least of theirs; the first run when none finished (it says why)."""
+    finished = [run for run in runs if run.run is not None]
+    if not finished:
+        return runs[0]
+    fastest = min(finished, key=lambda run: run.cpu_s)
+    peaks = [run.peak_kb for run in finished if run.peak_kb is not None]
     return dataclasses.replace(fastest, peak_kb=min(peaks) if peaks else None)
 
 

@@ -110,3 +110,12 @@ def test_a_failed_timing_run_is_not_run_again(script: Install) -> None:
     evidence = timing(scripted)
     assert evidence.student.run is None
     assert scripted.calls.count("student") == 1
+
+
+def test_a_repeat_that_fails_leaves_the_runs_that_finished(script: Install) -> None:
+    # The answer was over the limit and its repeat died (a noisy machine's time limit): the
+    # finished run is the evidence, and it is still over the limit.
+    scripted = script(student=[0.300, None], **REFERENCE)
+    evidence = timing(scripted)
+    assert (evidence.student.cpu_s, evidence.student.run) == (0.300, DONE)
+    assert scripted.calls.count("student") == 2
