@@ -5,7 +5,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import task_postrun, task_prerun
-from django.db import close_old_connections
+from django.db import connections
 from kombu import Queue
 from kombu.transport import TRANSPORT_ALIASES
 
@@ -47,8 +47,10 @@ app.autodiscover_tasks()
 def _database_connections_as_the_web_tier(task: Any = None, **_: Any) -> None:
     """Keep a task's connection as a request keeps it: for CONN_MAX_AGE, checked before reuse
     (CONN_HEALTH_CHECKS), dropped after an error; with CONN_MAX_AGE=0 (pgbouncer) closed.
-    A task run eagerly (in the caller's process, maybe inside its transaction) is left alone,
-    as Celery's fix-up leaves it."""
+    A task run eagerly (in the caller's process) is left alone, as Celery's fix-up leaves
+    it, and so is a connection inside a transaction."""
     if task is not None and getattr(task.request, "is_eager", False):
         return
-    close_old_connections()
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:  # never under a transaction still open
+            connection.close_if_unusable_or_obsolete()
