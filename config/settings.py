@@ -194,7 +194,10 @@ SPECTACULAR_SETTINGS = {
     # `<id:...>` path parameters (config/converters.py) are bounded integers.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
     # One name for the webhook events, listed both in subscriptions and in deliveries.
-    "ENUM_NAME_OVERRIDES": {"WebhookEventEnum": "lms.models.WebhookEvent"},
+    "ENUM_NAME_OVERRIDES": {
+        "WebhookEventEnum": "lms.models.WebhookEvent",
+        "DifficultyEnum": "quizbank.models.Difficulty",
+    },
 }
 
 # --- Celery -----------------------------------------------------------------

@@ -36,7 +36,7 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="A topic slug of the quiz's course.",
     )
     pool_difficulty = serializers.ChoiceField(
-        choices=[*Difficulty.values, ""], required=False, default=""
+        choices=Difficulty.choices, allow_blank=True, required=False, default=""
     )
     points = serializers.DecimalField(
         max_digits=6,
