@@ -87,4 +87,6 @@ def test_grading_time_limits_count_every_run_of_a_job() -> None:
         plain.to_dict() | {"cases": [{**CASES[0], "checks": ["gradients", "efficiency"]}]}
     )
     assert grading_time_limits(plain) == time_limits(plain.limits, runs=3)
-    assert grading_time_limits(timed) == time_limits(plain.limits, runs=6)
+    # Each efficiency case: up to 3 timing children each for the answer, the reference and
+    # the baseline.
+    assert grading_time_limits(timed) == time_limits(plain.limits, runs=3 + 3 * 3)
