@@ -45,7 +45,10 @@ def test_a_real_worker_grades_code_answers_end_to_end(redis_url: str) -> None:
         for source in (RIGHT, WRONG):
             attempt = start(client, quiz.pk)
             save(client, attempt["id"], 0, {"source": source})
-            assert submit(client, attempt["id"]).json()["responses"][0]["status"] == "queued"
+            # Handed to the worker, not graded in the request; a warm worker may have marked
+            # it running (or even graded it) before the submit's answer reads it back.
+            handed = submit(client, attempt["id"]).json()["responses"][0]["status"]
+            assert handed in ("queued", "running", "graded"), handed
             scores.append(_wait_graded(client, attempt["id"]))
 
     right, wrong = scores
