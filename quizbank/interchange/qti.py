@@ -104,6 +104,9 @@ def read_item(root: Element, location: str) -> Draft:
         "title": title_of(root.get("title", ""), identifier or "Untitled question"),
         "prompt": _prompt(body, interaction),
     }
+    maximum = root.findtext("outcomeDeclaration[@identifier='MAXSCORE']/defaultValue/value")
+    if maximum is not None:
+        content["points"] = round(to_float(maximum, "MAXSCORE"), 2)
     notes: list[str] = []
     declaration = _declaration(root, interaction)
     if interaction.tag == "choiceInteraction":

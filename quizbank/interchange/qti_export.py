@@ -116,6 +116,15 @@ def _item(item: Draft, writer: Callable[[Element, Element, dict[str, Any]], None
         {"identifier": "SCORE", "cardinality": "single", "base-type": "float"},
     )
     SubElement(SubElement(outcome, "qti-default-value"), "qti-value").text = "0"
+    # MAXSCORE: what the item is worth (SCORE is the share of it earned).
+    maximum = SubElement(
+        root,
+        "qti-outcome-declaration",
+        {"identifier": "MAXSCORE", "cardinality": "single", "base-type": "float"},
+    )
+    SubElement(SubElement(maximum, "qti-default-value"), "qti-value").text = repr(
+        float(content.get("points", 1))
+    )
     SubElement(root, "qti-item-body")
     writer(root, declaration, content)
     return root

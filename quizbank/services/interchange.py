@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -188,17 +189,24 @@ def _quiz_items(quiz: Quiz) -> tuple[list[Draft], list[Skipped]]:
             reason = "a slot that draws at random from a pool is not exported"
             skipped.append(Skipped(f"slot {slot.position}", reason))
         else:
-            items.append(_item(slot.question))
+            items.append(_item(slot.question, points=slot.points))
     return items, skipped
 
 
-def _item(question: Any) -> Draft:
+def _item(question: Any, points: Decimal | None = None) -> Draft:
+    """The question as a draft; `points` (a quiz slot's) replaces its own, since a quiz's file
+    says what each question is worth in that quiz (a viva's rubric scores a share of it)."""
     topic = question.topic
     content = (
         question.current_version.content
         if question.current_version is not None
         else question_content(question)
     )
+    if points is not None:
+        content = {
+            **content,
+            "points": int(points) if points == points.to_integral() else float(points),
+        }
     return Draft(
         slug=question.slug,
         topic=TopicRef(slug=topic.slug, title=topic.title, description=topic.description),

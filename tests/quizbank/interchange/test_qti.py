@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from decimal import Decimal
 
 import pytest
 
@@ -136,3 +137,22 @@ def test_a_quiz_exports_as_a_qti3_package_that_imports_again(course: Course) -> 
     back, original = stored(again), stored(course)
     assert back["tensor-rank"]["choices"] == original["tensor-rank"]["choices"]
     assert back["grad-fn"]["answers"] == original["grad-fn"]["answers"]
+
+
+@pytest.mark.parametrize("fmt", ["qti", "moodle", "gift"])
+def test_a_quiz_export_says_what_each_question_is_worth_in_that_quiz(
+    course: Course, fmt: str
+) -> None:
+    items = {f"{n}.xml": (QTI3 / f"{n}.xml").read_bytes() for n in ["choice-single", "text-entry"]}
+    interchange_import(course=course, fmt="qti", data=package(items))
+    quiz = Quiz.objects.create(course=course, slug="weighted", title="Weighted")
+    own, weighted = course.questions.order_by("slug")
+    QuizSlot.objects.create(quiz=quiz, position=0, question=own)
+    QuizSlot.objects.create(quiz=quiz, position=1, question=weighted, points=Decimal("2.50"))
+    exported = interchange_export(course=course, fmt=fmt, quiz=quiz)
+    again = make_course(slug="again")
+    interchange_import(course=again, fmt=fmt, data=exported.data)
+    back, original = stored(again), stored(course)
+    assert back[own.slug].get("points", 1) == original[own.slug].get("points", 1)
+    assert back[weighted.slug]["points"] == 2.5
+    assert original[weighted.slug].get("points", 1) != 2.5  # the bank's question is left as it was
