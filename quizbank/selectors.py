@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from quizbank.models import Course, Question, QuestionVersion, Quiz, QuizSlot
+from quizbank.models import Course, Question, QuestionVersion, Quiz, QuizSlot, Role
 
 
 def course_questions(course: Course) -> QuerySet[Question]:
@@ -48,3 +50,18 @@ def slot_question_points(slot: QuizSlot, question: Question) -> Decimal:
         return slot.points
     content = question.current_version.content if question.current_version else {}
     return Decimal(str(content.get("points", question.points)))
+
+
+def course_student(course_id: int, **lookup: Any) -> User | None:
+    """The active student of the course matching `lookup` (pk=..., username=...), or None:
+    an unknown account, an inactive one and one that is not a student all look the same."""
+    return (
+        User.objects.filter(
+            is_active=True,
+            course_memberships__course_id=course_id,
+            course_memberships__role=Role.STUDENT,
+            **lookup,
+        )
+        .distinct()
+        .first()
+    )

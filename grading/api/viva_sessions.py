@@ -4,7 +4,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
@@ -33,6 +33,7 @@ from grading.services.viva_sessions import (
 )
 from quizbank.access import access_quiz, require_role_somewhere
 from quizbank.models import Difficulty, Role
+from quizbank.selectors import course_student
 
 Question = MarkingResponseApi.OutputSerializer
 
@@ -88,7 +89,9 @@ class VivaSessionListStartApi(generics.ListAPIView[VivaSession]):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         quiz = access_quiz(request.user, data.validated_data["quiz"], roles=[Role.EXAMINER])
-        student = get_object_or_404(User, pk=data.validated_data["student"])
+        student = course_student(quiz.course_id, pk=data.validated_data["student"])
+        if student is None:
+            raise Http404(f"No student {data.validated_data['student']} in this course.")
         examiner = signed_in_user(request)
         session = viva_session_start(
             quiz=quiz, student=student, examiner=examiner, now=timezone.now()

@@ -29,8 +29,9 @@ from grading.services.attempts import (
 )
 from grading.services.code import code_job, code_job_enqueue_on_commit, new_job_id
 from quizbank.errors import NetworkNotAllowed
+from quizbank.models import Quiz
 from quizbank.presenters import shown_order
-from quizbank.services.quiz_access import address_allowed
+from quizbank.services.quiz_access import address_allowed, quiz_terms
 from runner.api import GradingJob
 from runner.contract import CaseError
 
@@ -257,6 +258,32 @@ def attempt_submit(*, attempt: Attempt, now: datetime, idempotency_key: str = ""
         for response in locked.responses.select_related("question_version").order_by("position"):
             response_grade(response=response, now=now)
         return attempt_refresh_total(attempt=locked, now=now)
+
+
+def attempts_retime(*, quiz: Quiz, user_ids: list[int] | None, now: datetime) -> int:
+    """After the quiz's terms changed (its close, time limit or grace period, or a student's
+    override): submit the open attempts already past their old deadline, and give the others
+    the deadline the new terms give their start. How many were submitted."""
+    # A live viva's attempt has no deadline: the examiner ends it.
+    open_attempts = Attempt.objects.filter(
+        quiz=quiz, status=AttemptStatus.OPEN, viva_session__isnull=True
+    )
+    if user_ids is not None:
+        open_attempts = open_attempts.filter(user_id__in=user_ids)
+    submitted = 0
+    for attempt_id in open_attempts.order_by("pk").values_list("pk", flat=True):
+        locked = attempt_lock(attempt_id)
+        if locked.status != AttemptStatus.OPEN:
+            continue
+        # Past its old deadline it stays ended: later terms do not reopen it.
+        if not attempt_is_overdue(locked, now):
+            terms = quiz_terms(quiz=quiz, user_id=locked.user_id)
+            locked.deadline = terms.deadline(locked.started_at)
+            locked.save(update_fields=["deadline"])
+        if attempt_is_overdue(locked, now):
+            attempt_submit(attempt=locked, now=now)
+            submitted += 1
+    return submitted
 
 
 def attempt_close_if_overdue(*, attempt: Attempt, now: datetime) -> Attempt:

@@ -44,7 +44,7 @@ def _check_student(quiz: Quiz, student: User) -> None:
         course_id=quiz.course_id, user=student, role=Role.STUDENT
     ).exists():
         raise NotAStudent(
-            f"{student.username} is not a student of this course.",
+            f"User {student.pk} is not a student of this course.",
             fields={"student": ["not a student of the course"]},
         )
     if quiz.release_policy == ReleasePolicy.IMMEDIATELY:

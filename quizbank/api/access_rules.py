@@ -2,7 +2,6 @@
 
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -13,6 +12,7 @@ from rest_framework.views import APIView
 from config.fields import BoundedIntegerField
 from quizbank.access import AUTHORS, access_quiz, user_id
 from quizbank.models import Quiz, QuizAccessOverride
+from quizbank.selectors import course_student
 from quizbank.services.quiz_access import quiz_terms
 from quizbank.services.quiz_overrides import (
     OverrideInput,
@@ -118,9 +118,9 @@ class QuizOverrideApi(APIView):
         quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        student = User.objects.filter(pk=student_id, is_active=True).first()
+        student = course_student(quiz.course_id, pk=student_id)
         if student is None:
-            raise Http404("No such student.")
+            raise Http404(f"No student {student_id} in this course.")
         override = quiz_override_set(
             quiz=quiz, student=student, data=OverrideInput(**data.validated_data)
         )

@@ -4,7 +4,6 @@ from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
@@ -14,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_quiz
 from quizbank.models import Quiz, Role
+from quizbank.selectors import course_student
 from quizbank.services.enrolment import (
     course_enrol_students,
     entries_from_csv,
@@ -57,9 +57,9 @@ def _enrol(request: HttpRequest, quiz: Quiz) -> str:
 
 def _override(request: HttpRequest, quiz: Quiz) -> str:
     name = request.POST.get("student", "").strip()
-    student = User.objects.filter(username=name, is_active=True).first()
+    student = course_student(quiz.course_id, username=name)
     if student is None:
-        return f"No student {name!r}."
+        return f"No student {name!r} in this course."
     data = OverrideInput(
         extra_time_percent=_number(request.POST, "extra_time_percent"),
         extra_attempts=_number(request.POST, "extra_attempts"),

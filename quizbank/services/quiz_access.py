@@ -8,7 +8,7 @@ API and the pages all read `quiz_terms`.
 import ipaddress
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.cache import cache
@@ -24,6 +24,21 @@ from quizbank.errors import (
 from quizbank.models import Quiz, QuizAccessOverride
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+# A quiz's times stay far from the end of the calendar Python can count (year 9999), so a
+# close time plus a grace period, or a start plus a stretched time limit, always exists.
+LATEST_TIME = datetime(9000, 1, 1, tzinfo=UTC)
+MAX_TIME_LIMIT = timedelta(days=30)
+MAX_GRACE_PERIOD = timedelta(days=30)
+
+
+def schedule_problems(**times: datetime | None) -> dict[str, list[str]]:
+    """What is wrong with each named time (`opens_at=...`, `closes_at=...`): too far ahead."""
+    return {
+        name: [f"Must be before {LATEST_TIME.year}-01-01."]
+        for name, value in times.items()
+        if value is not None and value >= LATEST_TIME
+    }
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from quizbank.errors import AccessRuleInvalid
+from quizbank.events import quiz_terms_changed
 from quizbank.models import CourseMembership, Quiz, QuizAccessOverride, Role
-from quizbank.services.quiz_access import parse_networks
+from quizbank.services.quiz_access import parse_networks, schedule_problems
 
 MAX_EXTRA_TIME_PERCENT = 400
 MAX_EXTRA_ATTEMPTS = 20
@@ -35,6 +36,9 @@ def _check_override(data: OverrideInput) -> None:
             f"Extra attempts are between 0 and {MAX_EXTRA_ATTEMPTS}.",
             fields={"extra_attempts": ["out of range"]},
         )
+    if problems := schedule_problems(opens_at=data.opens_at, closes_at=data.closes_at):
+        name, [message] = next(iter(problems.items()))
+        raise AccessRuleInvalid(f"The student's {name}: {message}", fields=problems)
     if data.opens_at and data.closes_at and data.closes_at <= data.opens_at:
         raise AccessRuleInvalid(
             "The student's window must close after it opens.",
@@ -42,6 +46,7 @@ def _check_override(data: OverrideInput) -> None:
         )
 
 
+@transaction.atomic
 def quiz_override_set(*, quiz: Quiz, student: User, data: OverrideInput) -> QuizAccessOverride:
     """Create or replace a student's override; only a student of the quiz's course may have one."""
     _check_override(data)
@@ -49,7 +54,7 @@ def quiz_override_set(*, quiz: Quiz, student: User, data: OverrideInput) -> Quiz
         course_id=quiz.course_id, user=student, role=Role.STUDENT
     ).exists():
         raise AccessRuleInvalid(
-            f"{student.username} is not a student of this course.",
+            f"User {student.pk} is not a student of this course.",
             fields={"student": ["not a student of the course"]},
         )
     override, _ = QuizAccessOverride.objects.update_or_create(
@@ -63,12 +68,17 @@ def quiz_override_set(*, quiz: Quiz, student: User, data: OverrideInput) -> Quiz
             "reason": data.reason[:200],
         },
     )
+    quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=[student.pk])
     return override
 
 
+@transaction.atomic
 def quiz_override_delete(*, quiz: Quiz, override_id: int) -> None:
     """Remove one of this quiz's overrides (an id of another quiz's is ignored)."""
-    QuizAccessOverride.objects.filter(quiz=quiz, pk=override_id).delete()
+    override = QuizAccessOverride.objects.filter(quiz=quiz, pk=override_id).first()
+    if override is not None:
+        override.delete()
+        quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=[override.user_id])
 
 
 def quiz_access_rules_set(*, quiz: Quiz, access_code: str, networks: list[str]) -> Quiz:

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 
 from config.locking import for_update
 from quizbank.errors import QuizInvalid, QuizLocked, SlugTaken
+from quizbank.events import quiz_terms_changed
 from quizbank.models import (
     Course,
     CourseMembership,
@@ -32,6 +33,7 @@ from quizbank.models import (
     Topic,
 )
 from quizbank.selectors import slot_pool
+from quizbank.services.quiz_access import MAX_GRACE_PERIOD, MAX_TIME_LIMIT, schedule_problems
 
 COURSE_OWNER_ROLES = (Role.AUTHOR, Role.EXAMINER)
 MAX_ATTEMPTS_ALLOWED = 1000
@@ -87,13 +89,17 @@ def course_update(*, course: Course, data: dict[str, Any]) -> Course:
 
 def _check_settings(quiz: Quiz) -> None:
     """Every rule of a quiz's settings, checked on the quiz as it would be saved."""
-    problems: dict[str, list[str]] = {}
+    problems = schedule_problems(opens_at=quiz.opens_at, closes_at=quiz.closes_at)
     if quiz.opens_at and quiz.closes_at and quiz.closes_at <= quiz.opens_at:
         problems["closes_at"] = ["Must be after opens_at."]
-    if quiz.time_limit is not None and quiz.time_limit <= timedelta(0):
-        problems["time_limit"] = ["Must be positive (empty: untimed)."]
-    if quiz.grace_period < timedelta(0):
-        problems["grace_period"] = ["Must not be negative."]
+    if quiz.time_limit is not None and not timedelta(0) < quiz.time_limit <= MAX_TIME_LIMIT:
+        problems["time_limit"] = [
+            f"Must be positive and at most {MAX_TIME_LIMIT.days} days (empty: untimed)."
+        ]
+    if not timedelta(0) <= quiz.grace_period <= MAX_GRACE_PERIOD:
+        problems["grace_period"] = [
+            f"Must not be negative, and at most {MAX_GRACE_PERIOD.days} days."
+        ]
     if not 0 <= quiz.attempts_allowed <= MAX_ATTEMPTS_ALLOWED:
         problems["attempts_allowed"] = [f"Between 0 (unlimited) and {MAX_ATTEMPTS_ALLOWED}."]
     if not 0.0 <= quiz.penalty_per_attempt <= 1.0:
@@ -201,31 +207,53 @@ def quiz_create(*, course: Course, data: dict[str, Any], slots: list[SlotSpec]) 
     return quiz
 
 
+# What decides when an open attempt must end; a change moves the open attempts' deadlines.
+_TERMS = ("closes_at", "time_limit", "grace_period")
+
+
+def _terms_of(quiz: Quiz) -> tuple[Any, ...]:
+    return tuple(getattr(quiz, name) for name in _TERMS)
+
+
+def _terms_changed(quiz: Quiz, before: tuple[Any, ...]) -> None:
+    if _terms_of(quiz) != before:
+        quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=None)
+
+
 @transaction.atomic
 def quiz_update(*, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None) -> Quiz:
     """Change the quiz's settings (schedule included) and, with `slots`, its questions."""
     quiz = for_update(Quiz).get(pk=quiz.pk)
+    before = _terms_of(quiz)
     for name, value in data.items():
         setattr(quiz, name, value)
     _save(quiz)
     if slots is not None:
         _replace_slots(quiz, slots)
+    _terms_changed(quiz, before)
     return quiz
 
 
+@transaction.atomic
 def quiz_open(*, quiz: Quiz, now: datetime) -> Quiz:
     """Open the quiz now; a closing time already past is cleared."""
+    before = _terms_of(quiz)
     quiz.opens_at = now
     if quiz.closes_at is not None and quiz.closes_at <= now:
         quiz.closes_at = None
     quiz.save(update_fields=["opens_at", "closes_at"])
+    _terms_changed(quiz, before)
     return quiz
 
 
+@transaction.atomic
 def quiz_close(*, quiz: Quiz, now: datetime) -> Quiz:
-    """Close the quiz now: no attempt starts after this."""
+    """Close the quiz now: no attempt starts after this, and open attempts end now (plus
+    the grace period), unless a student's override keeps their window open."""
+    before = _terms_of(quiz)
     if quiz.opens_at is not None and quiz.opens_at >= now:
         quiz.opens_at = None
     quiz.closes_at = now
     quiz.save(update_fields=["opens_at", "closes_at"])
+    _terms_changed(quiz, before)
     return quiz

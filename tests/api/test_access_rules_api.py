@@ -59,8 +59,8 @@ def test_only_authors_of_the_course_set_overrides(world: World) -> None:
     assert APIClient().put(url, body, format="json").status_code == 401
 
 
-def test_an_override_for_a_non_student_or_out_of_range_is_a_400(world: World) -> None:
-    assert _override(world, world.examiner.pk, extra_attempts=1).status_code == 400
+def test_an_override_for_a_non_student_is_a_404_and_out_of_range_a_400(world: World) -> None:
+    assert _override(world, world.examiner.pk, extra_attempts=1).status_code == 404
     assert _override(world, world.student.pk, extra_time_percent=9999).status_code == 400
     assert _override(world, 999999, extra_attempts=1).status_code == 404
 

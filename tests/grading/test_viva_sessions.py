@@ -79,7 +79,13 @@ def test_the_student_can_neither_save_nor_submit_over_a_live_viva(staff: Staff) 
 def test_a_session_needs_a_student_of_the_course_and_a_non_immediate_release(staff: Staff) -> None:
     body = {"quiz": staff.quiz.pk, "student": staff.outsider.pk}
     reply = api_as(staff.examiner).post("/api/viva-sessions/", body, format="json")
-    assert reply.json()["error"]["code"] == "not_a_student"
+    # Not a student, unknown or inactive: one answer, which names no one.
+    assert reply.status_code == 404
+    assert staff.outsider.username not in reply.content.decode()
+    unknown = api_as(staff.examiner).post(
+        "/api/viva-sessions/", {**body, "student": 999999}, format="json"
+    )
+    assert unknown.json()["error"]["code"] == reply.json()["error"]["code"]
     staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
     staff.quiz.save()
     assert _start(staff).json()["error"]["code"] == "viva_quiz_releases_immediately"
