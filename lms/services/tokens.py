@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from django.contrib.auth.models import Permission, User
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from config.scopes import Scope
@@ -65,17 +65,21 @@ def token_revoke(*, token: ApiToken) -> ApiToken:
     return token
 
 
+def live_tokens() -> QuerySet[ApiToken]:
+    """The tokens that are neither revoked nor expired."""
+    unexpired = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+    return ApiToken.objects.filter(unexpired, revoked_at__isnull=True)
+
+
 def token_for_key(key: str) -> ApiToken | None:
     """The live token with this plain text, with its client; None if unknown, revoked or
     expired."""
-    found = ApiToken.objects.select_related("client__user").filter(key_hash=token_hash(key))
-    live = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
-    return found.filter(live, revoked_at__isnull=True).first()
+    return live_tokens().select_related("client__user").filter(key_hash=token_hash(key)).first()
 
 
 def clients_holding(scope: str) -> set[int]:
-    """The ids of the clients with a live (unrevoked) token that carries `scope`."""
-    live = ApiToken.objects.filter(revoked_at__isnull=True).values_list("client_id", "scopes")
+    """The ids of the clients with a live (unrevoked, unexpired) token that carries `scope`."""
+    live = live_tokens().values_list("client_id", "scopes")
     return {client_id for client_id, scopes in live if scope in scopes}
 
 

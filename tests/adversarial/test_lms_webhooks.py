@@ -3,6 +3,7 @@ grades over the API: an examiner of the course holding a live `grades:read` toke
 client made author (or student) of a course by a careless teacher, or one whose grades
 token was revoked, gets no deliveries."""
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -83,3 +84,17 @@ def test_a_pending_retry_stops_when_the_grades_token_is_revoked(make_client: Mak
         token_revoke(token=token)
 
     assert delivery_attempt(delivery_pk=delivery.pk, now=timezone.now()) == "failed"
+
+
+def test_a_client_whose_grades_token_expired_gets_no_events_and_no_retry(
+    make_client: MakeClient,
+) -> None:
+    quiz = _quiz_with_subscriber(make_client, "examiner")
+    _submit(quiz)
+    pending = WebhookDelivery.objects.get()
+    client, _ = make_client()
+    client.tokens.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    _submit(quiz)  # a second student's submit
+    assert list(WebhookDelivery.objects.all()) == [pending]
+    assert delivery_attempt(delivery_pk=pending.pk, now=timezone.now()) == "failed"
