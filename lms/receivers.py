@@ -13,6 +13,7 @@ gets the same events and passback as a single mark change.
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models.signals import post_save
 from django.utils import timezone
@@ -22,7 +23,7 @@ from grading.models import Attempt, AttemptStatus
 from grading.models.marking import ScoreChange
 from grading.models.regrade import RegradeRun
 from grading.models.release import QuizRelease, ReleaseAction
-from lms.models import WebhookEvent
+from lms.models import ExternalIdentity, WebhookEvent
 from lms.services.ags import quiz_students, score_syncs_mark
 from lms.services.webhooks import events_record
 from lms.tasks import deliver_later, publish_later
@@ -117,7 +118,18 @@ def _on_regrade(
         _events(WebhookEvent.ATTEMPT_GRADED, course, graded)
 
 
+def _on_user_saved(sender: Any, instance: User, update_fields: Any = None, **_: Any) -> None:
+    """An account active again (an administrator reactivated it, or its client did) no
+    longer counts as deactivated by its client: if it is deactivated later in Vivabank, the
+    client may not undo that."""
+    if instance.is_active and (update_fields is None or "is_active" in update_fields):
+        ExternalIdentity.objects.filter(user=instance, deactivated_by_client=True).update(
+            deactivated_by_client=False
+        )
+
+
 def connect() -> None:
+    post_save.connect(_on_user_saved, sender=User, dispatch_uid="lms-user-active")
     post_save.connect(_on_release, sender=QuizRelease, dispatch_uid="lms-release")
     post_save.connect(_on_score_change, sender=ScoreChange, dispatch_uid="lms-score-change")
     post_save.connect(_on_attempt, sender=Attempt, dispatch_uid="lms-attempt")

@@ -40,3 +40,19 @@ def test_a_client_reactivates_an_account_it_deactivated_itself(make_client: Make
     user.is_active = False
     user.save()
     assert api.patch("/api/users/r-2/", {"is_active": True}, format="json").status_code == 409
+
+
+def test_an_admin_who_reactivates_then_deactivates_takes_the_deactivation_over(
+    make_client: MakeClient,
+) -> None:
+    _, api = make_client(scopes=["roster:manage"])
+    api.post("/api/users/", {"external_id": "r-3"}, format="json")
+    assert api.delete("/api/users/r-3/").status_code == 200  # the client's deactivation
+    user = ExternalIdentity.objects.get(external_id="r-3").user
+    user.is_active = True
+    user.save()  # the admin reactivates it...
+    user.is_active = False
+    user.save()  # ...and deactivates it again, in Vivabank this time
+    reply = api.patch("/api/users/r-3/", {"is_active": True}, format="json")
+    assert reply.status_code == 409, reply.content
+    assert not _active("r-3")
