@@ -23,6 +23,7 @@ class DomainError(Exception):
 
     code: ClassVar[str] = "invalid"
     status_code: ClassVar[int] = status.HTTP_400_BAD_REQUEST
+    retry_after_s: ClassVar[int | None] = None  # sent as Retry-After when set
 
     def __init__(self, message: str, *, fields: dict[str, list[str]] | None = None) -> None:
         super().__init__(message)
@@ -92,7 +93,11 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if unavailable is not None:
         return unavailable
     if isinstance(exc, DomainError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+        body = error_body(exc.code, exc.message, exc.fields)
+        domain = Response(body, status=exc.status_code)
+        if exc.retry_after_s is not None:
+            domain["Retry-After"] = str(exc.retry_after_s)
+        return domain
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, RequestDataTooBig):

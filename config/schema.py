@@ -20,10 +20,14 @@ _ERRORS: dict[int, str] = {
     413: "The body, or the answer in it, is over its size limit.",
     415: "The body is not JSON.",
     429: "Too many requests; retry after `Retry-After` seconds.",
+    503: "Not now: the database is restarting or read-only (`database_unavailable`, "
+    "`database_read_only`), or no code runner is free (`runner_busy`); nothing was changed. "
+    "Retry after `Retry-After` seconds.",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "`Token`"}},
     429: {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
+    503: {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
 }
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -73,6 +77,7 @@ class VivabankAutoSchema(AutoSchema):
             413: body,
             415: body,
             429: bool(self.view.get_throttles()),
+            503: True,
         }
         return [status for status, applies in wanted.items() if applies]
 

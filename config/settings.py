@@ -273,6 +273,10 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
         "options": {"queue": "default", "expires": GRADING_SWEEP_STUCK_EVERY_S},
     },
 }
+# How long POST /api/code-runs/ waits for a worker's output (the quiz page's Run polls
+# instead). Keep it below the web server's request timeout (gunicorn --timeout 30), or a
+# slow queue would get the web process killed mid-request.
+CODE_RUN_WAIT_S: float = env.float("CODE_RUN_WAIT_S", default=20.0)
 # Per-user rate of "try it" code runs (DRF ScopedRateThrottle scope `code_run`).
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "code_run": env.str("GRADING_CODE_RUN_RATE", default="30/min"),

@@ -150,3 +150,15 @@ class ReleaseBlocked(DomainError):
 class InvalidRelease(DomainError):
     code = "invalid_release"
     status_code = status.HTTP_400_BAD_REQUEST
+
+
+class CodeRunInProgress(DomainError):
+    code = "code_run_in_progress"
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    retry_after_s = 2
+
+
+class RunnerBusy(DomainError):
+    code = "runner_busy"
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    retry_after_s = 10

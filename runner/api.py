@@ -24,6 +24,7 @@ from runner.types import (
     GradingJob,
     GradingResult,
     Limits,
+    NoWorkerAnswered,
     RunResult,
     Status,
     plain,
@@ -45,6 +46,7 @@ __all__ = [
     "GradingResult",
     "JobProgress",
     "Limits",
+    "NoWorkerAnswered",
     "RunResult",
     "Status",
     "grading_time_limit_s",
@@ -153,13 +155,14 @@ def request_run(
 ) -> RunResult:
     """For the web tier: have a worker run a try-it snippet and wait for its RunResult.
 
-    Never runs code in this process; if no worker answers in time, the status is `internal`.
+    Never runs code in this process; raises NoWorkerAnswered when no worker finishes it in
+    `timeout_s` (a job still queued then is dropped unrun).
     """
     from runner.tasks import run_snippet
 
     data = _request(run_snippet, "run", (source,), limits or Limits(), timeout_s)
     if data is None:
-        return RunResult(status=Status.INTERNAL, exit_code=None, message=_no_worker(timeout_s))
+        raise NoWorkerAnswered(_no_worker(timeout_s))
     return RunResult.from_dict(data)
 
 

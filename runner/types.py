@@ -179,5 +179,10 @@ class RunResult:
         return _build(cls, data, status=Status(str(data.get("status"))))
 
 
+class NoWorkerAnswered(RuntimeError):
+    """No worker finished a job the web tier waits on within its time (none running, or all
+    busy); nothing of it ran, or its result comes too late to be shown."""
+
+
 class GeneratorFailed(ValueError):
     """An author's generator crashed, ran too long or returned something other than a dict."""

@@ -63,7 +63,7 @@ def test_every_operation_documents_its_errors_in_the_one_shape() -> None:
             if method in ("post", "put") and path != "/api/auth/token/":
                 assert "409" in responses, (method, path)
             for status, response in responses.items():
-                if status.startswith("4"):
+                if status[0] in "45":
                     ref = response["content"]["application/json"]["schema"]["$ref"]
                     assert ref == "#/components/schemas/Error", (method, path, status)
 
@@ -72,6 +72,12 @@ def test_throttled_operations_document_429_with_retry_after() -> None:
     paths = _schema()["paths"]
     for path in ("/api/auth/token/", "/api/code-runs/", "/code-runs/"):
         assert "Retry-After" in paths[path]["post"]["responses"]["429"]["headers"]
+
+
+def test_every_operation_documents_the_503_to_retry() -> None:
+    for path, operations in _schema()["paths"].items():
+        for method, operation in operations.items():
+            assert "Retry-After" in operation["responses"]["503"]["headers"], (method, path)
 
 
 def test_ids_in_paths_are_documented_as_bounded_integers() -> None:
@@ -89,7 +95,10 @@ def test_the_quiz_pages_run_endpoints_document_their_bodies_and_errors() -> None
     poll = schema["paths"]["/code-runs/{job_id}/"]["get"]
     components = schema["components"]["schemas"]
     assert components[_ref(start["requestBody"])]["required"] == ["code"]
-    assert set(start["responses"]) == {"202", "400", "401", "403", "409", "413", "415", "429"}
+    assert set(start["responses"]) == {
+        "202",
+        *("400", "401", "403", "409", "413", "415", "429", "503"),
+    }
     assert components[_ref(start["responses"]["202"])]["required"] == ["job"]
     assert {"200", "401", "403", "404"} <= set(poll["responses"])
     shapes = [

@@ -1,11 +1,22 @@
 """The web tier's entry points: queue a job on `cpu`, wait for the worker's stored result."""
 
+from typing import Any
+
 import pytest
+from django.core.cache import cache
 
 from config.celery_workers import use_broker
-from runner.api import GeneratorFailed, Limits, Status, request_generator, request_run
+from runner.api import (
+    GeneratorFailed,
+    Limits,
+    NoWorkerAnswered,
+    Status,
+    request_generator,
+    request_run,
+)
 from runner.models import JobKind, JobRecord, JobState
 from runner.supervisor import Supervisor
+from tests.grading.factories import api_as, new_user
 
 pytestmark = pytest.mark.django_db
 
@@ -41,12 +52,10 @@ def test_a_requested_generator_that_fails_raises_with_the_reason(supervisor: Sup
     assert JobRecord.objects.get().status == "error"
 
 
-def test_a_run_nobody_answers_is_an_internal_status_that_says_so(redis_url: str) -> None:
+def test_a_run_nobody_answers_raises_an_error_that_says_so(redis_url: str) -> None:
     use_broker(redis_url)  # a real broker with no worker on it: the job is queued, never run
-    result = request_run("print(1)", timeout_s=0.3)
-    assert result.status == Status.INTERNAL
-    assert result.exit_code is None
-    assert result.message == "no grading worker answered within 0.3 s; try again"
+    with pytest.raises(NoWorkerAnswered, match=r"^no grading worker answered within 0\.3 s"):
+        request_run("print(1)", timeout_s=0.3)
     assert not JobRecord.objects.exists()
 
 
@@ -55,3 +64,29 @@ def test_a_generator_nobody_answers_raises_a_clear_error(redis_url: str) -> None
     with pytest.raises(GeneratorFailed, match=r"no grading worker answered within 0\.3 s"):
         request_generator(GENERATOR, 1, timeout_s=0.3)
     assert not JobRecord.objects.exists()
+
+
+def test_the_api_run_nobody_answers_is_a_503_to_retry(redis_url: str, settings: Any) -> None:
+    use_broker(redis_url)
+    settings.CODE_RUN_WAIT_S = 0.3
+    reply = api_as(new_user()).post("/api/code-runs/", {"code": "print(1)"}, format="json")
+    assert reply.status_code == 503
+    assert reply.json()["error"]["code"] == "runner_busy"
+    assert "0.3 s" in reply.json()["error"]["message"]
+    assert int(reply["Retry-After"]) > 0
+
+
+def test_a_user_waits_on_one_api_run_at_a_time(redis_url: str) -> None:
+    """A waiting run holds a web process: a second one from the same user is refused at
+    once, before anything is queued."""
+    use_broker(redis_url)
+    busy = new_user()
+    cache.add(f"api:code-run-waiting:{busy.pk}", 1, timeout=30)  # its first run still waits
+    try:
+        refused = api_as(busy).post("/api/code-runs/", {"code": "print(1)"}, format="json")
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "code_run_in_progress"
+        assert refused["Retry-After"]
+        assert not JobRecord.objects.exists()
+    finally:
+        cache.delete(f"api:code-run-waiting:{busy.pk}")
