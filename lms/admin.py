@@ -25,7 +25,7 @@ from lms.services.platform_keys import (
     platform_keys_set,
     platform_keys_text,
 )
-from lms.services.tokens import api_client_create, token_issue, token_revoke
+from lms.services.tokens import MAX_TOKEN_DAYS, api_client_create, token_issue, token_revoke
 
 
 class TokenIssueForm(forms.Form):
@@ -36,7 +36,7 @@ class TokenIssueForm(forms.Form):
     )
     lifetime_days = forms.IntegerField(
         min_value=1,
-        max_value=3650,
+        max_value=MAX_TOKEN_DAYS,
         required=False,
         help_text="Refused after this many days; empty: until revoked.",
     )

@@ -22,6 +22,10 @@ def token_hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+# The longest lifetime a token may be issued with (the admin's form and the command).
+MAX_TOKEN_DAYS = 3650
+
+
 @transaction.atomic
 def api_client_create(*, name: str) -> ApiClient:
     """A client with its own service account (no password: it signs in by token only),

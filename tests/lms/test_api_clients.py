@@ -86,6 +86,22 @@ def test_the_command_issues_a_token_for_some_days(db: None) -> None:
         call_command("api_client", "token", "moodle", "--scope", "grades:read", "--days", "0")
 
 
+@pytest.mark.parametrize("days", ["0", "-1", "3651", "999999999", "1000000000"])
+def test_a_refused_lifetime_creates_no_client(db: None, days: str) -> None:
+    with pytest.raises(CommandError, match="--days must be between 1 and 3650"):
+        call_command("api_client", "create", "lms-x", "--scope", "grades:read", "--days", days)
+    assert not ApiClient.objects.exists()
+
+
+def test_creating_a_client_that_exists_says_how_to_issue_another_token(db: None) -> None:
+    call_command("api_client", "create", "moodle", "--scope", "grades:read", stdout=StringIO())
+    with pytest.raises(CommandError, match="exists; `api_client token moodle"):
+        call_command("api_client", "create", "moodle", "--scope", "grades:read")
+    assert ApiClient.objects.get().tokens.count() == 1
+    with pytest.raises(CommandError, match="1 to 100 characters"):
+        call_command("api_client", "create", "x" * 101, "--scope", "grades:read")
+
+
 def test_an_unknown_token_is_refused(db: None) -> None:
     assert bearer("vbk_not-a-token").get("/api/courses/").status_code == 401
 

@@ -5,10 +5,13 @@ from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from config.scopes import Scope
 from lms.models import ApiClient, ApiToken
-from lms.services.tokens import api_client_create, token_issue, token_revoke
+from lms.services.tokens import MAX_TOKEN_DAYS, api_client_create, token_issue, token_revoke
+
+MAX_CLIENT_NAME = ApiClient._meta.get_field("name").max_length or 100
 
 
 class Command(BaseCommand):
@@ -36,18 +39,30 @@ class Command(BaseCommand):
             return
         if not scopes:
             raise CommandError("name at least one --scope")
-        if action == "create":
-            client = api_client_create(name=name)
-        else:
-            client = ApiClient.objects.filter(name=name).first() or self._missing(name)
-        if options["days"] is not None and options["days"] < 1:
-            raise CommandError("--days must be 1 or more")
-        lifetime = None if options["days"] is None else timedelta(days=options["days"])
-        token, key = token_issue(client=client, scopes=scopes, lifetime=lifetime)
+        days = options["days"]
+        if days is not None and not 1 <= days <= MAX_TOKEN_DAYS:
+            raise CommandError(f"--days must be between 1 and {MAX_TOKEN_DAYS}")
+        lifetime = None if days is None else timedelta(days=days)
+        # The client and its first token are made together or not at all.
+        with transaction.atomic():
+            client = self._client(action, name)
+            token, key = token_issue(client=client, scopes=scopes, lifetime=lifetime)
         until = (
             f"until {token.expires_at:%Y-%m-%d %H:%M %Z}" if token.expires_at else "until revoked"
         )
         self.stdout.write(f"token for {client.name} ({until}; shown once; store it now): {key}")
 
-    def _missing(self, name: str) -> ApiClient:
-        raise CommandError(f"no API client named {name}")
+    def _client(self, action: str, name: str) -> ApiClient:
+        existing = ApiClient.objects.filter(name=name).first()
+        if action == "token":
+            if existing is None:
+                raise CommandError(f"no API client named {name}")
+            return existing
+        if existing is not None:
+            raise CommandError(
+                f"an API client named {name} exists; `api_client token {name} --scope ...` "
+                "issues it another token"
+            )
+        if not name.strip() or len(name) > MAX_CLIENT_NAME:
+            raise CommandError(f"a client's name is 1 to {MAX_CLIENT_NAME} characters")
+        return api_client_create(name=name)
