@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make run`: migrate, load the bank and demo data, then serve the site with a
 # grading worker and the beat scheduler on the embedded defaults (SQLite, the
-# filesystem broker). Ctrl-C stops all three. PORT (default 8000) is the site's port;
+# filesystem broker). The worker and beat are started again if they stop; Ctrl-C stops
+# all three. PORT (default 8000) is the site's port;
 # VIVABANK_VAR_DIR (default var/) holds the broker's folders and the logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +26,26 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
-$CELERY -A config worker -Q default,cpu -c 2 --loglevel=INFO >"$VAR/log/worker.log" 2>&1 &
+# Run a command in the background and start it again whenever it exits, as a service
+# manager would: a worker that crashed (or was killed) must not leave answers waiting.
+supervise() {
+  local name=$1 log=$2 child status
+  shift 2
+  trap 'kill "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' INT TERM
+  while true; do
+    "$@" >>"$log" 2>&1 &
+    child=$!
+    status=0
+    wait "$child" || status=$?
+    echo "!! The $name stopped (exit status $status); starting it again (log: $log)." >&2
+    sleep 2
+  done
+}
+
+supervise worker "$VAR/log/worker.log" $CELERY -A config worker -Q default,cpu -c 2 --loglevel=INFO &
 pids+=($!)
-$CELERY -A config beat --loglevel=INFO >"$VAR/log/beat.log" 2>&1 &
+supervise beat "$VAR/log/beat.log" $CELERY -A config beat --loglevel=INFO &
 pids+=($!)
-echo "Worker and beat are running (logs in $VAR/log/)."
+echo "Worker and beat are running, restarted if they stop (logs in $VAR/log/)."
 echo "Serving Vivabank on http://127.0.0.1:$PORT/ (admin at /admin/, API docs at /api/docs/)"
 $PY manage.py runserver "127.0.0.1:$PORT" --noreload

@@ -199,22 +199,51 @@ function goToResult() {
 async function submit(atDeadline) {
   if (submitting) return;
   submitting = true;
-  if (!atDeadline) await Promise.all([...pending.keys()].map((pos) => save(pos)));
+  if (!atDeadline) {
+    const saves = await Promise.all([...pending.keys()].map((pos) => save(pos)));
+    // Submitting now would leave out an answer the server has not taken.
+    if ((stale && pending.size) || saves.includes(false)) {
+      submitting = false;
+      showSave("error", "Not submitted: an answer is not saved yet; submit again once it is");
+      return;
+    }
+  }
   showSave("saving", atDeadline ? "Time is up: submitting…" : "Submitting…");
+  let reply;
   try {
-    await fetch(`${api}/submit/`, {
+    reply = await fetch(`${api}/submit/`, {
       method: "POST",
       headers: { "X-CSRFToken": csrfToken(), "Idempotency-Key": `page-${state.id}` },
       credentials: "same-origin",
     });
   } catch {
+    return submitAgainSoon(atDeadline, "Offline: the attempt will be submitted when you are back online");
+  }
+  if (reply.status >= 500) {
+    return submitAgainSoon(atDeadline, "The server could not take the submission yet; trying again…");
+  }
+  if (!reply.ok) {
+    let error = {};
+    try {
+      error = (await reply.json()).error || {};
+    } catch {
+      error = {};
+    }
     submitting = false;
-    showSave("offline", "Offline: the attempt will be submitted when you are back online");
-    setTimeout(() => submit(atDeadline), 2000);
+    const banner = $("[data-error-banner]");
+    banner.hidden = false;
+    banner.textContent = `Not submitted: ${error.message || `the server refused it (${reply.status})`}`;
+    showSave("error", "Not submitted: see the message above");
     return;
   }
   for (const { position } of state.responses) localStorage.removeItem(storeKey(position));
   goToResult();
+}
+
+function submitAgainSoon(atDeadline, text) {
+  submitting = false;
+  showSave("offline", text);
+  setTimeout(() => submit(atDeadline), 2000);
 }
 
 const dialog = $("[data-confirm]");

@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 from django.contrib.auth.models import User
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from grading.models import Attempt
 from quizbank.models import Quiz
@@ -129,3 +129,37 @@ def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[st
     expect(page).to_have_url(re.compile(r"/result/$"), timeout=20_000)
     expect(page.get_by_text("at the deadline")).to_be_visible()
     expect(page.get_by_role("paragraph").filter(has_text=re.compile(r"^11$"))).to_be_visible()
+
+
+def test_a_refused_submit_keeps_the_page_and_a_failing_server_is_tried_again(
+    site: Site, demo: dict[str, User]
+) -> None:
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.locator("#q3 input").fill("11")
+    _saved(page)
+    answers: list[int] = []
+
+    def flaky_then_refused(route: Route) -> None:
+        answers.append(1)
+        if len(answers) == 1:  # the server fails once: the page tries again by itself
+            route.fulfill(status=503, json={"error": {"code": "database_unavailable"}})
+            return
+        refusal = {"code": "network_not_allowed", "message": "Only from the exam room."}
+        route.fulfill(status=403, json={"error": refusal})
+
+    page.route("**/submit/", flaky_then_refused)
+    page.get_by_role("button", name="Submit attempt").click()
+    page.locator("[data-confirm-yes]").click()
+    expect(page.locator("[data-error-banner]")).to_have_text(
+        "Not submitted: Only from the exam room."
+    )
+    assert len(answers) == 2
+    attempt = Attempt.objects.get(user=demo["student"])
+    assert attempt.status == "open"
+    assert "/result/" not in page.url
+
+    page.unroute("**/submit/")
+    page.get_by_role("button", name="Submit attempt").click()
+    page.locator("[data-confirm-yes]").click()
+    expect(page).to_have_url(re.compile(rf"/attempts/{attempt.pk}/result/$"))

@@ -32,8 +32,9 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 AT_ONCE = 20
-# Twenty students submit code together; one more autosaves and one more submits, concurrently.
-STUDENTS = AT_ONCE + 2
+# Twenty students submit code together; one more autosaves, one more submits concurrently,
+# and one submits after the worker was killed.
+STUDENTS = AT_ONCE + 3
 # Generous for a loaded 2-core machine: the script migrates and loads the bank, and the worker
 # imports torch in two zygotes, before anything is graded. No figure here is asserted.
 START_TIMEOUT_S = 600.0
@@ -43,6 +44,7 @@ REQUEST_TIMEOUT_S = 180.0
 
 @dataclass(frozen=True)
 class Site:
+    group: int  # the process group of run-dev.sh and everything it started
     port: int
     database: Path
     quiz: int
@@ -152,7 +154,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     try:
         _wait_until_serving(process, port, log)
         data = _populate(environment)
-        yield Site(port, folder / "db.sqlite3", data["quiz"], data["tokens"], data["source"])
+        yield Site(
+            process.pid, port, folder / "db.sqlite3", data["quiz"], data["tokens"], data["source"]
+        )
     finally:
         _stop(process)
 
@@ -280,3 +284,35 @@ def test_ten_concurrent_submits_of_one_attempt_all_answer_200_and_grade_it_once(
     [(_, status, score, job_id)] = rows
     assert (status, score) == ("graded", 1.0)
     assert _job_records(site, [job_id]) == {job_id: ("finished", "ok", 1.0, 1)}
+
+
+def _worker_main_processes(group: int) -> set[int]:
+    """The pids of the Celery worker main processes in the group (not their pool children)."""
+    found: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            # Celery retitles its processes ("[celeryd: ...:MainProcess] ... (worker -Q ...)").
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended meanwhile
+        if int(fields[2]) == group and b"celery" in command and b"worker" in command:
+            found[int(entry.name)] = int(fields[1])  # pid -> parent
+    return {pid for pid, parent in found.items() if parent not in found}
+
+
+def test_a_killed_worker_is_started_again_and_grades_the_next_answer(site: Site) -> None:
+    [killed] = _worker_main_processes(site.group)
+    os.kill(killed, signal.SIGKILL)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not (_worker_main_processes(site.group) - {killed}):
+        assert time.monotonic() < deadline, "run-dev.sh did not start the worker again"
+        time.sleep(1)
+
+    token = site.tokens[AT_ONCE + 2]
+    attempt = _start_and_save(site, token)
+    status, _ = site.call("POST", f"/api/attempts/{attempt}/submit/", token)
+    [(_, state, score, _)] = _wait_until_settled(site, [attempt])
+    assert (status, state, score) == (200, "graded", 1.0)

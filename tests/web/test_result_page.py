@@ -42,3 +42,13 @@ def test_the_student_sees_rubric_levels_the_comment_and_a_changed_mark() -> None
     assert "Rubric" in page
     assert "A mark changed after release" in page
     assert "Mark updated on" in page
+
+
+def test_an_answer_still_pending_says_what_it_waits_for_in_words() -> None:
+    staff, _ = staffed_quiz(SINGLE, VIVA, points="4")
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "t"}})
+    client = Client()
+    client.force_login(staff.student)
+    page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+    assert "Waiting for an examiner" in page
+    assert "needsmarking" not in page

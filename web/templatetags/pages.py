@@ -3,6 +3,7 @@
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from grading.models import ResponseStatus
 from quizbank.rendering import render_markdown
 
 register = template.Library()
@@ -12,3 +13,10 @@ register = template.Library()
 def markdown(text: object) -> SafeString:
     """An author's Markdown (feedback, descriptors) as sanitized HTML, math left for KaTeX."""
     return mark_safe(render_markdown(str(text or "")))  # noqa: S308 (nh3-sanitized in render_markdown)
+
+
+@register.filter
+def response_status(value: object) -> str:
+    """A response's status as students read it ("needs_marking": "Waiting for an examiner")."""
+    labels = dict(ResponseStatus.choices)
+    return str(labels.get(str(value), value))
