@@ -7,10 +7,10 @@ from typing import Any
 from rest_framework import serializers
 
 from quizbank.models import Difficulty, GradingMethod, ReleasePolicy
+from quizbank.services.quiz_access import MAX_GRACE_PERIOD, MAX_TIME_LIMIT
 from quizbank.services.quiz_write import MAX_SLOT_POINTS, SlotSpec
 
 MAX_ID = 2**63 - 1
-MAX_DURATION = timedelta(days=366)
 
 
 class CourseInputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -23,6 +23,13 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
     """A fixed bank question (`question`), or a pool: a tag, topic or difficulty; `points`
     overrides what each question of the slot is worth in this quiz."""
 
+    position = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_ID,
+        required=False,
+        help_text="Optional: slots are kept in list order, and a position, if sent (as read), "
+        "must be the slot's index.",
+    )
     question = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, required=False, allow_null=True, default=None
     )
@@ -62,12 +69,12 @@ class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
     title = serializers.CharField(max_length=200)
     description = serializers.CharField(max_length=20000, allow_blank=True, required=False)
     time_limit = serializers.DurationField(
-        allow_null=True, required=False, min_value=timedelta(seconds=1), max_value=MAX_DURATION
+        allow_null=True, required=False, min_value=timedelta(seconds=1), max_value=MAX_TIME_LIMIT
     )
     opens_at = serializers.DateTimeField(allow_null=True, required=False)
     closes_at = serializers.DateTimeField(allow_null=True, required=False)
     grace_period = serializers.DurationField(
-        required=False, min_value=timedelta(0), max_value=MAX_DURATION
+        required=False, min_value=timedelta(0), max_value=MAX_GRACE_PERIOD
     )
     attempts_allowed = serializers.IntegerField(min_value=0, max_value=1000, required=False)
     grading_method = serializers.ChoiceField(choices=GradingMethod.choices, required=False)
@@ -81,6 +88,19 @@ class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
         max_length=500,
         help_text="Replaces every slot (only before any attempt).",
     )
+
+    def validate_slots(self, slots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for index, slot in enumerate(slots):
+            position = slot.pop("position", index)
+            if position != index:
+                message = (
+                    f"Slots are kept in list order: this one is at index {index}, "
+                    "so reorder the list rather than the positions."
+                )
+                # Keyed by index as ListField's own errors are (`slots[0].position`).
+                errors: dict[Any, Any] = {index: {"position": [message]}}
+                raise serializers.ValidationError(errors)
+        return slots
 
 
 class QuizCreateInputSerializer(QuizInputSerializer):

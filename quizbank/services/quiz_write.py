@@ -175,12 +175,26 @@ def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
     return slot
 
 
+def _check_no_repeats(slots: list[SlotSpec]) -> None:
+    """A fixed question appears once: twice, a student would answer it twice."""
+    first: dict[int, int] = {}
+    for position, spec in enumerate(slots):
+        if spec.question is None:
+            continue
+        if spec.question in first:
+            where = f"slots[{position}].question"
+            message = f"Question {spec.question} is already in slot {first[spec.question]}."
+            raise QuizInvalid(message, fields={where: [message]})
+        first[spec.question] = position
+
+
 def _replace_slots(quiz: Quiz, slots: list[SlotSpec]) -> None:
     current = [slot_spec(s) for s in quiz.slots.select_related("pool_topic").order_by("position")]
     if slots == current:
         return
     if quiz.attempts.exists():
         raise QuizLocked("The quiz has attempts; its questions can no longer change.")
+    _check_no_repeats(slots)
     built = [_slot(quiz, position, spec) for position, spec in enumerate(slots)]
     quiz.slots.all().delete()
     QuizSlot.objects.bulk_create(built)

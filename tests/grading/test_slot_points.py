@@ -142,8 +142,8 @@ def test_an_author_sets_a_slots_points_over_the_api_and_bad_points_are_named() -
 @pytest.mark.parametrize("bad", ["0", "-2", "1000.01", "0.005", "NaN", "Infinity"])
 def test_the_service_refuses_points_out_of_range_naming_the_slot(bad: str) -> None:
     quiz = new_quiz()
-    fixed = question(quiz.course, SINGLE)
-    slots = [SlotSpec(question=fixed.pk), SlotSpec(question=fixed.pk, points=Decimal(bad))]
+    fixed, other = question(quiz.course, SINGLE), question(quiz.course, SINGLE)
+    slots = [SlotSpec(question=fixed.pk), SlotSpec(question=other.pk, points=Decimal(bad))]
     with pytest.raises(QuizInvalid) as refused:
         quiz_update(quiz=quiz, data={}, slots=slots)
     assert list(refused.value.fields) == ["slots[1].points"]

@@ -151,6 +151,31 @@ def test_a_quiz_naming_another_courses_question_is_refused_by_field(
     assert not Quiz.objects.filter(course_id=course_id).exists()
 
 
+def test_a_question_twice_or_positions_out_of_list_order_are_refused_by_field(
+    make_client: MakeClient,
+) -> None:
+    _, api = make_client()
+    course_id = api.post("/api/courses/", {"slug": "c4", "title": "C4"}).json()["id"]
+    course = Course.objects.get(pk=course_id)
+    first, second = question(course, SINGLE), question(course, TRUE_FALSE)
+    body = {"course": course_id, "slug": "w1", "title": "W"}
+    twice = [{"question": first.pk}, {"question": second.pk}, {"question": first.pk, "points": 5}]
+    reply = api.post("/api/quizzes/", {**body, "slots": twice}, format="json")
+    assert reply.status_code == 400
+    assert reply.json()["error"]["fields"] == {
+        "slots[2].question": [f"Question {first.pk} is already in slot 0."]
+    }
+    swapped = [{"question": second.pk, "position": 1}, {"question": first.pk, "position": 0}]
+    reply = api.post("/api/quizzes/", {**body, "slots": swapped}, format="json")
+    assert reply.status_code == 400
+    assert list(reply.json()["error"]["fields"]) == ["slots[0].position"]
+    assert not Quiz.objects.filter(course_id=course_id).exists()
+    as_read = [{"question": second.pk, "position": 0}, {"question": first.pk, "position": 1}]
+    made = api.post("/api/quizzes/", {**body, "slots": as_read}, format="json")
+    assert made.status_code == 201, made.content
+    assert [s["question"] for s in made.json()["slots"]] == [second.pk, first.pk]
+
+
 def test_a_quiz_must_close_after_it_opens(make_client: MakeClient) -> None:
     _, api = make_client()
     course_id = api.post("/api/courses/", {"slug": "c4", "title": "C4"}).json()["id"]
