@@ -22,6 +22,11 @@ class QuizIsEmpty(DomainError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class QuizIsLiveOnly(DomainError):
+    code = "quiz_is_live_only"
+    status_code = status.HTTP_409_CONFLICT
+
+
 class DeadlinePassed(DomainError):
     code = "deadline_passed"
     status_code = status.HTTP_409_CONFLICT

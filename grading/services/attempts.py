@@ -16,7 +16,13 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from config.locking import for_update
-from grading.errors import AttemptInProgress, NoAttemptsLeft, QuizIsEmpty, QuizNotOpen
+from grading.errors import (
+    AttemptInProgress,
+    NoAttemptsLeft,
+    QuizIsEmpty,
+    QuizIsLiveOnly,
+    QuizNotOpen,
+)
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
 from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
@@ -173,11 +179,20 @@ def drawn_responses(drawn: list[Drawn], seed: int) -> list[Response]:
     return rows
 
 
+def _is_oral(version: QuestionVersion) -> bool:
+    return version.content.get("type") == "viva" and version.content.get("mode") == "oral"
+
+
 def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime) -> Attempt:
     seed = secrets.randbits(62)
     drawn = attempt_draw(quiz=quiz, seed=seed)
     if not drawn:
         raise QuizIsEmpty("The quiz has no questions to draw.")
+    if all(_is_oral(item.version) for item in drawn):
+        # Started online, it would only use up the attempt the examiner's live viva needs.
+        raise QuizIsLiveOnly(
+            "This quiz is asked aloud in a live viva: an examiner starts it with you."
+        )
     attempt = Attempt.objects.create(
         quiz=quiz,
         user=user,

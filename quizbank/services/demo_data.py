@@ -64,7 +64,11 @@ def _quiz(course: Course, entry: dict[str, Any]) -> Quiz:
         defaults={
             "title": entry["title"],
             "description": entry.get("description", ""),
-            "time_limit": timedelta(minutes=entry["time_limit_minutes"]),
+            "time_limit": (
+                timedelta(minutes=entry["time_limit_minutes"])
+                if "time_limit_minutes" in entry
+                else None
+            ),
             "attempts_allowed": entry.get("attempts_allowed", 1),
             "grading_method": entry.get("grading_method", "highest"),
             "penalty_per_attempt": entry.get("penalty_per_attempt", 0.0),

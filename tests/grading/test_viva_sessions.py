@@ -148,3 +148,23 @@ def test_a_release_does_not_cover_a_viva_still_going_on(staff: Staff) -> None:
     released = client.post(f"/api/quizzes/{staff.quiz.pk}/release/")
     assert (released.status_code, released.json()["release"]["attempts"]) == (200, [])
     assert Attempt.objects.get(pk=session["attempt"]).released_at is None
+
+
+def test_a_quiz_of_oral_questions_only_is_started_by_an_examiner_not_online() -> None:
+    """Started online, the student would use up the one attempt and see no answer box."""
+    oral = {**VIVA_TWO_CRITERIA, "mode": "oral"}
+    staff, _ = staffed_quiz(oral)
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.attempts_allowed = 1
+    staff.quiz.save()
+    refused = api_as(staff.student).post(f"/api/quizzes/{staff.quiz.pk}/attempts/")
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "quiz_is_live_only"
+    assert not Attempt.objects.exists()
+    assert _start(staff).status_code == 201
+
+
+def test_a_quiz_mixing_written_and_oral_questions_starts_online() -> None:
+    staff, _ = staffed_quiz({**VIVA_TWO_CRITERIA, "mode": "oral"}, VIVA_TWO_CRITERIA)
+    started = api_as(staff.student).post(f"/api/quizzes/{staff.quiz.pk}/attempts/")
+    assert started.status_code == 201, started.content

@@ -36,7 +36,10 @@ def test_it_creates_the_demo_quizzes_over_the_bank(settings: SettingsWrapper) ->
 
     quiz = Quiz.objects.get(slug="fundamentals-check")
     assert quiz.slots.count() == 8
-    assert Quiz.objects.get(slug="autograd-viva").slots.filter(question__type="viva").count() == 3
+    written = Quiz.objects.get(slug="autograd-viva").slots.all()
+    assert [s.question.current_version.content["mode"] for s in written] == ["written"] * 3
+    oral = Quiz.objects.get(slug="live-viva").slots.all()
+    assert [s.question.current_version.content["mode"] for s in oral] == ["oral"] * 3
 
 
 def test_loading_twice_changes_nothing(settings: SettingsWrapper) -> None:
