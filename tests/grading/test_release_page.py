@@ -52,3 +52,17 @@ def test_only_the_course_examiners_see_the_page(staff: Staff) -> None:
     assert _browser(staff.outsider).get(url).status_code == 404
     assert Client().get(url).status_code == 302
     assert _browser(staff.examiner).put(url).status_code == 405
+
+
+def test_a_quiz_releasing_immediately_says_so_and_offers_no_release(staff: Staff) -> None:
+    staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
+    staff.quiz.save()
+    submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "x"}})
+    url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
+    shown = _browser(staff.examiner).get(url).text
+    assert "As soon as graded" in shown
+    assert "not yet released" not in shown
+    assert "Release results</button>" not in shown
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    assert "1 submitted attempt not yet released" in _browser(staff.examiner).get(url).text
