@@ -1,5 +1,5 @@
-// Keyboard marking: 1-4 pick a level of the current criterion, n/p move between criteria,
-// Ctrl+Enter saves and opens the next answer. Typing in the comment is never intercepted.
+// Keyboard marking: 1-4 pick a level of the current criterion and move on to the next one,
+// n/p move between criteria without picking, Ctrl+Enter saves and opens the next answer. Typing in the comment is never intercepted.
 const form = document.getElementById("mark-form");
 const criteria = form ? [...form.querySelectorAll("fieldset.criterion")] : [];
 let current = 0;
