@@ -53,6 +53,8 @@ def test_a_mark_grades_the_answer_at_that_instant_with_the_examiners_feedback(
                 "comment": "Good.",
                 "adjustment": 0.5,
                 "adjustment_reason": "Nice example",
+                "rubric_points": 4.5,  # levels worth 4, plus the adjustment
+                "rubric_maximum": 6.0,  # 0.75 of it: the score
             },
         ]
     }

@@ -42,6 +42,7 @@ def test_the_student_sees_rubric_levels_the_comment_and_a_changed_mark() -> None
     assert "Rubric" in page
     assert "A mark changed after release" in page
     assert "Mark updated on" in page
+    assert "rubric points: the question's score is that share of its points" in page
 
 
 def test_an_answer_still_pending_says_what_it_waits_for_in_words() -> None:

@@ -118,6 +118,7 @@ def marking_state_of(response: Response, now: datetime) -> MarkingState:
 
 def _feedback(response: Response, marks: list[Mark], status: str) -> dict[str, Any]:
     rubric = rubric_of(response.question_version.content)
+    maximum = rubric_maximum(rubric)
     roles = _DECIDING.get(status, ())
     shown = [m for m in marks if m.role in roles]
     return {
@@ -127,6 +128,9 @@ def _feedback(response: Response, marks: list[Mark], status: str) -> dict[str, A
                 "comment": m.comment,
                 "adjustment": m.adjustment,
                 "adjustment_reason": m.adjustment_reason,
+                # The question's score is this share of its points (the slot's, in a quiz).
+                "rubric_points": m.rubric_points + m.adjustment,
+                "rubric_maximum": maximum,
             }
             for m in shown
         ]
