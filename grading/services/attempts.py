@@ -180,7 +180,8 @@ def drawn_responses(drawn: list[Drawn], seed: int) -> list[Response]:
 
 
 def _is_oral(version: QuestionVersion) -> bool:
-    return version.content.get("type") == "viva" and version.content.get("mode") == "oral"
+    content = version.content
+    return bool(content.get("type") == "viva" and content.get("mode") == "oral")
 
 
 def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime) -> Attempt:
