@@ -17,7 +17,7 @@ class Scope(models.TextChoices):
     READ_GRADES = "grades:read", "Read grades"
     MANAGE_ROSTER = "roster:manage", "Manage users, courses and memberships"
     MANAGE_QUIZZES = "quizzes:manage", "Create, schedule, open and close quizzes"
-    MANAGE_QUESTIONS = "questions:manage", "Read the bank's questions"
+    MANAGE_QUESTIONS = "questions:manage", "Read and write the bank's questions"
 
 
 def client_scopes_of(request: Request) -> frozenset[str] | None:

@@ -28,7 +28,8 @@ class VersionImmutable(DomainError):
 
 
 class QuestionInvalid(DomainError):
-    """A question edited outside the bank files breaks a rule of the format."""
+    """A question edited outside the bank files breaks a rule of the format; `fields` names
+    each (`content.choices`, `topic`)."""
 
     code: ClassVar[str] = "question_invalid"
 

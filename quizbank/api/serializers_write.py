@@ -115,3 +115,16 @@ def split_slots(data: dict[str, Any]) -> tuple[dict[str, Any], list[SlotSpec] | 
     if slots is None:
         return settings, None
     return settings, [SlotSpec(**slot) for slot in slots]
+
+
+class QuestionInputSerializer(serializers.Serializer[dict[str, Any]]):
+    """A question's topic and its whole content in the bank format (docs/bank-format.md),
+    code files under `files` and images under `assets`; checked as a bank import is."""
+
+    topic = serializers.SlugField(max_length=80, help_text="A topic slug of the course.")
+    content = serializers.DictField(help_text="The question as a bank file holds it.")
+
+
+class QuestionCreateInputSerializer(QuestionInputSerializer):
+    course = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    slug = serializers.SlugField(max_length=80)

@@ -7,6 +7,7 @@ in `grading.api.release`."""
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
@@ -38,12 +39,14 @@ from quizbank.api.serializers import (
 )
 from quizbank.api.serializers_write import (
     CourseInputSerializer,
+    QuestionCreateInputSerializer,
+    QuestionInputSerializer,
     QuizCreateInputSerializer,
     QuizInputSerializer,
     split_slots,
 )
 from quizbank.models import Course, Question, Quiz
-from quizbank.services import quiz_write
+from quizbank.services import question_authoring, quiz_write
 
 COURSE_WRITERS = (Scope.MANAGE_ROSTER, Scope.MANAGE_QUIZZES)
 QUIZ_WRITERS = (Scope.MANAGE_QUIZZES,)
@@ -94,7 +97,7 @@ class CourseDetailApi(APIView):
 
 
 class QuestionListApi(generics.ListAPIView[Question]):
-    """Questions of the courses the user authors."""
+    """Questions of the courses the user authors; POST writes a new one."""
 
     serializer_class = QuestionSummarySerializer
     filterset_fields = {
@@ -109,15 +112,55 @@ class QuestionListApi(generics.ListAPIView[Question]):
     def get_queryset(self) -> QuerySet[Question]:
         return questions_for(self.request.user).order_by("course", "slug")
 
+    @extend_schema(
+        request=QuestionCreateInputSerializer,
+        responses={201: QuestionDetailSerializer},
+        operation_id="question_create",
+    )
+    def post(self, request: Request) -> Response:
+        """Write a new question into a course you author: its version 1."""
+        require_role_somewhere(request.user, AUTHORS)
+        data = QuestionCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = access_course(request.user, data.validated_data["course"], roles=AUTHORS)
+        saved = question_authoring.question_save(
+            course=course,
+            slug=data.validated_data["slug"],
+            topic_slug=data.validated_data["topic"],
+            content=data.validated_data["content"],
+            user=request.user if isinstance(request.user, User) else None,
+        )
+        return Response(QuestionDetailSerializer(saved.question).data, status=201)
+
 
 class QuestionDetailApi(APIView):
-    client_scopes = {"GET": (Scope.MANAGE_QUESTIONS,)}
+    client_scopes = {"GET": (Scope.MANAGE_QUESTIONS,), "PUT": (Scope.MANAGE_QUESTIONS,)}
 
     @extend_schema(responses=QuestionDetailSerializer, operation_id="question_detail")
     def get(self, request: Request, question_id: int) -> Response:
         """A question with every version's full content (authors only)."""
         question = access_question(request.user, question_id)
         return Response(QuestionDetailSerializer(question).data)
+
+    @extend_schema(
+        request=QuestionInputSerializer,
+        responses=QuestionDetailSerializer,
+        operation_id="question_update",
+    )
+    def put(self, request: Request, question_id: int) -> Response:
+        """Store new content as the question's next version (none when nothing changed);
+        attempts keep the version they drew."""
+        question = access_question(request.user, question_id)
+        data = QuestionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        saved = question_authoring.question_save(
+            course=question.course,
+            question=question,
+            topic_slug=data.validated_data["topic"],
+            content=data.validated_data["content"],
+            user=request.user if isinstance(request.user, User) else None,
+        )
+        return Response(QuestionDetailSerializer(saved.question).data)
 
 
 def _for_authors(quiz: Quiz) -> dict[str, Any]:

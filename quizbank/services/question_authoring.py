@@ -1,0 +1,200 @@
+"""Authors writing one question in the browser or over the API: its content as bank-format
+YAML (the form `bank_export` writes), checked by the same rules as a bank import, and saved
+as a new version only when it changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from config.text import unstorable_text
+from quizbank.bankfiles import canonicalize
+from quizbank.bankfiles.source import YamlSyntaxError, load_yaml
+from quizbank.bankfiles.writer import dump_yaml
+from quizbank.errors import QuestionInvalid, SlugTaken
+from quizbank.models import Course, Question, Topic
+from quizbank.services.assets import asset_blobs_missing
+from quizbank.services.bank_import import bank_write_question, question_problems
+from quizbank.services.content import question_content
+
+# An editor's whole question, reference solution included, fits well within this.
+MAX_YAML_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class Saved:
+    question: Question
+    outcome: str  # "created", "updated" or "unchanged"
+
+
+def question_yaml(question: Question) -> str:
+    """The question's current content as the YAML an author edits."""
+    version = question.current_version
+    content = version.content if version is not None else question_content(question)
+    return dump_yaml(canonicalize(content))
+
+
+def content_from_yaml(text: str) -> dict[str, Any]:
+    """The question a YAML text holds; QuestionInvalid (field `content`, with the line) when
+    it is not one mapping of YAML."""
+    if len(text) > MAX_YAML_CHARS:
+        raise _invalid("content", f"is over {MAX_YAML_CHARS} characters")
+    try:
+        data = load_yaml(text).data
+    except YamlSyntaxError as error:
+        raise _invalid("content", f"line {error.line}: {error.message}") from error
+    if not isinstance(data, dict):
+        raise _invalid("content", "must be a mapping of fields (type: ..., title: ..., ...)")
+    return data
+
+
+@transaction.atomic
+def question_save(
+    *,
+    course: Course,
+    topic_slug: str,
+    content: dict[str, Any],
+    user: User | None,
+    question: Question | None = None,
+    slug: str = "",
+) -> Saved:
+    """Create a question named `slug` in `course` (question None), or store `content` as the
+    next version of `question`; QuestionInvalid names every rule it breaks, SlugTaken a slug
+    already in the course. Attempts keep the version they drew, so an edit (even of the
+    type) changes only what later attempts get."""
+    topic = Topic.objects.filter(course=course, slug=topic_slug).first()
+    if topic is None:
+        raise _invalid("topic", f"the course has no topic {topic_slug!r}")
+    _check(content)
+    canonical = canonicalize(content)
+    if question is None and Question.objects.filter(course=course, slug=slug).exists():
+        raise SlugTaken(
+            "The course has a question with this slug.", fields={"slug": ["Already taken."]}
+        )
+    outcome = bank_write_question(
+        course=course, topic=topic, slug=slug, question=question, content=canonical, user=user
+    )
+    saved = Question.objects.select_related("current_version", "topic").get(
+        course=course, slug=question.slug if question is not None else slug
+    )
+    return Saved(saved, outcome)
+
+
+def _check(content: dict[str, Any]) -> None:
+    problems = question_problems(content)
+    if unstorable_text(content):
+        problems.append("content: text holds NUL characters or unpaired surrogates")
+    assets: dict[str, str] = content.get("assets", {}) if isinstance(content, dict) else {}
+    if isinstance(assets, dict):
+        digests = {str(digest) for digest in assets.values()}
+        problems += [
+            f"assets: no image {digest} in this bank" for digest in asset_blobs_missing(digests)
+        ]
+    if not problems:
+        return
+    fields: dict[str, list[str]] = {}
+    for problem in problems:
+        where, _, message = problem.partition(": ")
+        fields.setdefault(f"content.{where}" if message else "content", []).append(message or where)
+    first = problems[0]
+    raise QuestionInvalid(f"The question breaks the bank's rules: {first}", fields=fields)
+
+
+def _invalid(field: str, message: str) -> QuestionInvalid:
+    return QuestionInvalid(f"{field}: {message}", fields={field: [message]})
+
+
+# What "New question" starts from, one per type: valid as they stand, for the author to
+# rewrite. (In the bank's own words: these are examples of the format, not course content.)
+STARTERS: dict[str, dict[str, Any]] = {
+    "single_choice": {
+        "type": "single_choice",
+        "title": "A new single-choice question",
+        "prompt": "What does `torch.zeros(2, 3).shape` give?",
+        "choices": [
+            {"text": "`torch.Size([2, 3])`", "correct": True, "feedback": "Rows, then columns."},
+            {"text": "`torch.Size([3, 2])`", "feedback": "The order is the one you passed."},
+            {"text": "`6`", "feedback": "That is the number of elements, `numel()`."},
+        ],
+    },
+    "multiple_choice": {
+        "type": "multiple_choice",
+        "title": "A new multiple-choice question",
+        "prompt": "Which of these tensors are leaves? Select all that apply.",
+        "scoring": "partial",
+        "choices": [
+            {"text": "`torch.ones(3, requires_grad=True)`", "correct": True},
+            {"text": "`torch.ones(3)`", "correct": True},
+            {"text": "`torch.ones(3, requires_grad=True) * 2`"},
+        ],
+    },
+    "true_false": {
+        "type": "true_false",
+        "title": "A new true/false question",
+        "prompt": "A tensor created by the user has `grad_fn` set to `None`.",
+        "answer": True,
+    },
+    "numeric": {
+        "type": "numeric",
+        "title": "A new numeric question",
+        "prompt": "How many elements does a tensor of shape `(4, 5, 6)` hold?",
+        "answers": [{"value": 120, "feedback": "4 × 5 × 6."}],
+    },
+    "short_text": {
+        "type": "short_text",
+        "title": "A new short-text question",
+        "prompt": "Which tensor method returns a copy with contiguous memory?",
+        "answers": [{"text": "contiguous", "feedback": "Yes: `x.contiguous()`."}],
+    },
+    "code": {
+        "type": "code",
+        "title": "A new code question",
+        "prompt": "Write `double(x)` that returns a new tensor twice `x`, leaving `x` as it is.",
+        "entry_point": "double",
+        "starter_code": "import torch\n\n\ndef double(x: torch.Tensor) -> torch.Tensor:\n    ...\n",
+        "cases": [
+            {"name": "three values", "args": [{"tensor": [1.0, -2.0, 0.5]}]},
+            {
+                "name": "random matrix",
+                "seed": 1,
+                "args": [{"random": [4, 3]}],
+                "checks": ["purity"],
+            },
+        ],
+        "files": {
+            "reference.py": "import torch\n\n\ndef double(x):\n    return x * 2\n",
+            "wrong_adds_two.py": "import torch\n\n\ndef double(x):\n    return x + 2\n",
+        },
+    },
+    "viva": {
+        "type": "viva",
+        "title": "A new viva question",
+        "mode": "written",
+        "points": 3,
+        "prompt": "Explain what `loss.backward()` does with the recorded graph.",
+        "model_answer": "It walks the graph from the loss back to the leaves, applying the "
+        "chain rule at each node, and adds each leaf's gradient into its `.grad`.",
+        "rubric": [
+            {
+                "criterion": "The backward pass",
+                "levels": [
+                    {"label": "Missing", "points": 0, "descriptor": "No account of the pass."},
+                    {"label": "Partial", "points": 1, "descriptor": "Names the chain rule only."},
+                    {
+                        "label": "Full",
+                        "points": 2,
+                        "descriptor": "From loss to leaves, into .grad.",
+                    },
+                ],
+            }
+        ],
+    },
+}
+
+
+def starter_yaml(qtype: str) -> str:
+    """A valid question of `qtype` to start from (a single-choice one for an unknown type)."""
+    return dump_yaml(canonicalize(STARTERS.get(qtype, STARTERS["single_choice"])))
