@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from quizbank.pages import access, builder
+from quizbank.pages import access, builder, questions
 
 app_name = "quizbank-pages"
 
@@ -10,4 +10,11 @@ urlpatterns = [
     path("courses/<int:course_id>/quizzes/new/", builder.quiz_create_page, name="quiz-create"),
     path("quizzes/<int:quiz_id>/", builder.quiz_edit_page, name="quiz-edit"),
     path("quizzes/<int:quiz_id>/access/", access.quiz_access_page, name="quiz-access"),
+    path("courses/<int:course_id>/questions/", questions.question_list_page, name="question-list"),
+    path(
+        "courses/<int:course_id>/questions/new/",
+        questions.question_create_page,
+        name="question-create",
+    ),
+    path("questions/<int:question_id>/", questions.question_edit_page, name="question-edit"),
 ]

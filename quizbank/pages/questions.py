@@ -1,0 +1,145 @@
+"""Authors' question pages: a course's bank, and one question written as bank-format YAML
+(new, or its next version), checked by the same rules as an import."""
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from config.exceptions import DomainError
+from quizbank.access import AUTHORS, access_course, access_question
+from quizbank.models import Course, Question, QuestionType
+from quizbank.selectors import course_questions, question_versions
+from quizbank.services.question_authoring import (
+    MAX_YAML_CHARS,
+    STARTERS,
+    content_from_yaml,
+    question_save,
+    question_yaml,
+    starter_yaml,
+)
+
+
+class QuestionForm(forms.Form):
+    slug = forms.SlugField(max_length=80, help_text="Its name in the bank: letters, digits, -.")
+    topic = forms.ChoiceField(choices=[])
+    content = forms.CharField(
+        label="The question (bank-format YAML)",
+        max_length=MAX_YAML_CHARS,
+        strip=False,
+        widget=forms.Textarea(
+            attrs={"rows": 30, "spellcheck": "false", "class": "code-text", "wrap": "off"}
+        ),
+        help_text="The fields of docs/bank-format.md; a code question's files go under "
+        "`files:` (reference.py and at least one wrong_<name>.py).",
+    )
+
+    def __init__(self, *args: Any, course: Course, new: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        topics = course.topics.order_by("position")
+        self.fields["topic"] = forms.ChoiceField(choices=[(t.slug, t.title) for t in topics])
+        if not new:
+            del self.fields["slug"]
+
+
+def _user(request: HttpRequest) -> User | None:
+    return request.user if isinstance(request.user, User) else None
+
+
+def _save(
+    request: HttpRequest, form: QuestionForm, course: Course, question: Question | None
+) -> Question | None:
+    """The saved question, or None with the refusal put on the form's fields."""
+    if not form.is_valid():
+        return None
+    try:
+        content = content_from_yaml(form.cleaned_data["content"])
+        saved = question_save(
+            course=course,
+            question=question,
+            slug=form.cleaned_data.get("slug", ""),
+            topic_slug=form.cleaned_data["topic"],
+            content=content,
+            user=_user(request),
+        )
+    except DomainError as refused:
+        for name, problems in (refused.fields or {"content": [refused.message]}).items():
+            field = name if name in form.fields else "content"
+            for problem in problems:
+                where = "" if field == name else f"{name.removeprefix('content.')}: "
+                form.add_error(field, f"{where}{problem}")
+        return None
+    done = {"created": "Created", "updated": "Saved a new version of", "unchanged": "No change to"}
+    messages.success(request, f"{done[saved.outcome]} {saved.question.title}.")
+    return saved.question
+
+
+@login_required
+def question_list_page(request: HttpRequest, course_id: int) -> HttpResponse:
+    """The course's questions, by topic, filtered by topic and type."""
+    course = access_course(request.user, course_id, roles=AUTHORS)
+    questions = course_questions(course)
+    topics = list(course.topics.order_by("position"))
+    topic, qtype = request.GET.get("topic", ""), request.GET.get("type", "")
+    # Only a known value filters: anything else (a typo, hostile bytes) shows every question.
+    if topic in {t.slug for t in topics}:
+        questions = questions.filter(topic__slug=topic)
+    if qtype in QuestionType.values:
+        questions = questions.filter(type=qtype)
+    context = {
+        "course": course,
+        "questions": questions,
+        "topics": topics,
+        "types": QuestionType.choices,
+        "chosen": {"topic": topic, "type": qtype},
+    }
+    return render(request, "quizbank/author/questions.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def question_create_page(request: HttpRequest, course_id: int) -> HttpResponse:
+    """A new question, started from an example of the chosen type."""
+    course = access_course(request.user, course_id, roles=AUTHORS)
+    qtype = request.GET.get("type", "single_choice")
+    if request.method == "POST":
+        form = QuestionForm(request.POST, course=course, new=True)
+        saved = _save(request, form, course, None)
+        if saved is not None:
+            return redirect("quizbank-pages:question-edit", question_id=saved.pk)
+    else:
+        form = QuestionForm(course=course, new=True, initial={"content": starter_yaml(qtype)})
+    context = {
+        "course": course,
+        "form": form,
+        "types": [(value, label) for value, label in QuestionType.choices if value in STARTERS],
+        "chosen_type": qtype,
+    }
+    return render(request, "quizbank/author/question_edit.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def question_edit_page(request: HttpRequest, question_id: int) -> HttpResponse:
+    """The question's current content to edit; saving it makes the next version."""
+    question = access_question(request.user, question_id)
+    course = question.course
+    if request.method == "POST":
+        form = QuestionForm(request.POST, course=course, new=False)
+        if _save(request, form, course, question) is not None:
+            return redirect("quizbank-pages:question-edit", question_id=question.pk)
+    else:
+        initial = {"topic": question.topic.slug, "content": question_yaml(question)}
+        form = QuestionForm(course=course, new=False, initial=initial)
+    context = {
+        "course": course,
+        "question": question,
+        "form": form,
+        "versions": question_versions(question)[:20],
+    }
+    return render(request, "quizbank/author/question_edit.html", context)

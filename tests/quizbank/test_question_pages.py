@@ -1,0 +1,117 @@
+"""Authors' question pages: the course's bank, a new question from an example, an edit as the
+next version, and refusals shown on the form with nothing saved."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from quizbank.models import Question, Role
+from quizbank.services.question_authoring import question_yaml, starter_yaml
+from tests.grading.factories import member, new_course, new_topic
+
+pytestmark = pytest.mark.django_db
+
+
+def _browser(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def author() -> User:
+    course = new_course()
+    new_topic(course=course, slug="tensors", title="Tensors")
+    return member(course, Role.AUTHOR)
+
+
+def _course_id(author: User) -> int:
+    return int(author.course_memberships.get().course_id)
+
+
+def _create(author: User, content: str, slug: str = "new-one") -> Client:
+    page = _browser(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    page.post(url, {"slug": slug, "topic": "tensors", "content": content})
+    return page
+
+
+def test_a_new_question_starts_from_an_example_and_is_created(author: User) -> None:
+    page = _browser(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    shown = page.get(url, {"type": "numeric"}).content.decode()
+    assert "type: numeric" in shown
+    created = page.post(
+        url, {"slug": "elements", "topic": "tensors", "content": starter_yaml("code")}
+    )
+    question = Question.objects.get(slug="elements")
+    assert created.status_code == 302
+    assert created["Location"] == reverse("quizbank-pages:question-edit", args=[question.pk])
+    assert question.type == "code"
+    listed = page.get(reverse("quizbank-pages:question-list", args=[_course_id(author)]))
+    assert "A new code question" in listed.content.decode()
+    only_numeric = page.get(listed.request["PATH_INFO"], {"type": "numeric"}).content.decode()
+    assert "A new code question" not in only_numeric
+
+
+def test_an_edit_saves_the_next_version_and_the_same_text_saves_none(author: User) -> None:
+    page = _create(author, starter_yaml("true_false"))
+    question = Question.objects.get(slug="new-one")
+    url = reverse("quizbank-pages:question-edit", args=[question.pk])
+    text = question_yaml(question).replace("A new true/false question", "Leaves and grad_fn")
+    saved = page.post(url, {"topic": "tensors", "content": text}, follow=True)
+    assert "Saved a new version of Leaves and grad_fn." in saved.content.decode()
+    again = page.post(url, {"topic": "tensors", "content": text}, follow=True)
+    assert "No change to Leaves and grad_fn." in again.content.decode()
+    assert sorted(question.versions.values_list("number", flat=True)) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("type: true_false\ntitle: [unclosed\n", "line 3: not valid YAML"),
+        ("- just\n- a list\n", "must be a mapping of fields"),
+        ("type: true_false\ntitle: T\nprompt: P\nanswer: maybe\n", "answer"),
+        ("type: essay\ntitle: T\nprompt: P\n", "type"),
+    ],
+)
+def test_a_refused_edit_says_where_and_changes_nothing(author: User, text: str, shown: str) -> None:
+    page = _create(author, starter_yaml("true_false"))
+    question = Question.objects.get(slug="new-one")
+    url = reverse("quizbank-pages:question-edit", args=[question.pk])
+    reply = page.post(url, {"topic": "tensors", "content": text})
+    assert reply.status_code == 200
+    body = reply.content.decode()
+    assert "Not saved" in body
+    assert shown in body
+    assert question.versions.count() == 1
+
+
+def test_a_taken_slug_is_shown_on_its_field(author: User) -> None:
+    _create(author, starter_yaml("numeric"), slug="taken")
+    page = _browser(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    reply = page.post(
+        url, {"slug": "taken", "topic": "tensors", "content": starter_yaml("numeric")}
+    )
+    assert "Already taken." in reply.content.decode()
+    assert Question.objects.count() == 1
+
+
+def test_only_the_courses_authors_reach_the_pages(author: User) -> None:
+    _create(author, starter_yaml("numeric"))
+    question = Question.objects.get()
+    course_id = _course_id(author)
+    course = question.course
+    urls = [
+        reverse("quizbank-pages:question-list", args=[course_id]),
+        reverse("quizbank-pages:question-create", args=[course_id]),
+        reverse("quizbank-pages:question-edit", args=[question.pk]),
+    ]
+    for role in (Role.STUDENT, Role.EXAMINER):
+        user = member(course, role)
+        assert [_browser(user).get(url).status_code in (403, 404) for url in urls] == [True] * 3
+    outsider = member(new_course(), Role.AUTHOR)
+    assert [_browser(outsider).get(url).status_code in (403, 404) for url in urls] == [True] * 3
+    assert Client().get(urls[0]).status_code == 302  # to sign in
