@@ -36,6 +36,18 @@ class ContextFilter(logging.Filter):
         return True
 
 
+class ClientErrorFilter(logging.Filter):
+    """A 4xx answer is the client's doing (a refused permission, a missing page): its
+    record keeps the status and path but not the traceback, which says nothing about us."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        if isinstance(status, int) and 400 <= status < 500:
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per record: time, level, logger, message, the ids and any extras."""
 
@@ -60,12 +72,15 @@ def logging_config(*, level: str, json_format: bool) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": ContextFilter}},
+        "filters": {
+            "context": {"()": ContextFilter},
+            "client_errors": {"()": ClientErrorFilter},
+        },
         "formatters": {"json": {"()": JsonFormatter}, "plain": {"format": plain}},
         "handlers": {
             "console": {
                 "class": "logging.StreamHandler",
-                "filters": ["context"],
+                "filters": ["context", "client_errors"],
                 "formatter": "json" if json_format else "plain",
             }
         },

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import sys
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -11,7 +12,7 @@ from django.test import Client
 
 from config.celery_workers import use_broker, worker_processes
 from config.exceptions import database_unavailable
-from config.logging import ContextFilter, JsonFormatter
+from config.logging import ClientErrorFilter, ContextFilter, JsonFormatter
 
 # Redis databases 8-11 belong to this suite's fault and health tests.
 HEALTH_BROKER = "redis://127.0.0.1:6379/8"
@@ -99,6 +100,7 @@ class _Lines(logging.Handler):
         super().__init__()
         self.lines: list[str] = []
         self.addFilter(ContextFilter())
+        self.addFilter(ClientErrorFilter())
         self.setFormatter(JsonFormatter())
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -128,6 +130,28 @@ def test_a_request_logs_json_with_its_request_and_attempt_ids(
     assert logged[-1]["request_id"] == "exam-room-7"
     assert logged[-1]["attempt_id"] == 424242
     assert logged[-1]["level"] == "WARNING"
+
+
+@pytest.mark.parametrize(("status", "traced"), [(403, False), (404, False), (500, True)])
+def test_only_a_server_error_is_logged_with_its_traceback(status: int, traced: bool) -> None:
+    """A 4xx is the client's doing: its traceback would only bury the 5xx ones."""
+    handler = _Lines()
+    try:
+        raise PermissionError("refused")
+    except PermissionError:
+        record = logging.getLogger("django.request").makeRecord(
+            "django.request",
+            logging.WARNING,
+            __file__,
+            1,
+            "Forbidden: %s",
+            ("/x/",),
+            sys.exc_info(),
+            extra={"status_code": status},
+        )
+    handler.handle(record)
+    [line] = handler.lines
+    assert ("exception" in json.loads(line)) is traced
 
 
 def test_a_client_request_id_that_is_not_plain_text_is_replaced(client: Client) -> None:
