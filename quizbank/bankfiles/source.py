@@ -56,6 +56,7 @@ class YamlSyntaxError(Exception):
 def load_yaml(text: str) -> LoadedYaml:
     """Parse one YAML document, keeping line numbers; raise YamlSyntaxError if unreadable."""
     try:
+        _refuse_aliases(text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
@@ -69,6 +70,15 @@ def load_yaml(text: str) -> LoadedYaml:
     if node is not None:
         _walk(node, (), source, issues)
     return LoadedYaml(data=data, source=source, issues=issues)
+
+
+def _refuse_aliases(text: str) -> None:
+    """A bank file needs no anchors, and an alias of an alias of ... expands exponentially
+    when walked or written out (a "billion laughs"): refused before anything is built."""
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            line = event.start_mark.line + 1
+            raise YamlSyntaxError(line, "anchors and aliases (&name, *name) are not allowed")
 
 
 def _walk(node: yaml.Node, path: FieldPath, source: SourceMap, issues: list[Issue]) -> None:

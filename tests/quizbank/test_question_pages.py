@@ -115,3 +115,19 @@ def test_only_the_courses_authors_reach_the_pages(author: User) -> None:
     outsider = member(new_course(), Role.AUTHOR)
     assert [_browser(outsider).get(url).status_code in (403, 404) for url in urls] == [True] * 3
     assert Client().get(urls[0]).status_code == 302  # to sign in
+
+
+LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]\n"
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+def test_yaml_anchors_are_refused_before_they_expand(author: User) -> None:
+    """Nine levels of nine aliases would walk to 387 million items: refused at once."""
+    page = _browser(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    content = "type: true_false\ntitle: T\nprompt: P\nanswer: true\n" + LAUGHS
+    reply = page.post(url, {"slug": "laughs", "topic": "tensors", "content": content})
+    assert "anchors and aliases (&amp;name, *name) are not allowed" in reply.content.decode()
+    assert not Question.objects.exists()
