@@ -77,7 +77,7 @@ def _refuse_aliases(text: str) -> None:
     when walked or written out (a "billion laughs"): refused before anything is built."""
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            line = event.start_mark.line + 1
+            line = event.start_mark.line + 1 if event.start_mark else 1
             raise YamlSyntaxError(line, "anchors and aliases (&name, *name) are not allowed")
 
 
