@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -153,6 +154,13 @@ def submitted_attempt(
     for position, answer in answers.items():
         response_autosave(attempt=attempt, position=position, answer=answer, version=0, now=now)
     return attempt_submit(attempt=attempt, now=now)
+
+
+def browser_as(user: User) -> Client:
+    """A browser (Django's test client) signed in as `user`."""
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 def api_as(user: User) -> APIClient:

@@ -2,19 +2,12 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 
 from grading.models.marking import Mark
 from tests.grading.content import VIVA
-from tests.grading.factories import Staff, staffed_quiz, submitted_attempt
+from tests.grading.factories import Staff, browser_as, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
-
-
-def _browser(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -35,7 +28,7 @@ def _answers(staff: Staff, count: int) -> list[int]:
 
 def test_the_page_shows_answer_model_answer_and_every_level(staff: Staff) -> None:
     (first,) = _answers(staff, 1)
-    page = _browser(staff.examiner).get(f"/examiner/marking/{first}/")
+    page = browser_as(staff.examiner).get(f"/examiner/marking/{first}/")
     assert page.status_code == 200
     assert "It adds." in page.text
     assert VIVA["model_answer"][:20] in page.text
@@ -46,7 +39,7 @@ def test_the_page_shows_answer_model_answer_and_every_level(staff: Staff) -> Non
 def test_save_and_next_marks_and_moves_to_the_next_unmarked(staff: Staff) -> None:
     first, second = _answers(staff, 2)
     body = {f"level-{i}": "1" for i in range(len(VIVA["rubric"]))}
-    reply = _browser(staff.examiner).post(
+    reply = browser_as(staff.examiner).post(
         f"/examiner/marking/{first}/", {**body, "comment": "Good.", "next": ""}
     )
     assert reply.status_code == 302
@@ -59,7 +52,7 @@ def test_save_and_next_marks_and_moves_to_the_next_unmarked(staff: Staff) -> Non
 def test_a_missing_or_bad_level_is_refused_with_a_message(staff: Staff) -> None:
     (first,) = _answers(staff, 1)
     for body in ({}, {"level-0": "x"}, {"level-0": "99999999"}):
-        reply = _browser(staff.examiner).post(f"/examiner/marking/{first}/", body, follow=True)
+        reply = browser_as(staff.examiner).post(f"/examiner/marking/{first}/", body, follow=True)
         assert reply.status_code == 200
         assert "Not saved:" in reply.text
     assert not Mark.objects.filter(response_id=first).exists()
@@ -67,24 +60,24 @@ def test_a_missing_or_bad_level_is_refused_with_a_message(staff: Staff) -> None:
 
 def test_students_and_other_courses_examiners_cannot_open_it(staff: Staff) -> None:
     (first,) = _answers(staff, 1)
-    assert _browser(staff.student).get(f"/examiner/marking/{first}/").status_code in (403, 404)
-    assert _browser(staff.outsider).get(f"/examiner/marking/{first}/").status_code == 404
+    assert browser_as(staff.student).get(f"/examiner/marking/{first}/").status_code in (403, 404)
+    assert browser_as(staff.outsider).get(f"/examiner/marking/{first}/").status_code == 404
 
 
 def _post_levels(user: User, answer: int, level: int, **extra: str) -> object:
     body = {f"level-{i}": str(level) for i in range(len(VIVA["rubric"]))}
-    return _browser(user).post(f"/examiner/marking/{answer}/", {**body, **extra})
+    return browser_as(user).post(f"/examiner/marking/{answer}/", {**body, **extra})
 
 
 def test_a_second_mark_is_asked_for_and_a_flagged_disagreement_moderated(staff: Staff) -> None:
     (answer,) = _answers(staff, 1)
     _post_levels(staff.examiner, answer, 0)
-    _browser(staff.examiner).post(f"/examiner/marking/{answer}/", {"second": ""})
+    browser_as(staff.examiner).post(f"/examiner/marking/{answer}/", {"second": ""})
     top = min(len(c["levels"]) for c in VIVA["rubric"]) - 1
     _post_levels(staff.second, answer, top)
-    flagged = _browser(staff.moderator).get(f"/examiner/marking/{answer}/")
+    flagged = browser_as(staff.moderator).get(f"/examiner/marking/{answer}/")
     assert "Moderate:" in flagged.text
     _post_levels(staff.moderator, answer, 1)
     roles = sorted(Mark.objects.filter(response_id=answer).values_list("role", flat=True))
     assert roles == ["first", "moderator", "second"]
-    assert "Moderate:" not in _browser(staff.moderator).get(f"/examiner/marking/{answer}/").text
+    assert "Moderate:" not in browser_as(staff.moderator).get(f"/examiner/marking/{answer}/").text

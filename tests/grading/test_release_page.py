@@ -1,21 +1,14 @@
 """The examiner's release page: lists what is not final, refuses, then releases."""
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from quizbank.models import ReleasePolicy
 from tests.grading.content import SINGLE, VIVA
-from tests.grading.factories import Staff, api_as, staffed_quiz, submitted_attempt
+from tests.grading.factories import Staff, api_as, browser_as, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
-
-
-def _browser(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -29,7 +22,7 @@ def staff() -> Staff:
 def test_an_unmarked_viva_blocks_the_release_until_it_is_marked(staff: Staff) -> None:
     attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "x"}})
     url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
-    page = _browser(staff.examiner)
+    page = browser_as(staff.examiner)
     shown = page.get(url)
     assert shown.status_code == 200
     assert "Not final yet (1)" in shown.text
@@ -48,10 +41,10 @@ def test_an_unmarked_viva_blocks_the_release_until_it_is_marked(staff: Staff) ->
 
 def test_only_the_course_examiners_see_the_page(staff: Staff) -> None:
     url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
-    assert _browser(staff.student).get(url).status_code == 403
-    assert _browser(staff.outsider).get(url).status_code == 404
+    assert browser_as(staff.student).get(url).status_code == 403
+    assert browser_as(staff.outsider).get(url).status_code == 404
     assert Client().get(url).status_code == 302
-    assert _browser(staff.examiner).put(url).status_code == 405
+    assert browser_as(staff.examiner).put(url).status_code == 405
 
 
 def test_a_quiz_releasing_immediately_says_so_and_offers_no_release(staff: Staff) -> None:
@@ -59,10 +52,10 @@ def test_a_quiz_releasing_immediately_says_so_and_offers_no_release(staff: Staff
     staff.quiz.save()
     submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "x"}})
     url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
-    shown = _browser(staff.examiner).get(url).text
+    shown = browser_as(staff.examiner).get(url).text
     assert "As soon as graded" in shown
     assert "not yet released" not in shown
     assert "Release results</button>" not in shown
     staff.quiz.release_policy = ReleasePolicy.MANUAL
     staff.quiz.save()
-    assert "1 submitted attempt not yet released" in _browser(staff.examiner).get(url).text
+    assert "1 submitted attempt not yet released" in browser_as(staff.examiner).get(url).text

@@ -4,7 +4,6 @@ import re
 from xml.etree import ElementTree
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
@@ -12,17 +11,11 @@ from grading.models.marking import QuizMarkingPolicy
 from grading.services.marking.marks import MarkInput, mark_create
 from quizbank.models import Role
 from tests.grading.content import SINGLE, VIVA
-from tests.grading.factories import Staff, member, staffed_quiz, submitted_attempt
+from tests.grading.factories import Staff, browser_as, member, staffed_quiz, submitted_attempt
 
 NS = "{http://www.w3.org/2000/svg}"
 
 pytestmark = pytest.mark.django_db
-
-
-def _browser(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -33,7 +26,7 @@ def staff() -> Staff:
 
 
 def _report(staff: Staff) -> str:
-    page = _browser(staff.examiner).get(f"/examiner/quizzes/{staff.quiz.pk}/report/")
+    page = browser_as(staff.examiner).get(f"/examiner/quizzes/{staff.quiz.pk}/report/")
     assert page.status_code == 200
     return page.text
 
@@ -63,14 +56,14 @@ def test_the_report_draws_its_charts_and_links_the_csvs(staff: Staff) -> None:
     assert "1 graded attempt" in page
     csv_url = f"/api/quizzes/{staff.quiz.pk}/statistics.csv?attempts=all"
     assert csv_url in page
-    assert _browser(staff.examiner).get(csv_url).status_code == 200
+    assert browser_as(staff.examiner).get(csv_url).status_code == 200
 
 
 def test_a_bad_scope_falls_back_and_outsiders_get_nothing(staff: Staff) -> None:
     url = f"/examiner/quizzes/{staff.quiz.pk}/report/"
-    assert _browser(staff.examiner).get(url, {"attempts": "nonsense"}).status_code == 200
-    assert _browser(staff.outsider).get(url).status_code == 404
-    assert _browser(staff.student).get(url).status_code == 403
+    assert browser_as(staff.examiner).get(url, {"attempts": "nonsense"}).status_code == 200
+    assert browser_as(staff.outsider).get(url).status_code == 404
+    assert browser_as(staff.student).get(url).status_code == 403
 
 
 def test_anonymous_visitors_are_sent_to_sign_in(staff: Staff) -> None:

@@ -1,22 +1,14 @@
 """The live viva page: start, draw, notes and marks, finish; refusals are messages."""
 
 import pytest
-from django.contrib.auth.models import User
-from django.test import Client
 
 from grading.models import AttemptStatus
 from grading.models.viva_sessions import VivaSession
 from quizbank.models import ReleasePolicy
 from tests.grading.content import VIVA
-from tests.grading.factories import Staff, staffed_quiz
+from tests.grading.factories import Staff, browser_as, staffed_quiz
 
 pytestmark = pytest.mark.django_db
-
-
-def _browser(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -28,7 +20,7 @@ def staff() -> Staff:
 
 
 def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
-    page = _browser(staff.examiner)
+    page = browser_as(staff.examiner)
     started = page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
     assert started.status_code == 302
     session = VivaSession.objects.get(attempt__user=staff.student)
@@ -48,7 +40,7 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
 
 
 def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None:
-    page = _browser(staff.examiner)
+    page = browser_as(staff.examiner)
     start = f"/examiner/quizzes/{staff.quiz.pk}/viva/"
     refused = page.post(start, {"student": staff.outsider.pk}, follow=True)
     assert "Choose a student of this course." in refused.text
@@ -62,5 +54,5 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
         {"action": "draw"},
     ):
         assert page.post(url, body, follow=True).status_code == 200
-    assert _browser(staff.outsider).get(url).status_code == 404
-    assert _browser(staff.student).get(url).status_code in (403, 404)
+    assert browser_as(staff.outsider).get(url).status_code == 404
+    assert browser_as(staff.student).get(url).status_code in (403, 404)

@@ -8,15 +8,9 @@ from django.urls import reverse
 
 from quizbank.models import Question, Role
 from quizbank.services.question_authoring import question_yaml, starter_yaml
-from tests.grading.factories import member, new_course, new_topic
+from tests.grading.factories import browser_as, member, new_course, new_topic
 
 pytestmark = pytest.mark.django_db
-
-
-def _browser(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -31,14 +25,14 @@ def _course_id(author: User) -> int:
 
 
 def _create(author: User, content: str, slug: str = "new-one") -> Client:
-    page = _browser(author)
+    page = browser_as(author)
     url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
     page.post(url, {"slug": slug, "topic": "tensors", "content": content})
     return page
 
 
 def test_a_new_question_starts_from_an_example_and_is_created(author: User) -> None:
-    page = _browser(author)
+    page = browser_as(author)
     url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
     shown = page.get(url, {"type": "numeric"}).content.decode()
     assert "type: numeric" in shown
@@ -90,7 +84,7 @@ def test_a_refused_edit_says_where_and_changes_nothing(author: User, text: str, 
 
 def test_a_taken_slug_is_shown_on_its_field(author: User) -> None:
     _create(author, starter_yaml("numeric"), slug="taken")
-    page = _browser(author)
+    page = browser_as(author)
     url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
     reply = page.post(
         url, {"slug": "taken", "topic": "tensors", "content": starter_yaml("numeric")}
@@ -111,9 +105,9 @@ def test_only_the_courses_authors_reach_the_pages(author: User) -> None:
     ]
     for role in (Role.STUDENT, Role.EXAMINER):
         user = member(course, role)
-        assert [_browser(user).get(url).status_code in (403, 404) for url in urls] == [True] * 3
+        assert [browser_as(user).get(url).status_code in (403, 404) for url in urls] == [True] * 3
     outsider = member(new_course(), Role.AUTHOR)
-    assert [_browser(outsider).get(url).status_code in (403, 404) for url in urls] == [True] * 3
+    assert [browser_as(outsider).get(url).status_code in (403, 404) for url in urls] == [True] * 3
     assert Client().get(urls[0]).status_code == 302  # to sign in
 
 
@@ -125,7 +119,7 @@ LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
 
 def test_yaml_anchors_are_refused_before_they_expand(author: User) -> None:
     """Nine levels of nine aliases would walk to 387 million items: refused at once."""
-    page = _browser(author)
+    page = browser_as(author)
     url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
     content = "type: true_false\ntitle: T\nprompt: P\nanswer: true\n" + LAUGHS
     reply = page.post(url, {"slug": "laughs", "topic": "tensors", "content": content})
