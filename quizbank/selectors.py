@@ -65,3 +65,20 @@ def course_student(course_id: int, **lookup: Any) -> User | None:
         .distinct()
         .first()
     )
+
+
+def is_oral(content: dict[str, Any]) -> bool:
+    """A viva question asked aloud: the student has nothing to type."""
+    return bool(content.get("type") == "viva" and content.get("mode") == "oral")
+
+
+def quiz_is_live_only(quiz: Quiz) -> bool:
+    """Every slot is a fixed oral viva question: an examiner runs the quiz as a live viva
+    (slots prefetched with their questions' current versions, or read here)."""
+    slots = list(quiz.slots.all())
+    return bool(slots) and all(
+        slot.question is not None
+        and slot.question.current_version is not None
+        and is_oral(slot.question.current_version.content)
+        for slot in slots
+    )

@@ -10,6 +10,7 @@ from grading.models import Attempt, AttemptStatus
 from grading.selectors import attempt_final_score, attempt_released
 from quizbank.access import AnyUser, courses_for, user_id
 from quizbank.models import Quiz, Role
+from quizbank.selectors import quiz_is_live_only
 from quizbank.services.quiz_access import QuizTerms, quiz_terms
 
 
@@ -21,6 +22,7 @@ class QuizRow:
     attempts_left: int | None  # None: unlimited
     open_attempt: int | None
     terms: QuizTerms  # the quiz as it applies to this student (their override applied)
+    live_only: bool  # asked aloud: an examiner starts it, the student does not
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,9 @@ def _quiz_row(
         return None
     allowed = terms.attempts_allowed
     left = max(0, allowed - len(mine)) if allowed else None
-    return QuizRow(quiz, state or "open", len(mine), left, open_attempt, terms)
+    return QuizRow(
+        quiz, state or "open", len(mine), left, open_attempt, terms, quiz_is_live_only(quiz)
+    )
 
 
 def _past(attempt: Attempt, now: datetime) -> PastAttempt:
@@ -60,7 +64,11 @@ def _past(attempt: Attempt, now: datetime) -> PastAttempt:
 def student_dashboard(user: AnyUser, now: datetime) -> dict[str, list[QuizRow] | list[PastAttempt]]:
     """The student's current quizzes and past attempts (newest first)."""
     quizzes = Quiz.objects.filter(course__in=courses_for(user, [Role.STUDENT]))
-    quizzes = quizzes.select_related("course").order_by("closes_at", "title")
+    quizzes = (
+        quizzes.select_related("course")
+        .prefetch_related("slots__question__current_version")
+        .order_by("closes_at", "title")
+    )
     attempts = list(
         Attempt.objects.filter(user_id=user_id(user), quiz__in=quizzes)
         .select_related("quiz", "quiz__course")

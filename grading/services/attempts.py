@@ -26,7 +26,7 @@ from grading.errors import (
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
 from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
-from quizbank.selectors import quiz_slots, slot_pool, slot_question_points
+from quizbank.selectors import is_oral, quiz_slots, slot_pool, slot_question_points
 from quizbank.services.quiz_access import QuizTerms, quiz_access_check, quiz_terms
 
 # The server's clock for an attempt: when answers stop being accepted.
@@ -179,17 +179,12 @@ def drawn_responses(drawn: list[Drawn], seed: int) -> list[Response]:
     return rows
 
 
-def _is_oral(version: QuestionVersion) -> bool:
-    content = version.content
-    return bool(content.get("type") == "viva" and content.get("mode") == "oral")
-
-
 def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime) -> Attempt:
     seed = secrets.randbits(62)
     drawn = attempt_draw(quiz=quiz, seed=seed)
     if not drawn:
         raise QuizIsEmpty("The quiz has no questions to draw.")
-    if all(_is_oral(item.version) for item in drawn):
+    if all(is_oral(item.version.content) for item in drawn):
         # Started online, it would only use up the attempt the examiner's live viva needs.
         raise QuizIsLiveOnly(
             "This quiz is asked aloud in a live viva: an examiner starts it with you."

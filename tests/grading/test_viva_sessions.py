@@ -8,7 +8,7 @@ from grading.models import Attempt, AttemptStatus
 from grading.selectors import quiz_grade
 from quizbank.models import ReleasePolicy
 from tests.grading.content import VIVA_TWO_CRITERIA
-from tests.grading.factories import Staff, api_as, question, staffed_quiz
+from tests.grading.factories import Staff, api_as, browser_as, question, staffed_quiz
 
 pytestmark = pytest.mark.django_db
 
@@ -157,6 +157,9 @@ def test_a_quiz_of_oral_questions_only_is_started_by_an_examiner_not_online() ->
     staff.quiz.release_policy = ReleasePolicy.MANUAL
     staff.quiz.attempts_allowed = 1
     staff.quiz.save()
+    dashboard = browser_as(staff.student).get("/dashboard/").content.decode()
+    assert "A live viva: your examiner starts it with you" in dashboard
+    assert f"Start<span class=\"visually-hidden\"> {staff.quiz.title}" not in dashboard
     refused = api_as(staff.student).post(f"/api/quizzes/{staff.quiz.pk}/attempts/")
     assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "quiz_is_live_only"
