@@ -8,6 +8,7 @@ When a quiz's terms change (`quizbank.events.quiz_terms_changed`), its open atte
 get the deadlines the new terms give them.
 """
 
+from datetime import timedelta
 from typing import Any
 
 from celery.signals import task_prerun
@@ -25,9 +26,9 @@ def _on_task_prerun(task_id: str | None = None, **_: Any) -> None:
 
 
 def _on_quiz_terms_changed(
-    sender: Any, quiz: Quiz, user_ids: list[int] | None = None, **_: Any
+    sender: Any, quiz: Quiz, grace_before: timedelta, user_ids: list[int] | None = None, **_: Any
 ) -> None:
-    attempts_retime(quiz=quiz, user_ids=user_ids, now=timezone.now())
+    attempts_retime(quiz=quiz, user_ids=user_ids, grace_before=grace_before, now=timezone.now())
 
 
 def connect() -> None:

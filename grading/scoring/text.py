@@ -1,9 +1,17 @@
 """Short text answers: literal or full-match regex, with case and whitespace rules."""
 
+import logging
 import re
 from typing import Any
 
+import regex
+
 from grading.scoring.verdict import Verdict, clamp
+
+logger = logging.getLogger(__name__)
+# An author's pattern runs on a student's text: one that backtracks catastrophically
+# (`(a+)+b` on a long run of a's) gives up after this long and counts as no match.
+PATTERN_TIMEOUT_S = 0.1
 
 _SPACES = re.compile(r"\s+")
 _FENCE = re.compile(r"^```[\w+-]*[ \t]*\n(?P<body>.*?)\n?[ \t]*```$", re.DOTALL)
@@ -52,11 +60,19 @@ def _forms(text: str, *, whitespace: str, case: bool) -> set[str]:
 
 def _matches(given: set[str], accepted: dict[str, Any], *, whitespace: str, case: bool) -> bool:
     if "regex" in accepted:
-        flags = 0 if case else re.IGNORECASE
+        flags = 0 if case else regex.IGNORECASE
         pattern = str(accepted["regex"])
-        return any(re.fullmatch(pattern, form, flags) is not None for form in given)
+        return any(_fullmatch(pattern, form, flags) for form in given)
     wanted = _forms(str(accepted.get("text", "")), whitespace=whitespace, case=case)
     return not given.isdisjoint(wanted)
+
+
+def _fullmatch(pattern: str, text: str, flags: int) -> bool:
+    try:
+        return regex.fullmatch(pattern, text, flags, timeout=PATTERN_TIMEOUT_S) is not None
+    except TimeoutError:
+        logger.warning("the answer pattern %r gave up after %s s", pattern, PATTERN_TIMEOUT_S)
+        return False
 
 
 def score_text(content: dict[str, Any], answer: dict[str, Any]) -> Verdict:

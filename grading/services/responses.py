@@ -260,10 +260,13 @@ def attempt_submit(*, attempt: Attempt, now: datetime, idempotency_key: str = ""
         return attempt_refresh_total(attempt=locked, now=now)
 
 
-def attempts_retime(*, quiz: Quiz, user_ids: list[int] | None, now: datetime) -> int:
+def attempts_retime(
+    *, quiz: Quiz, user_ids: list[int] | None, grace_before: timedelta, now: datetime
+) -> int:
     """After the quiz's terms changed (its close, time limit or grace period, or a student's
-    override): submit the open attempts already past their old deadline, and give the others
-    the deadline the new terms give their start. How many were submitted."""
+    override): submit the open attempts whose answers had closed under the old terms (their
+    deadline plus `grace_before`), and give the others the deadline the new terms give their
+    start, submitting those already past it. How many were submitted."""
     # A live viva's attempt has no deadline: the examiner ends it.
     open_attempts = Attempt.objects.filter(
         quiz=quiz, status=AttemptStatus.OPEN, viva_session__isnull=True
@@ -275,12 +278,13 @@ def attempts_retime(*, quiz: Quiz, user_ids: list[int] | None, now: datetime) ->
         locked = attempt_lock(attempt_id)
         if locked.status != AttemptStatus.OPEN:
             continue
-        # Past its old deadline it stays ended: later terms do not reopen it.
-        if not attempt_is_overdue(locked, now):
+        # Closed under the old terms, it stays closed: a longer grace or limit reopens nothing.
+        closed = locked.deadline is not None and now > locked.deadline + grace_before
+        if not closed:
             terms = quiz_terms(quiz=quiz, user_id=locked.user_id)
             locked.deadline = terms.deadline(locked.started_at)
             locked.save(update_fields=["deadline"])
-        if attempt_is_overdue(locked, now):
+        if closed or attempt_is_overdue(locked, now):
             attempt_submit(attempt=locked, now=now)
             submitted += 1
     return submitted

@@ -25,19 +25,21 @@ from quizbank.models import Quiz, QuizAccessOverride
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-# A quiz's times stay far from the end of the calendar Python can count (year 9999), so a
-# close time plus a grace period, or a start plus a stretched time limit, always exists.
+# A quiz's times stay far from both ends of the calendar Python (year 1 to 9999) and
+# PostgreSQL count, so a close time plus a grace period, or a start plus a stretched time
+# limit, always exists, in every time zone.
+EARLIEST_TIME = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST_TIME = datetime(9000, 1, 1, tzinfo=UTC)
 MAX_TIME_LIMIT = timedelta(days=30)
 MAX_GRACE_PERIOD = timedelta(days=30)
 
 
 def schedule_problems(**times: datetime | None) -> dict[str, list[str]]:
-    """What is wrong with each named time (`opens_at=...`, `closes_at=...`): too far ahead."""
+    """What is wrong with each named time (`opens_at=...`, `closes_at=...`): too far away."""
     return {
-        name: [f"Must be before {LATEST_TIME.year}-01-01."]
+        name: [f"Must be between {EARLIEST_TIME.year}-01-01 and {LATEST_TIME.year}-01-01 (UTC)."]
         for name, value in times.items()
-        if value is not None and value >= LATEST_TIME
+        if value is not None and not EARLIEST_TIME <= value < LATEST_TIME
     }
 
 

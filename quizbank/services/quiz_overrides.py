@@ -68,7 +68,9 @@ def quiz_override_set(*, quiz: Quiz, student: User, data: OverrideInput) -> Quiz
             "reason": data.reason[:200],
         },
     )
-    quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=[student.pk])
+    quiz_terms_changed.send(
+        sender=Quiz, quiz=quiz, user_ids=[student.pk], grace_before=quiz.grace_period
+    )
     return override
 
 
@@ -78,7 +80,9 @@ def quiz_override_delete(*, quiz: Quiz, override_id: int) -> None:
     override = QuizAccessOverride.objects.filter(quiz=quiz, pk=override_id).first()
     if override is not None:
         override.delete()
-        quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=[override.user_id])
+        quiz_terms_changed.send(
+            sender=Quiz, quiz=quiz, user_ids=[override.user_id], grace_before=quiz.grace_period
+        )
 
 
 def quiz_access_rules_set(*, quiz: Quiz, access_code: str, networks: list[str]) -> Quiz:

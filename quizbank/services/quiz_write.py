@@ -231,7 +231,8 @@ def _terms_of(quiz: Quiz) -> tuple[Any, ...]:
 
 def _terms_changed(quiz: Quiz, before: tuple[Any, ...]) -> None:
     if _terms_of(quiz) != before:
-        quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=None)
+        grace_before = before[_TERMS.index("grace_period")]
+        quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=None, grace_before=grace_before)
 
 
 @transaction.atomic

@@ -2,7 +2,7 @@
 ends open attempts, a later close or an override extends them, and times so far ahead that
 a deadline plus grace would leave the calendar are refused when written."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -11,7 +11,10 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from grading.models import Attempt, AttemptStatus
+from quizbank.errors import AccessRuleInvalid, QuizInvalid
 from quizbank.models import Quiz, Role
+from quizbank.services.quiz_overrides import OverrideInput, quiz_override_set
+from quizbank.services.quiz_write import quiz_update
 from tests.api.conftest import World
 from tests.api.helpers import save, start
 from tests.grading.factories import member
@@ -135,3 +138,32 @@ def test_who_is_not_a_student_looks_the_same_as_who_does_not_exist(world: World)
         bodies[user_id] = reply.json()["error"]["message"].replace(str(user_id), "ID")
     assert len(set(bodies.values())) == 1
     assert world.examiner.username not in str(bodies)
+
+
+def test_a_longer_grace_or_limit_does_not_reopen_an_attempt_whose_answers_closed(
+    world: World,
+) -> None:
+    world.quiz.time_limit = timedelta(minutes=10)
+    world.quiz.save()
+    attempt = _started(world, T0)
+    assert _save_at(world, attempt["id"], T0 + timedelta(minutes=11)).status_code == 409
+    with time_machine.travel(T0 + timedelta(minutes=12), tick=False):
+        longer = _patch_quiz(world, grace_period="00:10:00", time_limit="01:00:00")
+    assert longer.status_code == 200, longer.content
+    assert Attempt.objects.get(pk=attempt["id"]).status != AttemptStatus.OPEN
+    assert _save_at(world, attempt["id"], T0 + timedelta(minutes=13)).status_code == 409
+
+
+def test_a_time_before_1900_is_refused_by_the_service_every_page_and_api_use(world: World) -> None:
+    """The builder and access pages once stored year 1 at +05:00, which is year 0 in UTC:
+    every page reading it then failed."""
+    year_one = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5)))
+    with pytest.raises(QuizInvalid) as refused:
+        quiz_update(quiz=world.quiz, data={"opens_at": year_one}, slots=None)
+    assert list(refused.value.fields) == ["opens_at"]
+    with pytest.raises(AccessRuleInvalid) as refused_override:
+        quiz_override_set(
+            quiz=world.quiz, student=world.student, data=OverrideInput(opens_at=year_one)
+        )
+    assert list(refused_override.value.fields) == ["opens_at"]
+    assert Quiz.objects.get(pk=world.quiz.pk).opens_at is None

@@ -57,3 +57,11 @@ def test_a_match_without_feedback_gives_empty_feedback_and_no_match_none() -> No
     content = short_text({"text": "grad_fn"})
     assert score_answer(content, {"text": "grad_fn"}) == Verdict(1.0, {"answer": ""})
     assert score_answer(content, {"text": "grad"}) == Verdict(0.0, {})
+
+
+def test_a_pattern_that_backtracks_catastrophically_gives_up_as_no_match() -> None:
+    """`(a+)+b` on 40 a's takes about 2**40 steps (without the limit this never ends): it
+    stops after a tenth of a second, and the next accepted answer is still tried."""
+    content = short_text({"regex": "(a+)+b"}, {"text": "a" * 40 + "!"})
+    assert score(content, "a" * 40 + "!") == 1.0
+    assert score(content, "a" * 41) == 0.0

@@ -159,7 +159,7 @@ def test_a_quiz_of_oral_questions_only_is_started_by_an_examiner_not_online() ->
     staff.quiz.save()
     dashboard = browser_as(staff.student).get("/dashboard/").content.decode()
     assert "A live viva: your examiner starts it with you" in dashboard
-    assert f"Start<span class=\"visually-hidden\"> {staff.quiz.title}" not in dashboard
+    assert f'Start<span class="visually-hidden"> {staff.quiz.title}' not in dashboard
     refused = api_as(staff.student).post(f"/api/quizzes/{staff.quiz.pk}/attempts/")
     assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "quiz_is_live_only"
