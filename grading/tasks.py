@@ -44,7 +44,10 @@ def sweep_stuck_code_answers() -> dict[str, int]:
     return code_responses_sweep(now=timezone.now())
 
 
-@shared_task(name="grading.close_overdue_attempts", ignore_result=True)
+# Bounded, so one slow attempt cannot hold a worker; the next beat picks up what is left.
+@shared_task(
+    name="grading.close_overdue_attempts", ignore_result=True, soft_time_limit=120, time_limit=150
+)
 def close_overdue_attempts() -> int:
     """Beat: submit attempts whose deadline and grace period have passed."""
     return attempts_close_overdue(now=timezone.now())

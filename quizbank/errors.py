@@ -34,6 +34,13 @@ class QuestionInvalid(DomainError):
     code: ClassVar[str] = "question_invalid"
 
 
+class QuestionChanged(DomainError):
+    """Someone saved the question since this edit began (another tab, another author)."""
+
+    code: ClassVar[str] = "question_changed"
+    status_code: ClassVar[int] = status.HTTP_409_CONFLICT
+
+
 class QuizInvalid(DomainError):
     """An author's quiz settings or slots break a rule; `fields` names each one."""
 

@@ -1,5 +1,6 @@
 """Code answers: build and send runner jobs, apply their results, sweep the stuck ones."""
 
+import logging
 import uuid
 from collections import Counter
 from datetime import datetime, timedelta
@@ -64,6 +65,11 @@ def code_job_enqueue_on_commit(
 # Apply the runner's verdict to a code response, once per job id.
 
 _OUTPUT_CAP = 4000
+GRADER_FAILED = (
+    "This answer could not be graded because of a problem on our side, not in your answer; "
+    "an examiner will grade it again."
+)
+logger = logging.getLogger(__name__)
 _WAITING = (ResponseStatus.QUEUED, ResponseStatus.RUNNING)
 
 
@@ -97,11 +103,19 @@ def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
         if response is None or response.status not in _WAITING:
             return False
         if payload.get("status") == "internal":
+            # The grader failed, not the answer (a broken reference, a lost sandbox): the
+            # student is told so without the details, which stay in the log and the job.
+            logger.error(
+                "grading job %s failed in the grader: %s",
+                payload.get("job_id"),
+                str(payload.get("message", ""))[:_OUTPUT_CAP],
+            )
             response.status, response.score = ResponseStatus.ERROR, None
+            response.feedback = {"status": "internal", "message": GRADER_FAILED, "cases": []}
         else:
             response.status = ResponseStatus.GRADED
             response.score = max(0.0, min(1.0, float(payload.get("score", 0.0))))
-        response.feedback = code_feedback(payload)
+            response.feedback = code_feedback(payload)
         response.graded_at = now
         response.save(update_fields=["status", "score", "feedback", "graded_at"])
         attempt_refresh_total(attempt=response.attempt, now=now)

@@ -123,6 +123,13 @@ class QuestionInputSerializer(serializers.Serializer[dict[str, Any]]):
 
     topic = serializers.SlugField(max_length=80, help_text="A topic slug of the course.")
     content = serializers.DictField(help_text="The question as a bank file holds it.")
+    version = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        help_text="The version this edit began from: a newer one saved meanwhile makes it "
+        "a 409 `question_changed` instead of overwriting it (leave it out to save anyway).",
+    )
 
 
 class QuestionCreateInputSerializer(QuestionInputSerializer):

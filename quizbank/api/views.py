@@ -156,6 +156,7 @@ class QuestionDetailApi(APIView):
         saved = question_authoring.question_save(
             course=question.course,
             question=question,
+            edited_version=data.validated_data.get("version"),
             topic_slug=data.validated_data["topic"],
             content=data.validated_data["content"],
             user=request.user if isinstance(request.user, User) else None,

@@ -56,7 +56,7 @@ class YamlSyntaxError(Exception):
 def load_yaml(text: str) -> LoadedYaml:
     """Parse one YAML document, keeping line numbers; raise YamlSyntaxError if unreadable."""
     try:
-        _refuse_aliases(text)
+        _refuse_hostile_structure(text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
@@ -65,6 +65,8 @@ def load_yaml(text: str) -> LoadedYaml:
         raise YamlSyntaxError(line, f"not valid YAML: {exc.problem or exc.context}") from exc
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(1, f"not valid YAML: {exc}") from exc
+    except ValueError as exc:  # an integer of thousands of digits, past Python's limit
+        raise YamlSyntaxError(1, f"not a value this bank can hold: {exc}") from exc
     source = SourceMap()
     issues: list[Issue] = []
     if node is not None:
@@ -72,13 +74,25 @@ def load_yaml(text: str) -> LoadedYaml:
     return LoadedYaml(data=data, source=source, issues=issues)
 
 
-def _refuse_aliases(text: str) -> None:
+# Deeper than any question needs; a deeper file would exhaust the parser's recursion.
+MAX_DEPTH = 50
+
+
+def _refuse_hostile_structure(text: str) -> None:
     """A bank file needs no anchors, and an alias of an alias of ... expands exponentially
-    when walked or written out (a "billion laughs"): refused before anything is built."""
+    when walked or written out (a "billion laughs"); nor does it nest 50 levels deep. Both
+    are refused from the parser's events, before anything is built."""
+    depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line = event.start_mark.line + 1 if event.start_mark else 1
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            line = event.start_mark.line + 1 if event.start_mark else 1
             raise YamlSyntaxError(line, "anchors and aliases (&name, *name) are not allowed")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlSyntaxError(line, f"nested more than {MAX_DEPTH} levels deep")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _walk(node: yaml.Node, path: FieldPath, source: SourceMap, issues: list[Issue]) -> None:

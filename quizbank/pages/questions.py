@@ -39,11 +39,15 @@ class QuestionForm(forms.Form):
         "`files:` (reference.py and at least one wrong_<name>.py).",
     )
 
+    version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+
     def __init__(self, *args: Any, course: Course, new: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         topics = course.topics.order_by("position")
         self.fields["topic"] = forms.ChoiceField(choices=[(t.slug, t.title) for t in topics])
-        if not new:
+        if new:
+            del self.fields["version"]
+        else:
             del self.fields["slug"]
 
 
@@ -63,18 +67,25 @@ def _save(
             course=course,
             question=question,
             slug=form.cleaned_data.get("slug", ""),
+            edited_version=form.cleaned_data.get("version"),
             topic_slug=form.cleaned_data["topic"],
             content=content,
             user=_user(request),
         )
     except DomainError as refused:
         for name, problems in (refused.fields or {"content": [refused.message]}).items():
-            field = name if name in form.fields else "content"
+            shown = name in form.fields and not form.fields[name].widget.is_hidden
+            field = name if shown else "content"
             for problem in problems:
                 where = "" if field == name else f"{name.removeprefix('content.')}: "
                 form.add_error(field, f"{where}{problem}")
         return None
-    done = {"created": "Created", "updated": "Saved a new version of", "unchanged": "No change to"}
+    done = {
+        "created": "Created",
+        "updated": "Saved a new version of",
+        "moved": "Moved to another topic:",
+        "unchanged": "No change to",
+    }
     messages.success(request, f"{done[saved.outcome]} {saved.question.title}.")
     return saved.question
 
@@ -134,7 +145,12 @@ def question_edit_page(request: HttpRequest, question_id: int) -> HttpResponse:
         if _save(request, form, course, question) is not None:
             return redirect("quizbank-pages:question-edit", question_id=question.pk)
     else:
-        initial = {"topic": question.topic.slug, "content": question_yaml(question)}
+        current = question.current_version
+        initial = {
+            "topic": question.topic.slug,
+            "content": question_yaml(question),
+            "version": current.number if current is not None else None,
+        }
         form = QuestionForm(course=course, new=False, initial=initial)
     context = {
         "course": course,

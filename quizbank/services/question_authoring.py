@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
+from config.locking import for_update
 from config.text import unstorable_text
-from quizbank.bankfiles import canonicalize
-from quizbank.bankfiles.source import YamlSyntaxError, load_yaml
+from quizbank.bankfiles import canonicalize, schema
+from quizbank.bankfiles.source import YamlSyntaxError, field_name, load_yaml
 from quizbank.bankfiles.writer import dump_yaml
-from quizbank.errors import QuestionInvalid, SlugTaken
+from quizbank.errors import QuestionChanged, QuestionInvalid, SlugTaken
 from quizbank.models import Course, Question, Topic
 from quizbank.services.assets import asset_blobs_missing
 from quizbank.services.bank_import import bank_write_question, question_problems
@@ -27,7 +28,7 @@ MAX_YAML_CHARS = 200_000
 @dataclass(frozen=True)
 class Saved:
     question: Question
-    outcome: str  # "created", "updated" or "unchanged"
+    outcome: str  # "created", "updated", "moved" (to another topic only) or "unchanged"
 
 
 def question_yaml(question: Question) -> str:
@@ -43,9 +44,14 @@ def content_from_yaml(text: str) -> dict[str, Any]:
     if len(text) > MAX_YAML_CHARS:
         raise _invalid("content", f"is over {MAX_YAML_CHARS} characters")
     try:
-        data = load_yaml(text).data
+        loaded = load_yaml(text)
     except YamlSyntaxError as error:
         raise _invalid("content", f"line {error.line}: {error.message}") from error
+    if loaded.issues:  # a key given twice: which one did the author mean?
+        issue = loaded.issues[0]
+        where = f"line {loaded.source.line(issue.path)}: {field_name(issue.path)}"
+        raise _invalid("content", f"{where} {issue.message}")
+    data = loaded.data
     if not isinstance(data, dict):
         raise _invalid("content", "must be a mapping of fields (type: ..., title: ..., ...)")
     return data
@@ -60,27 +66,71 @@ def question_save(
     user: User | None,
     question: Question | None = None,
     slug: str = "",
+    edited_version: int | None = None,
 ) -> Saved:
     """Create a question named `slug` in `course` (question None), or store `content` as the
     next version of `question`; QuestionInvalid names every rule it breaks, SlugTaken a slug
-    already in the course. Attempts keep the version they drew, so an edit (even of the
-    type) changes only what later attempts get."""
+    already in the course, QuestionChanged an edit of `edited_version` when a newer one was
+    saved meanwhile. Attempts keep the version they drew, so an edit (even of the type)
+    changes only what later attempts get."""
     topic = Topic.objects.filter(course=course, slug=topic_slug).first()
     if topic is None:
         raise _invalid("topic", f"the course has no topic {topic_slug!r}")
+    if question is None:
+        _check_slug(course, slug)
+    else:
+        _check_current(question, edited_version)
     _check(content)
     canonical = canonicalize(content)
-    if question is None and Question.objects.filter(course=course, slug=slug).exists():
-        raise SlugTaken(
-            "The course has a question with this slug.", fields={"slug": ["Already taken."]}
-        )
-    outcome = bank_write_question(
-        course=course, topic=topic, slug=slug, question=question, content=canonical, user=user
-    )
+    moved = question is not None and question.topic_id != topic.pk
+    try:
+        with transaction.atomic():  # a savepoint: a slug taken meanwhile leaves nothing
+            outcome = bank_write_question(
+                course=course,
+                topic=topic,
+                slug=slug,
+                question=question,
+                content=canonical,
+                user=user,
+            )
+    except IntegrityError as error:  # the same slug created at the same moment
+        raise _slug_taken() from error
+    if outcome == "unchanged" and moved:
+        outcome = "moved"
     saved = Question.objects.select_related("current_version", "topic").get(
         course=course, slug=question.slug if question is not None else slug
     )
     return Saved(saved, outcome)
+
+
+def _slug_taken() -> SlugTaken:
+    return SlugTaken(
+        "The course has a question with this slug.", fields={"slug": ["Already taken."]}
+    )
+
+
+def _check_slug(course: Course, slug: str) -> None:
+    if not schema.SLUG_RE.match(slug) or len(slug) > schema.MAX_QUESTION_SLUG:
+        message = (
+            f"lowercase letters, digits and single hyphens, at most {schema.MAX_QUESTION_SLUG}"
+        )
+        raise _invalid("slug", message)
+    if Question.objects.filter(course=course, slug=slug).exists():
+        raise _slug_taken()
+
+
+def _check_current(question: Question, edited_version: int | None) -> None:
+    """Refuse an edit begun from a version older than the current one (a second tab)."""
+    current = (
+        for_update(Question).select_related("current_version").get(pk=question.pk).current_version
+    )
+    number = current.number if current is not None else None
+    if edited_version is not None and number is not None and edited_version != number:
+        message = (
+            f"This question was saved as version {number} after you began editing version "
+            f"{edited_version}; reload it and make your change again."
+        )
+        raise QuestionChanged(message, fields={"version": [message]})
 
 
 def _check(content: dict[str, Any]) -> None:

@@ -1,10 +1,13 @@
 """Authors write questions over the API: checked by the bank's rules, saved as versions,
 and attempts keep the version they drew."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from copy import deepcopy
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from grading.services.attempts import attempt_start
@@ -116,3 +119,38 @@ def test_only_the_courses_authors_write_its_questions(world: dict[str, Any]) -> 
     url = f"/api/questions/{question['id']}/"
     assert api_as(outsider).put(url, put, format="json").status_code == 404
     assert Question.objects.count() == 1
+
+
+def test_an_edit_begun_from_an_older_version_is_a_409(world: dict[str, Any]) -> None:
+    question = _create(world, STARTERS["numeric"]).json()
+    url = f"/api/questions/{question['id']}/"
+    author = api_as(world["author"])
+    newer = {**STARTERS["numeric"], "title": "Elements of a tensor"}
+    body = {"topic": "tensors", "content": newer, "version": 1}
+    assert author.put(url, body, format="json").status_code == 200
+    stale = {"topic": "tensors", "content": {**STARTERS["numeric"], "title": "Mine"}, "version": 1}
+    refused = author.put(url, stale, format="json")
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "question_changed"
+    assert Question.objects.get().title == "Elements of a tensor"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_slug_created_at_once_gives_one_201_and_409s_never_a_500() -> None:
+    course = new_course()
+    new_topic(course=course, slug="tensors")
+    author = member(course, Role.AUTHOR)
+    body = {"course": course.pk, "slug": "race", "topic": "tensors", "content": STARTERS["numeric"]}
+    gate = threading.Barrier(6)
+
+    def create() -> int:
+        gate.wait(timeout=30)
+        try:
+            return int(api_as(author).post("/api/questions/", body, format="json").status_code)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        statuses = sorted(pool.map(lambda _: create(), range(6)))
+    assert statuses == [201] + [409] * 5
+    assert Question.objects.filter(course=course).count() == 1

@@ -13,6 +13,7 @@ import grading.tasks
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.attempts import attempt_start
 from grading.services.code import (
+    GRADER_FAILED,
     code_job,
     code_result_apply,
     code_result_callback,
@@ -130,6 +131,19 @@ def test_an_internal_runner_failure_is_an_error_not_a_zero(submitted: Any) -> No
     response.refresh_from_db()
     assert response.status == ResponseStatus.ERROR
     assert response.score is None
+
+
+def test_the_grader_failing_tells_the_student_so_without_its_details(submitted: Any) -> None:
+    attempt, response, _ = submitted
+    failed = {
+        **_result(response.job_id, 0.0, "internal"),
+        "message": "the reference solution failed: case 1: it raised RuntimeError: SECRET",
+        "stderr": "Traceback ... reference.py ... SECRET",
+    }
+    code_result_apply(payload=failed, now=timezone.now())
+    response.refresh_from_db()
+    assert response.feedback["message"] == GRADER_FAILED
+    assert "SECRET" not in str(response.feedback)
 
 
 def test_a_stored_question_the_runner_contract_refuses_ends_as_an_error_naming_the_field(

@@ -125,3 +125,43 @@ def test_yaml_anchors_are_refused_before_they_expand(author: User) -> None:
     reply = page.post(url, {"slug": "laughs", "topic": "tensors", "content": content})
     assert "anchors and aliases (&amp;name, *name) are not allowed" in reply.content.decode()
     assert not Question.objects.exists()
+
+
+def test_a_second_tab_saving_an_older_version_is_refused(author: User) -> None:
+    page = _create(author, starter_yaml("true_false"))
+    question = Question.objects.get(slug="new-one")
+    url = reverse("quizbank-pages:question-edit", args=[question.pk])
+    text = question_yaml(question)
+    first = page.post(
+        url, {"topic": "tensors", "content": text + "difficulty: advanced\n", "version": 1}
+    )
+    assert first.status_code == 302
+    second = page.post(url, {"topic": "tensors", "content": text.replace("T", "t"), "version": 1})
+    assert "saved as version 2 after you began editing version 1" in second.content.decode()
+    assert question.versions.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("type: true_false\ntitle: T\ntitle: U\nprompt: P\nanswer: true\n", "appears twice"),
+        ("type: true_false\ntitle: T\nprompt: " + "[" * 60 + "]" * 60 + "\n", "levels deep"),
+    ],
+)
+def test_duplicate_keys_and_deep_nesting_are_refused_with_their_line(
+    author: User, text: str, shown: str
+) -> None:
+    page = browser_as(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    reply = page.post(url, {"slug": "s", "topic": "tensors", "content": text})
+    assert shown in reply.content.decode()
+    assert not Question.objects.exists()
+
+
+@pytest.mark.parametrize("slug", ["-", "-----", "_", "a--b", "Upper"])
+def test_a_slug_the_bank_files_could_not_hold_is_refused(author: User, slug: str) -> None:
+    page = browser_as(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    reply = page.post(url, {"slug": slug, "topic": "tensors", "content": starter_yaml("numeric")})
+    assert "Not saved" in reply.content.decode()
+    assert not Question.objects.exists()
