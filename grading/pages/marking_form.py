@@ -38,6 +38,7 @@ def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: 
     data = MarkInput(
         levels=_levels(request.POST, len(view["rubric"])),
         comment=request.POST.get("comment", "")[:4000],
+        reason=request.POST.get("reason", "")[:500],
     )
     own = Mark.objects.filter(response_id=response_id, marker=marker).first()
     if own is None and view["marking"]["status"] == MarkingStatus.FLAGGED:

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import User
 
-from grading.models.marking import Mark
+from grading.models.marking import Mark, MarkChange
 from tests.grading.content import VIVA
 from tests.grading.factories import Staff, browser_as, staffed_quiz, submitted_attempt
 
@@ -47,6 +47,20 @@ def test_save_and_next_marks_and_moves_to_the_next_unmarked(staff: Staff) -> Non
     mark = Mark.objects.get(response_id=first)
     assert mark.levels == [1] * len(VIVA["rubric"])
     assert mark.comment == "Good."
+
+
+def test_changing_ones_mark_on_the_page_keeps_the_reason_in_the_log(staff: Staff) -> None:
+    [answer] = _answers(staff, 1)
+    page = browser_as(staff.examiner)
+    url = f"/examiner/marking/{answer}/"
+    levels = {f"level-{i}": "1" for i in range(len(VIVA["rubric"]))}
+    page.post(url, {**levels, "comment": "Good."})
+    assert 'name="reason"' in page.get(url).content.decode()
+    higher = {f"level-{i}": "2" for i in range(len(VIVA["rubric"]))}
+    page.post(url, {**higher, "comment": "Good.", "reason": "Missed the second example"})
+    change = MarkChange.objects.filter(mark__response_id=answer).order_by("pk").last()
+    assert change is not None
+    assert change.reason == "Missed the second example"
 
 
 def test_a_missing_or_bad_level_is_refused_with_a_message(staff: Staff) -> None:
