@@ -48,6 +48,9 @@ def attempt_is_overdue(attempt: Attempt, now: datetime) -> bool:
 # Recompute an attempt's total from its responses and mark it graded when complete.
 
 PENDING = frozenset({ResponseStatus.QUEUED, ResponseStatus.RUNNING, ResponseStatus.NEEDS_MARKING})
+# An answer the grader failed on is not a zero: the attempt waits for its regrade too, so no
+# total (or LMS grade) is final while one is left.
+_NOT_FINAL = PENDING | {ResponseStatus.ERROR}
 _QUANTUM = Decimal("0.001")
 _TOTAL_FIELDS = ["score", "max_score", "status", "graded_at"]
 
@@ -60,7 +63,7 @@ def _total(attempt: Attempt, responses: Iterable[Response], now: datetime) -> No
     )
     attempt.score = total.quantize(_QUANTUM)
     attempt.max_score = sum((r.points for r in responses), Decimal(0))
-    pending = any(r.status in PENDING for r in responses)
+    pending = any(r.status in _NOT_FINAL for r in responses)
     if attempt.status != AttemptStatus.OPEN:
         attempt.status = AttemptStatus.SUBMITTED if pending else AttemptStatus.GRADED
         attempt.graded_at = None if pending else (attempt.graded_at or now)

@@ -131,6 +131,10 @@ def test_an_internal_runner_failure_is_an_error_not_a_zero(submitted: Any) -> No
     response.refresh_from_db()
     assert response.status == ResponseStatus.ERROR
     assert response.score is None
+    attempt.refresh_from_db()
+    # Not a final zero: the attempt (and any LMS grade) waits for the regrade.
+    assert attempt.status == AttemptStatus.SUBMITTED
+    assert attempt.graded_at is None
 
 
 def test_the_grader_failing_tells_the_student_so_without_its_details(submitted: Any) -> None:
