@@ -277,6 +277,9 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
 # instead). Keep it below the web server's request timeout (gunicorn --timeout 30), or a
 # slow queue would get the web process killed mid-request.
 CODE_RUN_WAIT_S: float = env.float("CODE_RUN_WAIT_S", default=20.0)
+# How many such waiting runs the whole site holds at once (keep it below the web processes'
+# count so the rest keep serving; counted in the shared cache, CACHE_URL).
+CODE_RUN_MAX_WAITING: int = env.int("CODE_RUN_MAX_WAITING", default=2)
 # Per-user rate of "try it" code runs (DRF ScopedRateThrottle scope `code_run`).
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "code_run": env.str("GRADING_CODE_RUN_RATE", default="30/min"),

@@ -4,7 +4,6 @@ from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -12,9 +11,9 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from grading.errors import AnswerTooLarge, CodeRunInProgress, RunnerBusy
+from grading.errors import AnswerTooLarge
+from grading.services.code_runs import code_run_wait
 from quizbank.access import user_id
-from runner import api as runner_api
 
 
 class CodeRunApi(APIView):
@@ -38,23 +37,13 @@ class CodeRunApi(APIView):
     @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="code_run")
     def post(self, request: Request) -> Response:
         """Have a worker run the source in the sandbox; its output (no grading, no answers).
-        One run per user at a time (429 while one waits); 503 when no worker finished it in
-        CODE_RUN_WAIT_S (both with Retry-After)."""
+        One run per user at a time (429 while one waits); 503 when too many runs wait or no
+        worker finished it in CODE_RUN_WAIT_S (both with Retry-After)."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         source: str = data.validated_data["code"]
         limit = int(settings.GRADING_MAX_ANSWER_BYTES)
         if len(source.encode()) > limit:
             raise AnswerTooLarge(f"The source is over the limit of {limit} bytes.")
-        wait_s = float(settings.CODE_RUN_WAIT_S)
-        # A waiting run holds a web process; one user holds at most one.
-        running = f"api:code-run-waiting:{user_id(request.user)}"
-        if not cache.add(running, 1, timeout=int(wait_s) + 5):
-            raise CodeRunInProgress("Another run of yours is still going; wait for its output.")
-        try:
-            result = runner_api.request_run(source, runner_api.Limits(time_s=5.0), timeout_s=wait_s)
-        except runner_api.NoWorkerAnswered as error:
-            raise RunnerBusy(f"The code runners are busy: {error}.") from error
-        finally:
-            cache.delete(running)
+        result = code_run_wait(user_id=user_id(request.user), source=source)
         return Response(self.OutputSerializer(asdict(result)).data)

@@ -90,3 +90,20 @@ def test_a_user_waits_on_one_api_run_at_a_time(redis_url: str) -> None:
         assert not JobRecord.objects.exists()
     finally:
         cache.delete(f"api:code-run-waiting:{busy.pk}")
+
+
+def test_runs_past_the_sites_waiting_cap_are_a_503_at_once(redis_url: str, settings: Any) -> None:
+    """Waiting runs hold web processes: past CODE_RUN_MAX_WAITING, the site says so at once
+    and queues nothing, so the other processes keep serving."""
+    use_broker(redis_url)
+    settings.CODE_RUN_MAX_WAITING = 2
+    cache.set("api:code-runs-waiting", 2, timeout=60)  # two other users' runs are waiting
+    try:
+        refused = api_as(new_user()).post("/api/code-runs/", {"code": "print(1)"}, format="json")
+        assert refused.status_code == 503
+        assert refused.json()["error"]["code"] == "runner_busy"
+        assert refused["Retry-After"]
+        assert not JobRecord.objects.exists()
+        assert cache.get("api:code-runs-waiting") == 2  # its own place was given back
+    finally:
+        cache.delete("api:code-runs-waiting")
