@@ -34,7 +34,7 @@ def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[
     _start(page, "Fundamentals check: tensors and autograd")
     assert_accessible(page)
     page.locator("#q0 input").first.check()
-    page.locator("#q3 input").fill("11")
+    page.locator("#q3 input").fill("13")
     page.locator("#q5 .cm-content").click()
     page.keyboard.press("Control+a")
     page.keyboard.type("def softmax_rows(x):\nreturn x.exp() / x.exp().sum(1, keepdim=True)\n")
@@ -50,7 +50,7 @@ def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[
     screenshots(page, "student-quiz")
 
     page.reload()
-    expect(page.locator("#q3 input")).to_have_value("11")
+    expect(page.locator("#q3 input")).to_have_value("13")
     expect(page.locator("#q0 input").first).to_be_checked()
     expect(page.locator("#q5 .cm-content")).to_contain_text("keepdim=True")
     clock = page.locator("[data-clock]").inner_text()
@@ -124,7 +124,7 @@ def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[st
     Quiz.objects.filter(slug="fundamentals-check").update(time_limit=timedelta(seconds=8))
     page = site.context(demo["student"]).new_page()
     _start(page, "Fundamentals check: tensors and autograd")
-    page.locator("#q3 input").fill("11")
+    page.locator("#q3 input").fill("13")
     _saved(page)
     expect(page).to_have_url(re.compile(r"/result/$"), timeout=20_000)
     expect(page.get_by_text("at the deadline")).to_be_visible()
@@ -136,7 +136,7 @@ def test_a_refused_submit_keeps_the_page_and_a_failing_server_is_tried_again(
 ) -> None:
     page = site.context(demo["student"]).new_page()
     _start(page, "Fundamentals check: tensors and autograd")
-    page.locator("#q3 input").fill("11")
+    page.locator("#q3 input").fill("13")
     _saved(page)
     answers: list[int] = []
 

@@ -35,7 +35,7 @@ ANSWERS: dict[str, Any] = {
     "single_choice": {"choice": 0},
     "multiple_choice": {"choices": [0, 1]},
     "true_false": {"value": False},
-    "numeric": {"value": 11},
+    "numeric": {"value": 13},
     "short_text": {"text": "grad_fn"},
     "code": {"source": SOURCE},
     "viva": {"text": "backward() adds into .grad, so gradients from several calls sum."},
