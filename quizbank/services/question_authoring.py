@@ -16,8 +16,7 @@ from quizbank.bankfiles import canonicalize, schema
 from quizbank.bankfiles.source import YamlSyntaxError, field_name, load_yaml
 from quizbank.bankfiles.writer import dump_yaml
 from quizbank.errors import QuestionChanged, QuestionInvalid, SlugTaken
-from quizbank.models import Course, Question, Topic
-from quizbank.services.assets import asset_blobs_missing
+from quizbank.models import Course, Question, QuestionAsset, Topic
 from quizbank.services.bank_import import bank_write_question, question_problems
 from quizbank.services.content import question_content
 
@@ -80,7 +79,7 @@ def question_save(
         _check_slug(course, slug)
     else:
         _check_current(question, edited_version)
-    _check(content)
+    _check(content, course)
     canonical = canonicalize(content)
     moved = question is not None and question.topic_id != topic.pk
     try:
@@ -133,15 +132,21 @@ def _check_current(question: Question, edited_version: int | None) -> None:
         raise QuestionChanged(message, fields={"version": [message]})
 
 
-def _check(content: dict[str, Any]) -> None:
+def _check(content: dict[str, Any], course: Course) -> None:
     problems = question_problems(content)
     if unstorable_text(content):
         problems.append("content: text holds NUL characters or unpaired surrogates")
     assets: dict[str, str] = content.get("assets", {}) if isinstance(content, dict) else {}
-    if isinstance(assets, dict):
+    if isinstance(assets, dict) and not problems:
+        # Only an image this course's questions already show: the editor uploads none, and
+        # another course's images are not this author's to reuse.
         digests = {str(digest) for digest in assets.values()}
+        held = QuestionAsset.objects.filter(question__course=course, blob_id__in=digests)
+        known = set(held.values_list("blob_id", flat=True))
         problems += [
-            f"assets: no image {digest} in this bank" for digest in asset_blobs_missing(digests)
+            f"assets.{name}: no such image in this course's questions"
+            for name, digest in sorted(assets.items())
+            if str(digest) not in known
         ]
     if not problems:
         return

@@ -1,6 +1,7 @@
 """Authors write questions over the API: checked by the bank's rules, saved as versions,
 and attempts keep the version they drew."""
 
+import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from copy import deepcopy
@@ -11,7 +12,8 @@ from django.db import connection
 from django.utils import timezone
 
 from grading.services.attempts import attempt_start
-from quizbank.models import Question, QuestionVersion, Role
+from quizbank.models import Question, QuestionAsset, QuestionVersion, Role
+from quizbank.services.assets import asset_blobs_store
 from quizbank.services.question_authoring import STARTERS
 from tests.grading.factories import add_slots, api_as, member, new_course, new_quiz, new_topic
 
@@ -154,3 +156,23 @@ def test_the_same_slug_created_at_once_gives_one_201_and_409s_never_a_500() -> N
         statuses = sorted(pool.map(lambda _: create(), range(6)))
     assert statuses == [201] + [409] * 5
     assert Question.objects.filter(course=course).count() == 1
+
+
+def test_an_image_is_reused_only_within_its_course(world: dict[str, Any]) -> None:
+    """The editor uploads no images: a question may show one its course already shows, and
+    never one of another course (its digest is all an author would need)."""
+    image = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+    digest = hashlib.sha256(image).hexdigest()
+    asset_blobs_store(images={digest: image})
+    shown = Question.objects.get(pk=_create(world, STARTERS["true_false"]).json()["id"])
+    QuestionAsset.objects.create(question=shown, name="graph.png", blob_id=digest)
+    with_image = {**STARTERS["numeric"], "assets": {"graph.png": digest}}
+    assert _create(world, with_image, slug="same-course").status_code == 201
+
+    other = new_course()
+    new_topic(course=other, slug="tensors")
+    stranger = member(other, Role.AUTHOR)
+    body = {"course": other.pk, "slug": "borrowed", "topic": "tensors", "content": with_image}
+    refused = api_as(stranger).post("/api/questions/", body, format="json")
+    assert refused.status_code == 400
+    assert list(refused.json()["error"]["fields"]) == ["content.assets.graph.png"]
