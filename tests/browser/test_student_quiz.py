@@ -128,7 +128,7 @@ def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[st
     _saved(page)
     expect(page).to_have_url(re.compile(r"/result/$"), timeout=20_000)
     expect(page.get_by_text("at the deadline")).to_be_visible()
-    expect(page.get_by_role("paragraph").filter(has_text=re.compile(r"^11$"))).to_be_visible()
+    expect(page.get_by_role("paragraph").filter(has_text=re.compile(r"^13$"))).to_be_visible()
 
 
 def test_a_refused_submit_keeps_the_page_and_a_failing_server_is_tried_again(
