@@ -167,3 +167,10 @@ class RunnerBusy(DomainError):
     code = "runner_busy"
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     retry_after_s = 10
+
+
+class CodeRunNotFound(DomainError):
+    """The same answer for a run that never existed and another user's run."""
+
+    code = "not_found"
+    status_code = status.HTTP_404_NOT_FOUND

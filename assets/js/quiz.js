@@ -273,8 +273,9 @@ async function runCode(pos, button) {
     const started = await fetch("/code-runs/", { method: "POST", headers, body: JSON.stringify({ code: source }) });
     const body = await started.json();
     if (started.status !== 202) throw new Error(body.error?.message || body.detail || "the run was refused");
+    // A warm worker answers in tens of milliseconds: look soon, then every half second.
     for (let tries = 0; tries < 120; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500, 100 * 2 ** tries)));
       const polled = await (await fetch(`/code-runs/${body.job}/`)).json();
       if (polled.finished) return showRun(out, polled);
     }

@@ -24,4 +24,5 @@ urlpatterns = [
         name="attempt-result",
     ),
     path("code-runs/", views_code.CodeRunApi.as_view(), name="code-run"),
+    path("code-runs/<slug:job_id>/", views_code.CodeRunResultApi.as_view(), name="code-run-result"),
 ]

@@ -1,19 +1,73 @@
-""" "Try it": a worker runs a snippet in the sandbox without grading, rate limited per user."""
+""" "Try it": a worker runs a snippet in the sandbox without grading, rate limited per user.
+
+`POST /api/code-runs/` waits for the output by default; with `"wait": false` it answers 202
+and a job to poll at `GET /api/code-runs/{job}/`, which holds no web process meanwhile (the
+quiz page's Run works that way, under /code-runs/).
+"""
 
 from dataclasses import asdict
 from typing import Any
 
-from django.conf import settings
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from grading.errors import AnswerTooLarge
-from grading.services.code_runs import code_run_wait
+from grading.services.code_runs import HANDLE_MAX, code_run_poll, code_run_start, code_run_wait
 from quizbank.access import user_id
+
+
+class CodeRunOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    status = serializers.CharField()
+    exit_code = serializers.IntegerField(allow_null=True)
+    stdout = serializers.CharField(allow_blank=True)
+    stderr = serializers.CharField(allow_blank=True)
+    duration_ms = serializers.FloatField()
+    truncated = serializers.BooleanField()
+    message = serializers.CharField(
+        allow_blank=True, help_text="Why the run was stopped or refused; empty otherwise."
+    )
+
+
+class CodeRunQueuedSerializer(serializers.Serializer[dict[str, Any]]):
+    job = serializers.CharField(help_text="The run's id: poll `code-runs/{job}/` for its output.")
+
+
+# `finished` is a one-value choice in each shape so that a reply matches exactly one.
+class CodeRunPendingSerializer(serializers.Serializer[dict[str, Any]]):
+    finished = serializers.ChoiceField(choices=[False], help_text="The run has not finished.")
+
+
+class CodeRunFinishedSerializer(CodeRunOutputSerializer):
+    finished = serializers.ChoiceField(choices=[True], help_text="The run's output follows.")
+
+
+def code_run_queued(request: Request, source: str) -> Response:
+    handle = code_run_start(user_id=user_id(request.user), source=source)
+    body = CodeRunQueuedSerializer({"job": handle}).data
+    return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+JOB_PARAMETER = OpenApiParameter(
+    "job_id",
+    {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": HANDLE_MAX},
+    OpenApiParameter.PATH,
+    description="The job id the run's POST gave.",
+)
+POLL_RESPONSES = PolymorphicProxySerializer(
+    component_name="CodeRunPoll",
+    serializers=[CodeRunPendingSerializer, CodeRunFinishedSerializer],
+    resource_type_field_name=None,
+)
+
+
+def code_run_polled(request: Request, job_id: str) -> Response:
+    result = code_run_poll(user_id=user_id(request.user), handle=job_id)
+    if result is None:
+        return Response(CodeRunPendingSerializer({"finished": False}).data)
+    return Response(CodeRunFinishedSerializer({"finished": True, **asdict(result)}).data)
 
 
 class CodeRunApi(APIView):
@@ -22,28 +76,36 @@ class CodeRunApi(APIView):
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         code = serializers.CharField(trim_whitespace=False, help_text="Python source to run.")
-
-    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
-        status = serializers.CharField()
-        exit_code = serializers.IntegerField(allow_null=True)
-        stdout = serializers.CharField(allow_blank=True)
-        stderr = serializers.CharField(allow_blank=True)
-        duration_ms = serializers.FloatField()
-        truncated = serializers.BooleanField()
-        message = serializers.CharField(
-            allow_blank=True, help_text="Why the run was stopped or refused; empty otherwise."
+        wait = serializers.BooleanField(
+            default=True,
+            help_text="true: answer with the output (holds the request up to CODE_RUN_WAIT_S); "
+            "false: answer 202 at once with a job to poll.",
         )
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer, operation_id="code_run")
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: CodeRunOutputSerializer, 202: CodeRunQueuedSerializer},
+        operation_id="code_run",
+    )
     def post(self, request: Request) -> Response:
-        """Have a worker run the source in the sandbox; its output (no grading, no answers).
-        One run per user at a time (429 while one waits); 503 when too many runs wait or no
-        worker finished it in CODE_RUN_WAIT_S (both with Retry-After)."""
+        """Have a worker run the source in the sandbox (no grading, no answers). Waiting: its
+        output; one waiting run per user (429 while one waits), and 503 when too many runs wait
+        or no worker finished it in CODE_RUN_WAIT_S (both with Retry-After). Not waiting: 202
+        and the job to poll."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         source: str = data.validated_data["code"]
-        limit = int(settings.GRADING_MAX_ANSWER_BYTES)
-        if len(source.encode()) > limit:
-            raise AnswerTooLarge(f"The source is over the limit of {limit} bytes.")
+        if not data.validated_data["wait"]:
+            return code_run_queued(request, source)
         result = code_run_wait(user_id=user_id(request.user), source=source)
-        return Response(self.OutputSerializer(asdict(result)).data)
+        return Response(CodeRunOutputSerializer(asdict(result)).data)
+
+
+class CodeRunResultApi(APIView):
+    @extend_schema(
+        parameters=[JOB_PARAMETER], responses=POLL_RESPONSES, operation_id="code_run_poll"
+    )
+    def get(self, request: Request, job_id: str) -> Response:
+        """`{"finished": false}` while the run waits or runs; then its output. Only the user
+        who started the run may read it (404 for anyone else)."""
+        return code_run_polled(request, job_id)

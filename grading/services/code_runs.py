@@ -1,19 +1,57 @@
-"""A "try it" run the API waits for: it holds a web process while it waits, so each user
-holds at most one, and the whole site at most CODE_RUN_MAX_WAITING (counted in the shared
-cache; with the default per-process cache, per process). The quiz page's Run does not wait:
-it queues and polls (web/code_runs.py)."""
+""" "Try it" runs: a worker runs a student's code in the sandbox, without grading.
+
+Queued runs (the quiz page's Run, and the API with `wait: false`) return a handle at once
+that only their starter can poll: the runner's job id signed with the user's id, so any web
+process can check it without shared state. A run the API waits for holds a web process, so
+each user holds at most one, and the whole site at most CODE_RUN_MAX_WAITING (counted in the
+shared cache; with the default per-process cache, per process).
+"""
 
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.crypto import constant_time_compare, salted_hmac
 
-from grading.errors import CodeRunInProgress, RunnerBusy
+from grading.errors import AnswerTooLarge, CodeRunInProgress, CodeRunNotFound, RunnerBusy
 from runner import api as runner_api
 
 _SITE_KEY = "api:code-runs-waiting"
 TRY_IT_LIMITS = runner_api.Limits(time_s=5.0)
+_SIGNATURE_CHARS = 20
+# The runner's "run-" and a UUID, a dash and the signature; longer is no handle of ours.
+HANDLE_MAX = 64
+
+
+def code_run_source_check(source: str) -> None:
+    """AnswerTooLarge when `source` is over the answer size limit."""
+    limit = int(settings.GRADING_MAX_ANSWER_BYTES)
+    if len(source.encode()) > limit:
+        raise AnswerTooLarge(f"The source is over the limit of {limit} bytes.")
+
+
+def _signature(job_id: str, user_id: int) -> str:
+    digest = salted_hmac("vivabank.code-run", f"{job_id}:{user_id}", algorithm="sha256")
+    return digest.hexdigest()[:_SIGNATURE_CHARS]
+
+
+def code_run_start(*, user_id: int, source: str) -> str:
+    """Queue `source` for a worker and return, at once, a handle only `user_id` can poll."""
+    code_run_source_check(source)
+    job_id = runner_api.start_run(source, TRY_IT_LIMITS)
+    return f"{job_id}-{_signature(job_id, user_id)}"
+
+
+def code_run_poll(*, user_id: int, handle: str) -> runner_api.RunResult | None:
+    """The output of the run `handle` names once a worker finished it, None until then;
+    CodeRunNotFound for a handle that is not one `code_run_start` gave this user."""
+    job_id, _, signature = handle.rpartition("-")
+    if len(handle) > HANDLE_MAX or not constant_time_compare(
+        signature, _signature(job_id, user_id)
+    ):
+        raise CodeRunNotFound("No such run.")
+    return runner_api.run_result(job_id)
 
 
 @contextmanager
@@ -48,6 +86,7 @@ def _site_slot(hold_s: int) -> Iterator[None]:
 def code_run_wait(*, user_id: int, source: str) -> runner_api.RunResult:
     """Run `source` on a worker and wait for its output; CodeRunInProgress while the user's
     last run still waits, RunnerBusy when too many wait or no runner finished it in time."""
+    code_run_source_check(source)
     wait_s = float(settings.CODE_RUN_WAIT_S)
     hold_s = int(wait_s) + 30
     with _one_per_user(user_id, hold_s), _site_slot(hold_s):

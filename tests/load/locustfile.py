@@ -41,16 +41,34 @@ ANSWERS: dict[str, Any] = {
     "viva": {"text": "backward() adds into .grad, so gradients from several calls sum."},
 }
 TIMES: dict[str, list[float]] = defaultdict(list)
+MEASURES: dict[str, list[float]] = defaultdict(list)
 FAILURES: dict[str, int] = defaultdict(int)
 STARTED = time.monotonic()
+# The quiz page's poll of a Run (assets/js/quiz.js): soon at first, then every half second.
+RUN_POLL_PAUSES_S = (0.1, 0.2, 0.4, *([0.5] * 60))
 _next_user = [0]
 
 
-def _keep_time(name: str, response_time: float, exception: object, **_: Any) -> None:
-    if exception is None:
-        TIMES[name].append(response_time)
-    else:
+def _keep_time(
+    request_type: str, name: str, response_time: float, exception: object, **_: Any
+) -> None:
+    if exception is not None:
         FAILURES[name] += 1
+    elif request_type == "RUN":  # a press of Run to its output: several requests, not one
+        MEASURES[name].append(response_time)
+    else:
+        TIMES[name].append(response_time)
+        if name == "autosave":
+            MEASURES[f"autosave ({_phase()})"].append(response_time)
+
+
+def _phase() -> str:
+    """Where in the exam this moment is: the students' start minute, the quiet middle, or
+    the submits at the end."""
+    elapsed = time.monotonic() - STARTED
+    if elapsed < SPAWN_S:
+        return "start minute"
+    return "middle" if elapsed < EXAM_S else "submits"
 
 
 def _write_times(**_: Any) -> None:
@@ -58,7 +76,9 @@ def _write_times(**_: Any) -> None:
     if target:
         wall_s = time.monotonic() - STARTED
         Path(target).write_text(
-            json.dumps({"times": TIMES, "failures": FAILURES, "wall_s": wall_s})
+            json.dumps(
+                {"times": TIMES, "measures": MEASURES, "failures": FAILURES, "wall_s": wall_s}
+            )
         )
 
 
@@ -110,12 +130,45 @@ class Student(FastHttpUser):
                 reply.failure(f"autosave answered {reply.status_code}: {reply.text[:200]}")
 
     def _run(self) -> None:
+        """Run as the quiz page does it: queue the code (202), then poll its job at the
+        page's pace until the output is there; "run" is the time from the press to the output."""
         body = {"code": SOURCE + "\nprint(softmax_rows(__import__('torch').ones(2, 3)))\n"}
+        pressed = time.monotonic()
         with self.client.post(
-            "/api/code-runs/", json=body, headers=self.auth, name="run", catch_response=True
+            "/api/code-runs/",
+            json={**body, "wait": False},
+            headers=self.auth,
+            name="run (queue)",
+            catch_response=True,
         ) as reply:
-            if reply.status_code != 200 or reply.json().get("status") != "ok":
+            if reply.status_code != 202:
                 reply.failure(f"run answered {reply.status_code}: {reply.text[:200]}")
+                return
+            job = reply.json()["job"]
+        for pause in RUN_POLL_PAUSES_S:
+            time.sleep(pause)
+            with self.client.get(
+                f"/api/code-runs/{job}/", headers=self.auth, name="run (poll)", catch_response=True
+            ) as polled:
+                if polled.status_code != 200:
+                    polled.failure(f"poll answered {polled.status_code}: {polled.text[:200]}")
+                    return
+                output = polled.json()
+            if output["finished"]:
+                failed = None if output["status"] == "ok" else RuntimeError(output["message"])
+                self._record("run", (time.monotonic() - pressed) * 1000, failed)
+                return
+        self._record("run", (time.monotonic() - pressed) * 1000, RuntimeError("no output"))
+
+    def _record(self, name: str, elapsed_ms: float, exception: Exception | None) -> None:
+        self.environment.events.request.fire(
+            request_type="RUN",
+            name=name,
+            response_time=elapsed_ms,
+            response_length=0,
+            exception=exception,
+            context={},
+        )
 
     def _submit(self) -> None:
         url = f"/api/attempts/{self.attempt}/submit/"

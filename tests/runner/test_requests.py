@@ -107,3 +107,50 @@ def test_runs_past_the_sites_waiting_cap_are_a_503_at_once(redis_url: str, setti
         assert cache.get("api:code-runs-waiting") == 2  # its own place was given back
     finally:
         cache.delete("api:code-runs-waiting")
+
+
+@pytest.mark.usefixtures("celery_eager")
+def test_an_api_run_not_waited_for_is_polled_by_its_starter_only(supervisor: Supervisor) -> None:
+    owner, other = new_user(), new_user()
+    started = api_as(owner).post(
+        "/api/code-runs/", {"code": "print(6 * 7)", "wait": False}, format="json"
+    )
+    assert started.status_code == 202
+    job = started.json()["job"]
+    polled = api_as(owner).get(f"/api/code-runs/{job}/").json()
+    assert (polled["finished"], polled["status"], polled["stdout"]) == (True, "ok", "42\n")
+    for stranger, handle in (
+        (other, job),  # another user's run
+        (owner, job[:-1] + ("0" if job[-1] != "0" else "1")),  # a forged signature
+        (owner, job.rpartition("-")[0]),  # the runner's bare id
+        (owner, f"{job}{'a' * 64}"),  # too long to be a handle
+    ):
+        refused = api_as(stranger).get(f"/api/code-runs/{handle}/")
+        assert (refused.status_code, refused.json()["error"]["code"]) == (404, "not_found")
+
+
+def test_an_api_run_not_waited_for_answers_at_once_and_holds_nothing(redis_url: str) -> None:
+    """No worker: the queued run still answers 202 at once, takes none of the waiting
+    places, and its poll says it has not finished."""
+    use_broker(redis_url)
+    user = new_user()
+    started = api_as(user).post(
+        "/api/code-runs/", {"code": "print(1)", "wait": False}, format="json"
+    )
+    assert started.status_code == 202
+    assert cache.get(f"api:code-run-waiting:{user.pk}") is None
+    assert cache.get("api:code-runs-waiting") in (None, 0)
+    assert api_as(user).get(f"/api/code-runs/{started.json()['job']}/").json() == {
+        "finished": False
+    }
+
+
+def test_an_oversized_queued_run_is_refused_before_anything_is_queued(
+    redis_url: str, settings: Any
+) -> None:
+    use_broker(redis_url)
+    settings.GRADING_MAX_ANSWER_BYTES = 10
+    reply = api_as(new_user()).post(
+        "/api/code-runs/", {"code": "print('a long line')", "wait": False}, format="json"
+    )
+    assert (reply.status_code, reply.json()["error"]["code"]) == (413, "answer_too_large")
