@@ -10,6 +10,7 @@ from django.utils import timezone
 from grading.services.code import code_responses_sweep, code_result_apply
 from grading.services.regrade.runs import regrade_chunk, regrade_dispatch
 from grading.services.responses import attempts_close_overdue
+from runner import api as runner_api
 
 
 def _payload(result: Any) -> dict[str, Any]:
@@ -73,9 +74,16 @@ def regrade_chunk_task(run_id: int, item_ids: list[int], queue: str = "default")
     Code chunks go to the `cpu`/`gpu` queues, whose workers grade in their own warm sandbox;
     only a task may hand the worker's `grade` to a service.
     """
-    from runner.worker import grade  # worker-only: it imports torch
+    from runner.worker import grade, standby_top_up  # worker-only: it imports torch
 
-    left = regrade_chunk(run_id=run_id, item_ids=item_ids, now=timezone.now(), grade=grade)
+    def grade_then_top_up(job: runner_api.GradingJob) -> runner_api.GradingResult:
+        result = grade(job)
+        standby_top_up()
+        return result
+
+    left = regrade_chunk(
+        run_id=run_id, item_ids=item_ids, now=timezone.now(), grade=grade_then_top_up
+    )
     if left:
         regrade_chunk_task.apply_async(args=(run_id, left), kwargs={"queue": queue}, queue=queue)
     return len(item_ids) - len(left)

@@ -124,11 +124,20 @@ class Zygote:
             self._receive_standby()
         return self._ready[device].popleft()
 
-    def replenish(self, device: str) -> None:
-        """Ask for children in the background until `standby` are ready or on their way."""
-        waiting = len(self._ready[device]) + sum(1 for d, _ in self._pending if d == device)
-        for _ in range(self._standby_count - waiting):
+    def replenish(self, device: str, *, at_least: int | None = None) -> None:
+        """Ask for children in the background until `at_least` (default: `standby`) are
+        ready or on their way."""
+        wanted = self._standby_count if at_least is None else min(at_least, self._standby_count)
+        for _ in range(wanted - self.on_hand(device)):
             self._request(device)
+
+    def on_hand(self, device: str) -> int:
+        """Children for `device` ready or on their way."""
+        return len(self._ready[device]) + sum(1 for d, _ in self._pending if d == device)
+
+    def devices(self) -> list[str]:
+        """The devices this zygote has forked children for."""
+        return [*self._ready, *(device for device, _ in self._pending if device not in self._ready)]
 
     def collect_ready(self) -> None:
         """Pick up the replies that have already arrived, without waiting."""

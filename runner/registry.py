@@ -54,6 +54,15 @@ def started() -> bool:
         return isinstance(_state["supervisor"], Supervisor) and _state["pid"] == os.getpid()
 
 
+def top_up() -> None:
+    """Fork the standby children this process's last job used up, if it runs a supervisor."""
+    with _lock:
+        current = _state["supervisor"]
+        if not (isinstance(current, Supervisor) and _state["pid"] == os.getpid()):
+            return
+    current.top_up()
+
+
 def shutdown() -> None:
     """Stop this process's zygote and free its slot (worker shutdown, end of tests)."""
     with _lock:

@@ -159,7 +159,16 @@ class Supervisor:
             standby.close()
             if standby.cgroup is not None:
                 self.cgroups.release(standby.cgroup)
-            # After the run, so forking the replacement never competes with the job for a core.
+            # One child for the job's next run at most; the rest after the job (`top_up`), so
+            # forking never competes for a core with the job's run, its record or its result.
+            self.zygote.replenish(device, at_least=1)
+
+    def top_up(self) -> None:
+        """Fork the standby children used up, for every device: between jobs, when the
+        worker is idle."""
+        if self.zygote is None:
+            return
+        for device in self.zygote.devices():
             self.zygote.replenish(device)
 
     def _run_on(self, standby: Standby, message: dict[str, Any], limits: Limits) -> ChildOutcome:

@@ -9,7 +9,7 @@ from typing import Any
 
 from celery import shared_task, signature
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_process_init, worker_process_shutdown
+from celery.signals import task_postrun, worker_process_init, worker_process_shutdown
 
 from runner import types
 from runner.models import JobKind
@@ -182,6 +182,14 @@ def _warm_supervisor(**_: Any) -> None:
 
     # Start the zygote in the background so the first job does not wait for `import torch`.
     threading.Thread(target=registry.get_supervisor, daemon=True).start()
+
+
+@task_postrun.connect
+def _top_up_standby(**_: Any) -> None:
+    # After the task, its result applied: the forks never compete with a job for a core.
+    from runner import registry
+
+    registry.top_up()
 
 
 @worker_process_shutdown.connect

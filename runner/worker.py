@@ -31,7 +31,7 @@ from runner.harness.spec import Case, parse_cases
 from runner.harness.spec_values import CaseError
 from runner.harness.static import WHY, SourceTooComplex, forbidden_in, scan
 from runner.reference_cache import reference_cache
-from runner.registry import get_supervisor
+from runner.registry import get_supervisor, top_up
 from runner.supervisor import Supervisor
 from runner.types import (
     TIMING_RUNS,
@@ -252,6 +252,12 @@ def _with_output(outcome: ChildOutcome, shown: ChildOutcome) -> ChildOutcome:
         truncated=shown.truncated,
         duration_ms=outcome.duration_ms,
     )
+
+
+def standby_top_up() -> None:
+    """Fork the standby children the last job used up: call it between jobs, once the job's
+    result is stored, so the forks never compete with a job for a core."""
+    top_up()
 
 
 def grade(job: GradingJob) -> GradingResult:

@@ -1,10 +1,12 @@
 """The grading task stores one result per job id, however often it is delivered."""
 
 import uuid
+from typing import Any
 
 import pytest
 
 from runner.api import GradingJob, Limits
+from runner.child_outcome import ChildOutcome
 from runner.models import JobRecord, JobState
 from runner.records import MAX_DELIVERIES
 from runner.supervisor import Supervisor
@@ -90,3 +92,36 @@ def test_grading_time_limits_count_every_run_of_a_job() -> None:
     # Each efficiency case: up to 3 timing children each for the answer, the reference and
     # the baseline.
     assert grading_time_limits(timed) == time_limits(plain.limits, runs=3 + 3 * 3)
+
+
+@pytest.mark.django_db
+def test_used_standby_children_are_forked_after_the_task_not_during_it(
+    supervisor: Supervisor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forking competes for a core with the job's record and result: a run leaves one child
+    for the job's next run, and the rest are forked once the task has ended."""
+    zygote = supervisor.zygote
+    assert zygote is not None
+    supervisor.top_up()
+    full = supervisor.config.standby
+    assert zygote.on_hand("cpu") == full
+
+    assert supervisor.run({"kind": "exec", "source": "pass"}, Limits(), device="cpu").status == "ok"
+    assert zygote.on_hand("cpu") == max(1, full - 1)
+    supervisor.top_up()
+    assert zygote.on_hand("cpu") == full
+
+    during: list[int] = []
+    real_run = supervisor.run
+
+    def run_and_count(message: dict[str, Any], limits: Limits, *, device: str) -> ChildOutcome:
+        outcome = real_run(message, limits, device=device)
+        during.append(zygote.on_hand("cpu"))
+        return outcome
+
+    monkeypatch.setattr(supervisor, "run", run_and_count)
+    result = run_snippet.apply(args=(f"run-{uuid.uuid4()}", "print(1)")).get()
+    monkeypatch.undo()
+    assert result["status"] == "ok"
+    assert during == [max(1, full - 1)]  # nothing forked while the task ran
+    assert zygote.on_hand("cpu") == full  # topped up when it ended
