@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.commits import commit_without_waiting_for_disk
@@ -30,14 +30,23 @@ def job_record_claim(
     Past MAX_DELIVERIES the job is finished now with `poisoned(deliveries)` as its result
     (and that is returned), so a job that kills its worker is never run again.
     """
+    claimed_at = timezone.now()
+    try:
+        # A first delivery, the usual case, is one insert.
+        with transaction.atomic():
+            # Lost only with PostgreSQL itself: the delivery is then counted one short.
+            commit_without_waiting_for_disk()
+            JobRecord.objects.create(job_id=job_id, kind=kind, deliveries=1, claimed_at=claimed_at)
+        return None
+    except IntegrityError:
+        pass  # delivered before: count this delivery on its record
     with transaction.atomic():
-        # Lost only with PostgreSQL itself: the delivery is then counted one short.
         commit_without_waiting_for_disk()
         record, _ = JobRecord.objects.select_for_update().get_or_create(
             job_id=job_id, defaults={"kind": kind}
         )
         record.deliveries += 1
-        record.claimed_at = timezone.now()
+        record.claimed_at = claimed_at
         record.save(update_fields=["deliveries", "claimed_at"])
         if record.state == JobState.FINISHED:
             stored: dict[str, Any] = record.result
@@ -52,18 +61,25 @@ def job_record_finish(
 ) -> dict[str, Any]:
     """Store the result unless another delivery got there first; return the stored one."""
     with transaction.atomic():
-        # Lost only with PostgreSQL itself: the caller's grade, committed next, flushes it
-        # first; if that commit fails too, the result travels on (queued) or the job re-runs.
+        # Lost only with PostgreSQL itself, and then the job runs again (the caller's sweeper).
         commit_without_waiting_for_disk()
-        record, _ = JobRecord.objects.select_for_update().get_or_create(
-            job_id=job_id, defaults={"kind": kind}
+        fields = {
+            "state": JobState.FINISHED,
+            "status": str(result.get("status", "")),
+            "score": score,
+            "result": result,
+            "finished_at": timezone.now(),
+        }
+        running = JobRecord.objects.filter(job_id=job_id).exclude(state=JobState.FINISHED)
+        if running.update(**fields):
+            return result
+        # Another delivery finished it first (its result wins), or no claim was recorded.
+        record, created = JobRecord.objects.select_for_update().get_or_create(
+            job_id=job_id, defaults={"kind": kind, **fields}
         )
-        if record.state != JobState.FINISHED:
-            record.state = JobState.FINISHED
-            record.status = str(result.get("status", ""))
-            record.score = score
-            record.result = result
-            record.finished_at = timezone.now()
+        if not created and record.state != JobState.FINISHED:  # claimed since the update
+            for name, value in fields.items():
+                setattr(record, name, value)
             record.save()
         stored: dict[str, Any] = record.result
         return stored

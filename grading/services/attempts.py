@@ -251,16 +251,15 @@ def response_lock(**lookup: Any) -> Response | None:
     """The response matching `lookup`, locked, or None: its attempt row is locked first, then
     the response. Every write to a response (submit, results, marks, regrades) takes this one
     order, so two writers never deadlock and an attempt's total never races its answers."""
-    attempt_id = Response.objects.filter(**lookup).values_list("attempt_id", flat=True).first()
-    if attempt_id is None:
+    # The attempt is found through the response and locked in one query.
+    through = {f"responses__{key}": value for key, value in lookup.items()}
+    attempt = for_update(Attempt).select_related("quiz").filter(**through).first()
+    if attempt is None:
         return None
-    attempt_lock(attempt_id)
-    return (
-        for_update(Response)
-        .select_related("question_version", "attempt__quiz")
-        .filter(**lookup)
-        .first()
-    )
+    response = for_update(Response).select_related("question_version").filter(**lookup).first()
+    if response is not None:
+        response.attempt = attempt  # the locked row, not a second copy
+    return response
 
 
 def response_lock_by_id(response_id: int) -> Response:
