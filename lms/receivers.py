@@ -82,7 +82,11 @@ def _mark_changed(
 def _on_attempt(sender: Any, instance: Attempt, update_fields: Any = None, **_: Any) -> None:
     fields = set(update_fields or ())
     if "submitted_at" in fields and instance.submitted_at is not None:
-        submitted = (str(instance.pk), _attempt_data(instance))
+        # The submit's own moment: a save that also grades it reports the grade separately.
+        submitted = (
+            str(instance.pk),
+            {**_attempt_data(instance), "status": AttemptStatus.SUBMITTED},
+        )
         _events(WebhookEvent.ATTEMPT_SUBMITTED, instance.quiz.course_id, [submitted])
     if "graded_at" in fields and (graded := _graded([instance])):
         _events(WebhookEvent.ATTEMPT_GRADED, instance.quiz.course_id, graded)

@@ -73,10 +73,7 @@ def _response_view(response: Response, visible: bool, update: ScoreUpdate | None
 def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
     """The attempt for `user`: scores and feedback only where the release policy allows;
     the student sees no total while any answer is pending, and is told of changed marks."""
-    # Answers first, then the attempt's totals: grading commits both at once, so answers read
-    # as graded are never shown beside totals read from before that commit.
-    responses = list(attempt_responses(attempt))
-    attempt.refresh_from_db(fields=["status", "score", "max_score", "graded_at"])
+    responses = attempt_responses(attempt)
     visible = results_visible(user, attempt, now)
     pending = attempt.status == AttemptStatus.SUBMITTED
     # The owner never sees a total that may still change as if it were final.

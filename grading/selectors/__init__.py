@@ -134,8 +134,24 @@ def score_updates(attempt: Attempt, now: datetime) -> dict[int, ScoreUpdate]:
     return updates
 
 
+_TOTALS = ("status", "score", "max_score", "graded_at")
+
+
 def attempt_responses(attempt: Attempt) -> list[Response]:
-    return list(attempt.responses.select_related("question_version").order_by("position"))
+    """The attempt's answers in order, and its status and totals read again in the same
+    statement: grading commits answers and totals at once, so answers read as graded are
+    never shown beside totals from before that commit."""
+    responses = list(
+        attempt.responses.select_related("question_version", "attempt").order_by("position")
+    )
+    if responses:
+        for name in _TOTALS:
+            setattr(attempt, name, getattr(responses[0].attempt, name))
+    else:
+        attempt.refresh_from_db(fields=list(_TOTALS))
+    for response in responses:
+        response.attempt = attempt
+    return responses
 
 
 def attempt_final_score(attempt: Attempt) -> Decimal | None:

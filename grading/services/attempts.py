@@ -52,10 +52,11 @@ PENDING = frozenset({ResponseStatus.QUEUED, ResponseStatus.RUNNING, ResponseStat
 # total (or LMS grade) is final while one is left.
 _NOT_FINAL = PENDING | {ResponseStatus.ERROR}
 _QUANTUM = Decimal("0.001")
-_TOTAL_FIELDS = ["score", "max_score", "status", "graded_at"]
+TOTAL_FIELDS = ["score", "max_score", "status", "graded_at"]
 
 
-def _total(attempt: Attempt, responses: Iterable[Response], now: datetime) -> None:
+def attempt_total(attempt: Attempt, responses: Iterable[Response], now: datetime) -> None:
+    """Set the attempt's total from all of its `responses` (not saved; TOTAL_FIELDS change)."""
     responses = list(responses)
     total = sum(
         (Decimal(str(r.score)) * r.points for r in responses if r.score is not None),
@@ -71,8 +72,10 @@ def _total(attempt: Attempt, responses: Iterable[Response], now: datetime) -> No
 
 def attempt_refresh_total(*, attempt: Attempt, now: datetime) -> Attempt:
     """Sum of score × points; the attempt is graded once nothing is pending."""
-    _total(attempt, Response.objects.filter(attempt=attempt).only("status", "score", "points"), now)
-    attempt.save(update_fields=_TOTAL_FIELDS)
+    attempt_total(
+        attempt, Response.objects.filter(attempt=attempt).only("status", "score", "points"), now
+    )
+    attempt.save(update_fields=TOTAL_FIELDS)
     return attempt
 
 
@@ -87,8 +90,8 @@ def attempts_refresh_totals(*, attempts: list[Attempt], now: datetime) -> None:
     for response in responses:
         rows[response.attempt_id].append(response)
     for attempt in attempts:
-        _total(attempt, rows[attempt.pk], now)
-    Attempt.objects.bulk_update(attempts, _TOTAL_FIELDS)
+        attempt_total(attempt, rows[attempt.pk], now)
+    Attempt.objects.bulk_update(attempts, TOTAL_FIELDS)
 
 
 # Draw an attempt's questions from its seed: same seed, same questions and order.

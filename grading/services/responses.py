@@ -22,10 +22,11 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.scoring import score_answer
 from grading.scoring.numeric import parse_number
 from grading.services.attempts import (
+    TOTAL_FIELDS,
     answers_close_at,
     attempt_is_overdue,
     attempt_lock,
-    attempt_refresh_total,
+    attempt_total,
 )
 from grading.services.code import code_job, code_job_enqueue_on_commit, new_job_id
 from quizbank.errors import NetworkNotAllowed
@@ -198,8 +199,9 @@ def _set(response: Response, status: str, score: float | None, now: datetime | N
     response.graded_at = now
 
 
-def response_grade(*, response: Response, now: datetime) -> None:
-    """Score choice/numeric/text now, queue code for the runner, leave viva for an examiner."""
+def response_grade(*, response: Response, now: datetime) -> GradingJob | None:
+    """Score choice/numeric/text now, mark code as queued for the runner (its job is
+    returned, to send once committed), leave viva for an examiner; the caller saves."""
     content = variant_content(
         response.question_version.content, response.params, response.generated_answers
     )
@@ -218,9 +220,7 @@ def response_grade(*, response: Response, now: datetime) -> None:
         verdict = score_answer(content, response.answer)
         response.feedback = verdict.feedback
         _set(response, ResponseStatus.GRADED, verdict.score, now)
-    response.save(update_fields=_FIELDS)
-    if job is not None:
-        code_job_enqueue_on_commit(job)
+    return job
 
 
 def _queue_code(response: Response) -> GradingJob | None:
@@ -254,10 +254,17 @@ def attempt_submit(*, attempt: Attempt, now: datetime, idempotency_key: str = ""
         locked.submitted_at = now
         locked.auto_submitted = late
         locked.idempotency_key = idempotency_key[:100]
-        locked.save(update_fields=["status", "submitted_at", "auto_submitted", "idempotency_key"])
-        for response in locked.responses.select_related("question_version").order_by("position"):
-            response_grade(response=response, now=now)
-        return attempt_refresh_total(attempt=locked, now=now)
+        responses = list(locked.responses.select_related("question_version").order_by("position"))
+        jobs = [response_grade(response=response, now=now) for response in responses]
+        Response.objects.bulk_update(responses, _FIELDS)
+        for job in jobs:
+            if job is not None:
+                code_job_enqueue_on_commit(job)
+        attempt_total(locked, responses, now)
+        locked.save(
+            update_fields=["submitted_at", "auto_submitted", "idempotency_key", *TOTAL_FIELDS]
+        )
+        return locked
 
 
 def attempts_retime(

@@ -178,3 +178,28 @@ def test_webhooks_need_the_grades_scope(make_client: MakeClient) -> None:
         "/api/webhooks/", {"url": "http://127.0.0.1:9/x", "events": ["mark.changed"]}, format="json"
     )
     assert reply.status_code == 403
+
+
+def test_a_submit_graded_at_once_says_submitted_then_graded(
+    make_client: MakeClient, receiver: tuple[Receiver, str]
+) -> None:
+    """A quiz with no answer left waiting is graded by its submit: each event still says
+    what happened at its own moment."""
+    _, url = receiver
+    client, api = make_client(scopes=["grades:read"])
+    quiz = new_quiz(release_policy=ReleasePolicy.MANUAL)
+    add_slots(quiz, question(quiz.course, TRUE_FALSE))
+    member(quiz.course, "examiner", client.user)
+    events = ["attempt.submitted", "attempt.graded"]
+    assert (
+        api.post("/api/webhooks/", {"url": url, "events": events}, format="json").status_code == 201
+    )
+
+    attempt = submitted_attempt(quiz, member(quiz.course, "student"), {0: {"value": True}})
+
+    deliveries = list(WebhookDelivery.objects.order_by("pk"))
+    assert [(d.event, d.payload["data"]["status"]) for d in deliveries] == [
+        ("attempt.submitted", "submitted"),
+        ("attempt.graded", "graded"),
+    ]
+    assert deliveries[1].payload["data"]["attempt"] == attempt.pk
