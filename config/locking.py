@@ -1,12 +1,13 @@
 """Row locks that lock only the rows asked for, in the mode that lets inserts go on.
 
 `select_for_update()` without `of` also locks every row a join brings in: a `select_related`,
-or a default ordering through a foreign key (a response orders by its attempt, whose ordering
-goes through the quiz and its course). Those shared rows are the ones every attempt start
-points at, and the KEY SHARE lock an insert takes on the row its foreign key names waits for
-FOR UPDATE: a start and an autosave then wait for each other and PostgreSQL aborts one
-("deadlock detected ... in relation quizbank_quiz"). FOR NO KEY UPDATE of the row itself
-still excludes every other writer of that row, and lets rows that point at it be inserted.
+or an ordering through a foreign key (the models order by the key's column, `attempt_id`, so
+their default ordering joins nothing; an `order_by("attempt__quiz")` would). Those shared
+rows are the ones every attempt start points at, and the KEY SHARE lock an insert takes on
+the row its foreign key names waits for FOR UPDATE: a start and an autosave then wait for
+each other and PostgreSQL aborts one ("deadlock detected ... in relation quizbank_quiz").
+FOR NO KEY UPDATE of the row itself still excludes every other writer of that row, and lets
+rows that point at it be inserted.
 """
 
 from typing import TypeVar

@@ -48,7 +48,7 @@ class Attempt(models.Model):
     released_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["quiz", "user", "number"]
+        ordering = ["quiz_id", "user_id", "number"]
         constraints = [
             models.UniqueConstraint(
                 fields=["quiz", "user", "number"], name="unique_attempt_number"
@@ -102,7 +102,7 @@ class Response(models.Model):
     time_spent = models.DurationField(default=timedelta(0))
 
     class Meta:
-        ordering = ["attempt", "position"]
+        ordering = ["attempt_id", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["attempt", "position"], name="unique_response_position"

@@ -39,7 +39,7 @@ class Mark(models.Model):
     updated_at = models.DateTimeField()
 
     class Meta:
-        ordering = ["response", "created_at"]
+        ordering = ["response_id", "created_at"]
         constraints = [
             models.UniqueConstraint(fields=["response", "role"], name="one_mark_per_role"),
             models.CheckConstraint(
@@ -126,7 +126,7 @@ class MarkChange(AppendOnlyModel):
     created_at = models.DateTimeField()
 
     class Meta:
-        ordering = ["response", "created_at", "pk"]
+        ordering = ["response_id", "created_at", "pk"]
 
     def __str__(self) -> str:
         return f"change of mark {self.mark_id} at {self.created_at:%Y-%m-%d %H:%M}"
@@ -155,7 +155,7 @@ class ScoreChange(AppendOnlyModel):
     created_at = models.DateTimeField()
 
     class Meta:
-        ordering = ["response", "created_at", "pk"]
+        ordering = ["response_id", "created_at", "pk"]
 
     def __str__(self) -> str:
         return f"score of response {self.response_id}: {self.before} -> {self.after}"

@@ -70,7 +70,7 @@ class RegradeItem(models.Model):
     message = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["run", "pk"]
+        ordering = ["run_id", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["run", "response"], name="unique_regrade_item"),
             models.UniqueConstraint(

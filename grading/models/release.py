@@ -26,7 +26,7 @@ class QuizRelease(AppendOnlyModel):
     created_at = models.DateTimeField()
 
     class Meta:
-        ordering = ["quiz", "created_at", "pk"]
+        ordering = ["quiz_id", "created_at", "pk"]
 
     def __str__(self) -> str:
         return f"{self.action} of quiz {self.quiz_id} at {self.created_at:%Y-%m-%d %H:%M}"

@@ -26,7 +26,7 @@ class QuizAccessOverride(models.Model):
     reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
-        ordering = ["quiz", "user"]
+        ordering = ["quiz_id", "user_id"]
         constraints = [
             models.UniqueConstraint(fields=["quiz", "user"], name="one_override_per_student"),
             models.CheckConstraint(

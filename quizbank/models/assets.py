@@ -29,7 +29,7 @@ class QuestionAsset(models.Model):
     blob = models.ForeignKey(AssetBlob, on_delete=models.PROTECT, related_name="uses")
 
     class Meta:
-        ordering = ["question", "name"]
+        ordering = ["question_id", "name"]
         constraints = [
             models.UniqueConstraint(fields=["question", "name"], name="unique_question_asset_name"),
         ]

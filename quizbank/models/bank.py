@@ -58,7 +58,7 @@ class Topic(models.Model):
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
-        ordering = ["course", "position", "slug"]
+        ordering = ["course_id", "position", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["course", "slug"], name="unique_topic_slug"),
         ]
@@ -115,7 +115,7 @@ class Question(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["course", "topic__position", "slug"]
+        ordering = ["course_id", "topic__position", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["course", "slug"], name="unique_question_slug"),
         ]
@@ -138,7 +138,7 @@ class QuestionVersion(models.Model):
     )
 
     class Meta:
-        ordering = ["question", "-number"]
+        ordering = ["question_id", "-number"]
         get_latest_by = "number"
         constraints = [
             models.UniqueConstraint(fields=["question", "number"], name="unique_version_number"),
@@ -162,7 +162,7 @@ class Choice(models.Model):
     feedback = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["question", "position"]
+        ordering = ["question_id", "position"]
 
     def __str__(self) -> str:
         return self.text[:60]
@@ -187,7 +187,7 @@ class NumericAnswer(models.Model):
     feedback = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["question", "position"]
+        ordering = ["question_id", "position"]
 
     def __str__(self) -> str:
         return f"{self.value} ± {self.tolerance} ({self.tolerance_mode})"
@@ -204,7 +204,7 @@ class TextAnswer(models.Model):
     feedback = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["question", "position"]
+        ordering = ["question_id", "position"]
 
     def __str__(self) -> str:
         return self.text
@@ -221,7 +221,7 @@ class CodeCase(models.Model):
     spec = models.JSONField(default=dict)
 
     class Meta:
-        ordering = ["question", "position"]
+        ordering = ["question_id", "position"]
 
     def __str__(self) -> str:
         return self.name
@@ -243,7 +243,7 @@ class CodeFile(models.Model):
     source = models.TextField()
 
     class Meta:
-        ordering = ["question", "kind", "name"]
+        ordering = ["question_id", "kind", "name"]
         constraints = [
             models.UniqueConstraint(fields=["question", "name"], name="unique_code_file_name"),
         ]
@@ -259,7 +259,7 @@ class RubricCriterion(models.Model):
     description = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["question", "position"]
+        ordering = ["question_id", "position"]
         verbose_name_plural = "rubric criteria"
 
     def __str__(self) -> str:
@@ -274,7 +274,7 @@ class RubricLevel(models.Model):
     descriptor = models.TextField()
 
     class Meta:
-        ordering = ["criterion", "position"]
+        ordering = ["criterion_id", "position"]
 
     def __str__(self) -> str:
         return f"{self.label} ({self.points})"

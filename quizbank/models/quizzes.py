@@ -58,7 +58,7 @@ class Quiz(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["course", "slug"]
+        ordering = ["course_id", "slug"]
         verbose_name_plural = "quizzes"
         constraints = [
             models.UniqueConstraint(fields=["course", "slug"], name="unique_quiz_slug"),
@@ -104,7 +104,7 @@ class QuizSlot(models.Model):
     points = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
 
     class Meta:
-        ordering = ["quiz", "position"]
+        ordering = ["quiz_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["quiz", "position"], name="unique_slot_position"),
             models.CheckConstraint(

@@ -255,7 +255,11 @@ def test_waiting_children_sit_under_a_one_cpu_quota(supervisor: Supervisor) -> N
     _require_cpu_accounting(supervisor)
     assert supervisor.zygote is not None
     run("pass")
-    supervisor.zygote.collect_ready()
+    supervisor.top_up()  # as a worker does after each task
+    deadline = time.monotonic() + 10
+    while not supervisor.zygote.standby_pids() and time.monotonic() < deadline:
+        supervisor.zygote.collect_ready()
+        time.sleep(0.01)
     pids = supervisor.zygote.standby_pids()
     assert pids
     assert all(_effective_quota_cpus(pid) == settings.RUNNER_CPU_QUOTA for pid in pids)
