@@ -98,13 +98,16 @@ def code_feedback(payload: dict[str, Any]) -> dict[str, Any]:
 
 def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
     """Store the verdict of job `payload["job_id"]`; False if unknown or already applied."""
+    job_id = str(payload.get("job_id", ""))
+    if not job_id.startswith(JOB_PREFIX):
+        return False  # no response's job: an answer not yet sent has an empty job id
     with transaction.atomic():
         # A code grade is worked out again from what is on disk (the submitted answer and its
         # job): if PostgreSQL itself crashes before this commit reaches the disk, the sweeper
         # finds the answer waiting and grades it again. Any later ordinary commit (a release,
         # a mark, a webhook's delivery) flushes it first.
         commit_without_waiting_for_disk()
-        response = response_lock(job_id=str(payload.get("job_id", "")))
+        response = response_lock(job_id=job_id)
         if response is None or response.status not in _WAITING:
             return False
         if payload.get("status") == "internal":

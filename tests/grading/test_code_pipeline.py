@@ -125,6 +125,16 @@ def test_an_unknown_job_id_changes_nothing(submitted: Any) -> None:
     assert code_result_apply(payload=_result("response-0-nope"), now=timezone.now()) is False
 
 
+def test_a_result_without_a_job_id_touches_no_answer(
+    submitted: Any, django_assert_num_queries: Any
+) -> None:
+    """Answers not yet sent to the runner have an empty job id: a result naming none (or
+    another kind of job) must not find, lock or grade one of them."""
+    for job_id in ("", "run-0"):
+        with django_assert_num_queries(0):
+            assert code_result_apply(payload=_result(job_id), now=timezone.now()) is False
+
+
 def test_an_internal_runner_failure_is_an_error_not_a_zero(submitted: Any) -> None:
     attempt, response, _ = submitted
     code_result_apply(payload=_result(response.job_id, 0.0, "internal"), now=timezone.now())
