@@ -165,8 +165,9 @@ class Supervisor:
 
     def top_up(self) -> None:
         """Fork the standby children used up, for every device: between jobs, when the
-        worker is idle."""
-        if self.zygote is None:
+        worker is idle. A dead zygote is left alone: the next job's `get_supervisor` starts a
+        new one."""
+        if self.zygote is None or not self.zygote.alive():
             return
         for device in self.zygote.devices():
             self.zygote.replenish(device)

@@ -105,7 +105,7 @@ def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
         # A code grade is worked out again from what is on disk (the submitted answer and its
         # job): if PostgreSQL itself crashes before this commit reaches the disk, the sweeper
         # finds the answer waiting and grades it again. Any later ordinary commit (a release,
-        # a mark, a webhook's delivery) flushes it first.
+        # a mark) flushes it first.
         commit_without_waiting_for_disk()
         response = response_lock(job_id=job_id)
         if response is None or response.status not in _WAITING:

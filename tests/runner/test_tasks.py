@@ -1,5 +1,7 @@
 """The grading task stores one result per job id, however often it is delivered."""
 
+import os
+import signal
 import uuid
 from typing import Any
 
@@ -125,3 +127,20 @@ def test_used_standby_children_are_forked_after_the_task_not_during_it(
     assert result["status"] == "ok"
     assert during == [max(1, full - 1)]  # nothing forked while the task ran
     assert zygote.on_hand("cpu") == full  # topped up when it ended
+
+
+def test_topping_up_after_the_zygote_died_raises_nothing(supervisor: Supervisor) -> None:
+    """The top-up runs after every task, in a signal handler: a zygote killed meanwhile must
+    not turn it into an error; the next job's supervisor starts a new zygote."""
+    from runner.registry import default_config
+
+    own = Supervisor(default_config())
+    try:
+        assert own.zygote is not None
+        own.zygote.take("cpu").close()  # a job used a child: the top-up has one to fork
+        os.killpg(own.zygote.pid, signal.SIGKILL)
+        own.zygote._process.wait(timeout=10)
+        own.top_up()
+        assert not own.zygote.alive()
+    finally:
+        own.close()
