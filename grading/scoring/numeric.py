@@ -18,6 +18,8 @@ def parse_number(raw: object) -> float:
     if isinstance(raw, str):
         if len(raw) > MAX_TEXT_LENGTH:
             raise ValueError(f"a number is at most {MAX_TEXT_LENGTH} characters")
+        if "_" in raw:  # Python's float() reads "1_3" as 13; a student did not write 13
+            raise ValueError("a number is written without underscores")
         raw = float(raw.strip().replace(",", "."))
     if not isinstance(raw, int | float):
         raise ValueError("a number is required")

@@ -61,6 +61,7 @@ def test_a_decimal_comma_is_read_as_a_point() -> None:
     [
         (True, "a number is required, not true/false"),
         (None, "a number is required"),
+        ("1_3", "a number is written without underscores"),
         ("inf", r"the number must be finite and at most 1e\+100 in size"),
         (float("nan"), r"the number must be finite and at most 1e\+100 in size"),
     ],
