@@ -8,6 +8,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 
+from runner.framing import holds_whole_frame
 from runner.pool import Standby
 from runner.standby import EXIT_RECORD
 
@@ -73,14 +74,28 @@ class _Drain:
 
 
 def drain(
-    standby: Standby, pidfd: int, *, wall_s: float, output_cap: int, result_cap: int
+    standby: Standby,
+    pidfd: int,
+    *,
+    wall_s: float,
+    output_cap: int,
+    result_cap: int,
+    until_result: bool = False,
 ) -> Collected:
-    """Read until the outer process has reported; kill the namespace on any limit."""
+    """Read until the outer process has reported; kill the namespace on any limit.
+
+    With `until_result`, stop as soon as one whole result frame has arrived: the child
+    flushes its output before it writes the frame, so all of it is in the pipes by then, and
+    the namespace's teardown (milliseconds) is not waited for. The exit record (wait status,
+    CPU time) is then missing, so runs judged on their CPU time must not ask for this.
+    """
     state = _Drain(standby, output_cap=output_cap, result_cap=result_cap)
     start = time.monotonic()
     deadline = start + wall_s
     killed = False
     while standby.status_r in state.open:
+        if until_result and not killed and holds_whole_frame(state.got.result):
+            break
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             if killed:

@@ -49,6 +49,14 @@ def parse_single_frame(data: bytes, *, cap: int) -> bytes:
     return data[HEADER.size : end]
 
 
+def holds_whole_frame(data: bytes | bytearray) -> bool:
+    """Whether `data` starts with a valid header and holds all the bytes it announces."""
+    if len(data) < HEADER.size:
+        return False
+    magic, length = HEADER.unpack_from(data)
+    return bool(magic == MAGIC and len(data) >= HEADER.size + int(length))
+
+
 def read_to_eof(fd: int, *, cap: int) -> bytes:
     """Read a whole stream (blocking) but never more than `cap` bytes."""
     chunks: list[bytes] = []

@@ -2,8 +2,8 @@
 
 The zygote keeps the status pipe's write end: it writes the child's host pid
 at once and, after reaping it, the wait status and CPU time. The child confines
-itself, writes b"R" on the result pipe, waits for its one job message, runs it
-and writes exactly one frame.
+itself, runs the warm-up grading (`runner.warm`), writes b"R" on the result
+pipe, waits for its one job message, runs it and writes exactly one frame.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from runner import child_jobs
 from runner.framing import parse_single_frame, read_to_eof, write_frame
 from runner.sandbox import NAMESPACES, SandboxSpec, confine, libc
 from runner.sandbox.limits import apply_job_limits
+from runner.warm import warm_child
 
 PID_RECORD = struct.Struct(">q")
 EXIT_RECORD = struct.Struct(">qdd")  # wait status, user and system CPU seconds
@@ -110,6 +111,7 @@ def _inner(spec: SandboxSpec, pipes: StandbyPipes) -> None:
     _join_cgroups(spec.cgroup_dirs)
     os.setsid()
     confine(spec)
+    warm_child()
     os.write(_RESULT_FD, READY)
     raw = parse_single_frame(read_to_eof(_JOB_FD, cap=REQUEST_CAP), cap=REQUEST_CAP)
     os.close(_JOB_FD)

@@ -33,6 +33,11 @@ RESULT_CAP = 32 << 20
 PIDS_MAX = 64
 _READY_TIMEOUT_S = 30.0
 _MAX_SLOTS = 256
+# A graded run ends once its result frame is whole: the answer's static checks keep it off the
+# result channel. A timing run is judged on the CPU time in the child's exit record, and a
+# snippet or generator (unchecked code) could write a frame of its own and carry on, so those
+# wait for the child's exit, and only one frame before it counts.
+_ENDS_ON_ITS_FRAME = frozenset({"harness"})
 logger = logging.getLogger(__name__)
 
 
@@ -196,6 +201,7 @@ class Supervisor:
                 wall_s=limits.time_s,
                 output_cap=run_limits.output_cap,
                 result_cap=RESULT_CAP,
+                until_result=message["kind"] in _ENDS_ON_ITS_FRAME,
             )
             oom = standby.cgroup is not None and self.cgroups.oom_kills(standby.cgroup) > oom_before
             peak = (

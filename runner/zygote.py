@@ -35,78 +35,6 @@ def _prepare_environment() -> None:
     )
 
 
-_WARM_SOURCE = """
-import torch
-
-def warm(x, w):
-    return torch.tanh(x @ w).sum(dim=1)
-
-def train_step(model, optimizer, x, y):
-    optimizer.zero_grad()
-    loss = torch.nn.functional.mse_loss(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss
-"""
-_WARM_CASES: list[dict[str, Any]] = [
-    {
-        "name": "warm",
-        "args": [{"random": [3, 4], "requires_grad": True}, {"random": [4, 2], "dtype": "float64"}],
-        "checks": ["gradients", "purity", "requires_grad", "determinism"],
-    },
-    {
-        "name": "warm upstream",
-        "args": [
-            {"random": [3, 4], "dtype": "float64", "requires_grad": True},
-            {"random": [4, 2], "dtype": "float64"},
-        ],
-        "checks": [{"kind": "gradients", "upstream": "ones"}, "gradcheck", "grad_accumulates"],
-    },
-]
-
-
-# Without autograd: a backward in the zygote starts autograd's device threads, which initialise
-# CUDA, and every child forked after that fails with "CUDA error: initialization error".
-_FORWARD_CASES: list[dict[str, Any]] = [
-    {
-        "name": "warm forward",
-        "args": [{"random": [3, 4]}, {"random": [4, 2], "dtype": "float64"}],
-        "checks": ["purity", "determinism", "no_graph"],
-    },
-]
-
-
-def _warm_harness(*, autograd: bool) -> None:
-    # Lazy imports (sympy through torch.fx, optimisers...) would otherwise happen in every child.
-    import torch.fx.experimental.symbolic_shapes  # noqa: F401
-
-    from runner.harness.child import run_request
-
-    warm = [("warm", _WARM_CASES), ("train_step", [_TRAIN_CASE])]
-    for entry_point, cases in warm if autograd else [("warm", _FORWARD_CASES)]:
-        request = {
-            "source": _WARM_SOURCE,
-            "entry_point": entry_point,
-            "cases": cases,
-            "forbidden": ["torch.linalg.inv"],
-            "device": "cpu",
-            "role": "student",
-        }
-        run_request(request)
-
-
-_TRAIN_CASE: dict[str, Any] = {
-    "name": "warm training",
-    "kind": "training",
-    "model": {"mlp": [4, 8, 1]},
-    "data": {"x": {"random": [8, 4]}, "y": {"random": [8, 1]}},
-    "loss": "mse",
-    "optimizer": {"adam": {"lr": 0.01}},
-    "steps": 2,
-    "stages": [{"check": "runs", "weight": 1}],
-}
-
-
 def _warm_up() -> dict[str, Any]:
     import torch
 
@@ -119,6 +47,7 @@ def _warm_up() -> dict[str, Any]:
 
     from runner import child_jobs, standby  # noqa: F401 - everything the child runs
     from runner.sandbox.syscall_filter import prebuilt_filter
+    from runner.warm import warm_harness
 
     with contextlib.suppress(OSError):  # without seccomp only unsandboxed runs are possible
         prebuilt_filter()
@@ -126,7 +55,7 @@ def _warm_up() -> dict[str, Any]:
     if not available:
         x = torch.randn(8, 8, requires_grad=True)
         (x @ x).tanh().sum().backward()  # type: ignore[no-untyped-call]  # torch leaves it untyped
-    _warm_harness(autograd=not available)
+    warm_harness(autograd=not available)
     return {
         "pid": os.getpid(),
         "cuda_available": available,
