@@ -254,15 +254,21 @@ def response_lock(**lookup: Any) -> Response | None:
     """The response matching `lookup`, locked, or None: its attempt row is locked first, then
     the response. Every write to a response (submit, results, marks, regrades) takes this one
     order, so two writers never deadlock and an attempt's total never races its answers."""
-    # The attempt is found through the response and locked in one query.
-    through = {f"responses__{key}": value for key, value in lookup.items()}
-    attempt = for_update(Attempt).select_related("quiz").filter(**through).first()
+    attempt = attempt_lock_through(**lookup)
     if attempt is None:
         return None
     response = for_update(Response).select_related("question_version").filter(**lookup).first()
     if response is not None:
         response.attempt = attempt  # the locked row, not a second copy
     return response
+
+
+def attempt_lock_through(**lookup: Any) -> Attempt | None:
+    """The attempt (with its quiz) of the response matching `lookup`, locked in one query, or
+    None: the first step of `response_lock`, for a writer that then updates the response
+    without reading it."""
+    through = {f"responses__{key}": value for key, value in lookup.items()}
+    return for_update(Attempt).select_related("quiz").filter(**through).first()
 
 
 def response_lock_by_id(response_id: int) -> Response:

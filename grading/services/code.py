@@ -13,7 +13,7 @@ from django.db import transaction
 from config.commits import commit_without_waiting_for_disk
 from grading.content import reference_source, variant_content
 from grading.models import Response, ResponseStatus
-from grading.services.attempts import attempt_refresh_total, response_lock
+from grading.services.attempts import attempt_lock_through, attempt_refresh_total
 from runner import api as runner_api
 from runner.contract import parse_code_question
 
@@ -101,33 +101,42 @@ def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
     job_id = str(payload.get("job_id", ""))
     if not job_id.startswith(JOB_PREFIX):
         return False  # no response's job: an answer not yet sent has an empty job id
+    verdict = _verdict(payload)
     with transaction.atomic():
         # A code grade is worked out again from what is on disk (the submitted answer and its
         # job): if PostgreSQL itself crashes before this commit reaches the disk, the sweeper
         # finds the answer waiting and grades it again. Any later ordinary commit (a release,
         # a mark) flushes it first.
         commit_without_waiting_for_disk()
-        response = response_lock(job_id=job_id)
-        if response is None or response.status not in _WAITING:
+        # The attempt is locked first, as every writer of its answers does (response_lock);
+        # the answer itself needs no reading: one UPDATE writes it while it is still waiting.
+        attempt = attempt_lock_through(job_id=job_id)
+        if attempt is None:
             return False
-        if payload.get("status") == "internal":
-            # The grader failed, not the answer (a broken reference, a lost sandbox): the
-            # student is told so without the details, which stay in the log and the job.
-            logger.error(
-                "grading job %s failed in the grader: %s",
-                payload.get("job_id"),
-                str(payload.get("message", ""))[:_OUTPUT_CAP],
-            )
-            response.status, response.score = ResponseStatus.ERROR, None
-            response.feedback = {"status": "internal", "message": GRADER_FAILED, "cases": []}
-        else:
-            response.status = ResponseStatus.GRADED
-            response.score = max(0.0, min(1.0, float(payload.get("score", 0.0))))
-            response.feedback = code_feedback(payload)
-        response.graded_at = now
-        response.save(update_fields=["status", "score", "feedback", "graded_at"])
-        attempt_refresh_total(attempt=response.attempt, now=now)
+        waiting = Response.objects.filter(job_id=job_id, status__in=_WAITING)
+        if not waiting.update(**verdict, graded_at=now):
+            return False
+        attempt_refresh_total(attempt=attempt, now=now)
     return True
+
+
+def _verdict(payload: dict[str, Any]) -> dict[str, Any]:
+    """The status, score and feedback a grading result gives its answer."""
+    if payload.get("status") == "internal":
+        # The grader failed, not the answer (a broken reference, a lost sandbox): the
+        # student is told so without the details, which stay in the log and the job.
+        logger.error(
+            "grading job %s failed in the grader: %s",
+            payload.get("job_id"),
+            str(payload.get("message", ""))[:_OUTPUT_CAP],
+        )
+        feedback = {"status": "internal", "message": GRADER_FAILED, "cases": []}
+        return {"status": ResponseStatus.ERROR, "score": None, "feedback": feedback}
+    return {
+        "status": ResponseStatus.GRADED,
+        "score": max(0.0, min(1.0, float(payload.get("score", 0.0)))),
+        "feedback": code_feedback(payload),
+    }
 
 
 def code_result_mark_running(*, job_id: str) -> bool:
