@@ -65,6 +65,7 @@ bench: install
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v0
 	DEBUG=true $(PY) manage.py runner_bench --json
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json
+	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py grading_bench --json --http --regrades 0
 	DEBUG=true DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py pages_bench --json
 
 # An exam's load over HTTP (tests/load/locustfile.py, docs/benchmarks.md): 300 students against

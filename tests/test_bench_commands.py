@@ -47,6 +47,26 @@ def test_grading_bench_measures_submit_autosave_and_regrade_and_removes_its_cour
     # The worker's claim and finish are stamped in order; only the queue wait may be ~0.
     assert all(_positive(stages[name]) for name in ("submit", "grading", "result_read")), stages
     assert figures["regrades"] == 3
+    assert figures["transport"] == "in-process"
+    assert not Course.objects.filter(slug=BENCH_SLUG).exists()
+
+
+def test_grading_bench_over_http_sends_the_student_through_gunicorn(redis_url: str) -> None:
+    figures = _figures(
+        "grading_bench",
+        "--http",
+        "--submits",
+        "2",
+        "--autosaves",
+        "3",
+        "--regrades",
+        "0",
+        "--broker",
+        redis_url,
+    )
+    assert figures["transport"] == "http"
+    for name in ("submit_to_graded_p50_ms", "autosave_p50_ms", "autosave_p99_ms"):
+        assert _positive(figures[name]), (name, figures)
     assert not Course.objects.filter(slug=BENCH_SLUG).exists()
 
 

@@ -2,7 +2,7 @@
 
 import statistics
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import connection
 from rest_framework.test import APIClient
@@ -20,13 +20,23 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[index]
 
 
+class BenchClient(Protocol):
+    """The calls the bench makes: an in-process `APIClient` or `grading.bench.http.HttpClient`."""
+
+    def post(self, path: str, data: Any = None, format: str = "json") -> Any: ...  # noqa: A002
+
+    def put(self, path: str, data: Any = None, format: str = "json") -> Any: ...  # noqa: A002
+
+    def get(self, path: str) -> Any: ...
+
+
 def client_for(scenario: Scenario) -> APIClient:
     client = APIClient(SERVER_NAME="localhost")
     client.force_authenticate(scenario.student)
     return client
 
 
-def _start_and_save(client: APIClient, scenario: Scenario) -> int:
+def _start_and_save(client: BenchClient, scenario: Scenario) -> int:
     attempt: dict[str, Any] = client.post(f"/api/quizzes/{scenario.quiz.pk}/attempts/").json()
     reply = client.put(
         f"/api/attempts/{attempt['id']}/responses/0/",
@@ -45,7 +55,7 @@ STAGES = ("submit", "to_worker", "grading", "to_graded", "result_read")
 
 
 def submit_to_graded(
-    client: APIClient, scenario: Scenario, timeout_s: float = 60.0
+    client: BenchClient, scenario: Scenario, timeout_s: float = 60.0
 ) -> dict[str, float]:
     """Milliseconds from POST submit until the result endpoint shows the code answer graded
     (`total`), and the stages in between (`STAGES`)."""
@@ -89,7 +99,7 @@ def submit_to_graded(
     return {"total": (ended - began) * 1000, **stages}
 
 
-def autosave_ms(client: APIClient, scenario: Scenario, count: int) -> list[float]:
+def autosave_ms(client: BenchClient, scenario: Scenario, count: int) -> list[float]:
     """Sequential autosaves of one response, each with the version the last one returned."""
     attempt: dict[str, Any] = client.post(f"/api/quizzes/{scenario.quiz.pk}/attempts/").json()
     timings, version = [], 0

@@ -1,75 +1,27 @@
-"""Real server processes for the fault and load tests: gunicorn serving this checkout."""
+"""Real server processes for the fault tests: gunicorn serving this checkout (started by
+`config.web_processes`, which the benchmarks share), a private PostgreSQL."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from config.celery_workers import database_url
+from config.web_processes import free_port, gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1):  # noqa: S310 (loopback)
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer /healthz within {timeout_s} s")
-
-
-@contextmanager
-def gunicorn(
-    *, workers: int = 2, env: Mapping[str, str] | None = None, port: int | None = None
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """gunicorn with `workers` sync processes on loopback, on this process's database; yields
-    its base URL and the master process (stopped when the block ends)."""
-    port = port or free_port()
-    environment = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "SECRET_KEY": os.environ.get("SECRET_KEY", "test-only"),
-        "DEBUG": "false",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "LOG_LEVEL": "WARNING",
-        **(env or {}),
-    }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}"]
-    command += ["--workers", str(workers), "--timeout", "30", "--log-level", "warning"]
-    # S603: the argv is ours, built above.
-    process = subprocess.Popen(command, env=environment, cwd=ROOT, start_new_session=True)  # noqa: S603
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process, timeout_s=60)
-        yield url, process
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+__all__ = [
+    "ROOT",
+    "PrivatePostgres",
+    "free_port",
+    "gunicorn",
+    "kill_web_workers",
+    "private_postgres",
+]
 
 
 def kill_web_workers(master: subprocess.Popen[bytes]) -> int:
