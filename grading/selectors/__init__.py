@@ -7,6 +7,7 @@ from decimal import Decimal
 from django.db.models import QuerySet
 from django.http import Http404
 
+from config.queries import unique_or_none
 from grading.models import Attempt, AttemptStatus, Response
 from grading.models.marking import ScoreChange
 from quizbank.access import AnyUser, course_roles, courses_for, holds_every_role, user_id
@@ -29,7 +30,9 @@ def attempts_for_user(user: AnyUser) -> QuerySet[Attempt]:
 
 def access_attempt(user: AnyUser, attempt_id: int) -> Attempt:
     """The attempt if it is the user's own or the user examines its course; else 404."""
-    attempt = Attempt.objects.select_related("quiz", "quiz__course").filter(pk=attempt_id).first()
+    attempt = unique_or_none(
+        Attempt.objects.select_related("quiz", "quiz__course").filter(pk=attempt_id)
+    )
     if attempt is None:
         raise Http404("No such attempt.")
     if (

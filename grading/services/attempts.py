@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from config.locking import for_update
+from config.queries import unique_or_none
 from grading.errors import (
     AttemptInProgress,
     NoAttemptsLeft,
@@ -257,7 +258,9 @@ def response_lock(**lookup: Any) -> Response | None:
     attempt = attempt_lock_through(**lookup)
     if attempt is None:
         return None
-    response = for_update(Response).select_related("question_version").filter(**lookup).first()
+    response = unique_or_none(
+        for_update(Response).select_related("question_version").filter(**lookup)
+    )
     if response is not None:
         response.attempt = attempt  # the locked row, not a second copy
     return response
@@ -268,7 +271,7 @@ def attempt_lock_through(**lookup: Any) -> Attempt | None:
     None: the first step of `response_lock`, for a writer that then updates the response
     without reading it."""
     through = {f"responses__{key}": value for key, value in lookup.items()}
-    return for_update(Attempt).select_related("quiz").filter(**through).first()
+    return unique_or_none(for_update(Attempt).select_related("quiz").filter(**through))
 
 
 def response_lock_by_id(response_id: int) -> Response:

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 
 from config.locking import for_update
+from config.queries import unique_or_none
 from grading.content import variant_content
 from grading.errors import (
     AnswerTooLarge,
@@ -155,11 +156,10 @@ def response_autosave(
         # Lock the attempt so a submit cannot slip between the check and the write.
         locked = attempt_lock(attempt.pk)
         _check_open(locked, now, address)
-        response = (
+        response = unique_or_none(
             for_update(Response)
             .select_related("question_version")
             .filter(attempt=attempt, position=position)
-            .first()
         )
         if response is None:
             raise InvalidAnswer(
