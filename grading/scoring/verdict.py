@@ -1,5 +1,6 @@
 """The result of scoring one answer."""
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,4 +14,7 @@ class Verdict:
 
 
 def clamp(value: float) -> float:
+    """`value` within [0, 1]; NaN, which every comparison passes over, counts as 0."""
+    if math.isnan(value):
+        return 0.0
     return max(0.0, min(1.0, value))

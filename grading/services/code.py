@@ -13,6 +13,7 @@ from django.db import transaction
 from config.commits import commit_without_waiting_for_disk
 from grading.content import reference_source, variant_content
 from grading.models import Response, ResponseStatus
+from grading.scoring.verdict import clamp
 from grading.services.attempts import attempt_lock_through, attempt_refresh_total
 from runner import api as runner_api
 from runner.contract import parse_code_question
@@ -120,6 +121,14 @@ def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
     return True
 
 
+def _share(score: object) -> float:
+    """A result's score as a share in [0, 1]; one that is not a number counts as 0."""
+    try:
+        return clamp(float(score))  # type: ignore[arg-type]  # checked by the except
+    except (TypeError, ValueError):
+        return 0.0
+
+
 def _verdict(payload: dict[str, Any]) -> dict[str, Any]:
     """The status, score and feedback a grading result gives its answer."""
     if payload.get("status") == "internal":
@@ -134,7 +143,7 @@ def _verdict(payload: dict[str, Any]) -> dict[str, Any]:
         return {"status": ResponseStatus.ERROR, "score": None, "feedback": feedback}
     return {
         "status": ResponseStatus.GRADED,
-        "score": max(0.0, min(1.0, float(payload.get("score", 0.0)))),
+        "score": _share(payload.get("score")),
         "feedback": code_feedback(payload),
     }
 

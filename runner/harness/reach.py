@@ -2,8 +2,8 @@
 
 The static look (`runner.harness.static`) sees names; allowed modules hand out
 others under names of their own (`enum.bltns` is `builtins`,
-`torch.nn.functional.np` is numpy, `torch.serialization.load` is
-`torch.load`, `torch.nn.modules.activation.torch.special.expit` is a
+`torch.nn.functional.np` is numpy, `torch.xpu.c_void_p` is ctypes' raw pointer,
+`torch.serialization.load` is `torch.load`, `torch.nn.modules.activation.torch.special.expit` is a
 forbidden sigmoid). The supervisor resolves each dotted name the answer
 builds from its imports (it imports only modules the policy allows, and
 never runs the answer) and refuses a name that reaches a refused module or
@@ -37,36 +37,50 @@ def _private(name: str) -> bool:
 
 
 def _resolve(dotted: str) -> list[tuple[str, Any]]:
-    """Each prefix of `dotted` and the object it names, as far as it resolves."""
+    """Each prefix of `dotted` and what it may name, as far as it resolves.
+
+    A prefix may name two things: the attribute (`torch.ao.quantization.quantize` is a
+    function) and the module of that dotted name, which `from ... import` reaches
+    (`from torch.ao.quantization.quantize import typing_extensions`): both are listed.
+    """
     parts = dotted.split(".")
     try:
-        current: Any = importlib.import_module(parts[0])
+        current: list[Any] = [importlib.import_module(parts[0])]
     except ImportError:
         return []
-    found = [(parts[0], current)]
+    found = [(parts[0], current[0])]
     for index, part in enumerate(parts[1:], start=1):
         prefix = ".".join(parts[: index + 1])
-        value = getattr(current, part, _MISSING)
-        if value is _MISSING and isinstance(current, types.ModuleType):
-            try:
-                value = importlib.import_module(prefix)
-            except ImportError:
-                return found
-        if value is _MISSING:
+        values = [
+            value for obj in current if (value := getattr(obj, part, _MISSING)) is not _MISSING
+        ]
+        if any(isinstance(obj, types.ModuleType) for obj in current):
+            module = _module_named(prefix)
+            if module is not None and all(module is not value for value in values):
+                values.append(module)
+        if not values:
             return found
-        found.append((prefix, value))
-        current = value
+        found += [(prefix, value) for value in values]
+        current = values
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _module_named(name: str) -> types.ModuleType | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _named(dotted: str) -> list[Any]:
+    """What `dotted` itself may name (see `_resolve`)."""
+    return [value for prefix, value in _resolve(dotted) if prefix == dotted]
 
 
 @functools.lru_cache(maxsize=1)
 def _refused_objects() -> dict[int, str]:
-    objects = {}
-    for path in REFUSED_PATHS:
-        resolved = _resolve(path)
-        if resolved and resolved[-1][0] == path:
-            objects[id(resolved[-1][1])] = path
-    return objects
+    return {id(value): path for path in REFUSED_PATHS for value in _named(path)}
 
 
 def _module_problem(module: types.ModuleType) -> str | None:
@@ -79,6 +93,10 @@ def _module_problem(module: types.ModuleType) -> str | None:
     return None
 
 
+# The C halves of allowed modules: `functools.reduce` is `_functools.reduce`.
+_ACCELERATORS = frozenset({"_operator", "_heapq", "_bisect", "_functools", "_collections"})
+
+
 def _object_problem(value: Any) -> str | None:
     if isinstance(value, types.ModuleType):
         return _module_problem(value)
@@ -86,7 +104,17 @@ def _object_problem(value: Any) -> str | None:
     if refused is not None:
         return refused
     owner = getattr(value, "__module__", None)
-    if isinstance(owner, str) and owner and _within(owner, REFUSED_PATHS):
+    if not (isinstance(owner, str) and owner and callable(value)):
+        return None
+    top = owner.split(".")[0]
+    if _within(owner, REFUSED_PATHS) or top in DANGEROUS_MODULES - {"builtins"}:
+        return f"a function of {owner}"
+    if top == "builtins":
+        # Plain types (a module's `Kwargs = dict`) are harmless; builtin functions are the
+        # ones an answer may not name (`open`, `eval`...), however a module hands them out.
+        return None if isinstance(value, type) else f"the builtin {getattr(value, '__name__', '')}"
+    if top not in ALLOWED_IMPORTS and top not in _ACCELERATORS:
+        # A module's import of another by name: torch.xpu holds ctypes' `c_void_p`.
         return f"a function of {owner}"
     return None
 
@@ -109,9 +137,8 @@ def reached_forbidden(usage: Usage, forbidden: list[str]) -> list[str]:
     """The question's forbidden functions the answer's names reach under other names."""
     targets: dict[int, str] = {}
     for alias, name in with_namesakes(forbidden).items():
-        resolved = _resolve(alias)
-        if resolved and resolved[-1][0] == alias:
-            targets.setdefault(id(resolved[-1][1]), name)
+        for value in _named(alias):
+            targets.setdefault(id(value), name)
     found = set()
     for dotted in usage.qualified:
         for prefix, value in _resolve(dotted):

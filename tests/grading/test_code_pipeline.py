@@ -94,6 +94,21 @@ def test_a_worker_starting_the_job_marks_the_response_running(submitted: Any) ->
     assert response.status == ResponseStatus.RUNNING
 
 
+@pytest.mark.parametrize(
+    ("score", "stored"),
+    [(float("nan"), 0.0), ("0.5; drop", 0.0), (None, 0.0), (7.0, 1.0), (-1.0, 0.0)],
+    ids=["nan", "not a number", "missing", "above one", "below zero"],
+)
+def test_a_score_that_is_not_a_share_is_stored_as_one(
+    submitted: Any, score: Any, stored: float
+) -> None:
+    _, response, _ = submitted
+    assert code_result_apply(payload=_result(response.job_id, score), now=timezone.now())
+    response.refresh_from_db()
+    assert response.status == ResponseStatus.GRADED
+    assert response.score == stored
+
+
 def test_a_result_is_applied_once_and_masks_hidden_cases(submitted: Any) -> None:
     attempt, response, _ = submitted
     assert code_result_apply(payload=_result(response.job_id), now=timezone.now()) is True

@@ -84,6 +84,26 @@ def test_a_hostile_graded_answer_is_refused_or_gets_a_safe_verdict(
     assert_next_job_grades_correctly()
 
 
+@pytest.mark.parametrize(
+    "reach",
+    [
+        "import torch.xpu\nreader = torch.xpu.c_void_p.from_address",
+        "from torch.xpu import c_void_p as pointer\nreader = pointer.from_address",
+        "from torch.cuda.amp.common import find_spec\nreader = find_spec",
+        "import enum\nreader = enum.bltns.open",
+    ],
+    ids=["ctypes by attribute", "ctypes by import", "importlib", "builtins open"],
+)
+def test_a_graded_answer_reaching_a_refused_module_through_torch_is_refused(
+    supervisor: Supervisor, reach: str
+) -> None:
+    # Raw memory (ctypes), imports or files would let an answer forge the harness's result.
+    source = f"import torch\n{reach}\ndef f(x):\n    return torch.tanh(x) * 2\n"
+    result = grade_source(source)
+    assert result.status == Status.FORBIDDEN, _texts(result)
+    assert result.score == 0.0
+
+
 def test_a_thread_spinning_after_return_does_not_hold_the_job(supervisor: Supervisor) -> None:
     source = (
         "import threading, torch\n"

@@ -23,6 +23,7 @@ from grading.models.regrade import (
     RegradeStatus,
 )
 from grading.scoring import score_answer
+from grading.scoring.verdict import clamp
 from grading.services.attempts import attempt_refresh_total, response_lock_by_id
 from grading.services.code import code_feedback, code_job
 from grading.services.marking.marks import mark_snapshot
@@ -86,7 +87,7 @@ def _code(
         return _verdict(item, response, failure=f"{_RUNNER_FAILED} {error!r}")
     if result.status == runner_api.Status.INTERNAL:
         return _verdict(item, response, failure=result.message or _RUNNER_FAILED)
-    score = max(0.0, min(1.0, float(result.score)))
+    score = clamp(float(result.score))
     return _verdict(item, response, score=score, feedback=code_feedback(result.to_dict()))
 
 
