@@ -134,7 +134,7 @@ def test_the_walk_finds_what_it_looks_for() -> None:
     # torch.xpu imports ctypes' names: the walk must see them, and the checks refuse them.
     import torch.xpu  # noqa: F401
 
-    assert _foreign(torch.xpu.c_void_p) == "ctypes"
+    assert _foreign(torch.xpu.c_void_p) == "ctypes"  # type: ignore[attr-defined]  # imported there, not exported
     assert "torch.xpu.c_void_p" in reachable_foreign()
     assert _refused("import torch\nx = torch.xpu.c_void_p.from_address(0)\n")
     assert _refused("from torch.xpu import c_void_p as v\n")
