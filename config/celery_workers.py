@@ -55,11 +55,14 @@ def worker_names(name: str, count: int = 1) -> list[str]:
     return [f"{name}{index}-{os.getpid()}@localhost" for index in range(count)]
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the worker's whole process group (its pool children too), then SIGKILL."""
-    os.killpg(process.pid, signal.SIGTERM)
+def stop_group(
+    process: subprocess.Popen[bytes], *, first: int = signal.SIGTERM, timeout_s: float = 60
+) -> None:
+    """`first` to the process's whole group (a worker's pool children too), then SIGKILL if
+    it has not exited within `timeout_s`."""
+    os.killpg(process.pid, first)
     try:
-        process.wait(timeout=60)
+        process.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
@@ -107,4 +110,4 @@ def worker_processes(
         yield
     finally:
         for process in processes:
-            _stop(process)
+            stop_group(process)

@@ -4,7 +4,6 @@ which must reach the site over HTTP exactly as a browser or an LMS does."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
-from config.celery_workers import database_url
+from config.celery_workers import database_url, stop_group
 
 
 def free_port() -> int:
@@ -65,9 +64,4 @@ def gunicorn(
         _wait_healthy(url, process, timeout_s=60)
         yield url, process
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_group(process, timeout_s=30)

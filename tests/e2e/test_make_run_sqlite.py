@@ -28,6 +28,8 @@ from typing import Any
 
 import pytest
 
+from config.celery_workers import stop_group
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,12 +113,7 @@ def _interruptible() -> None:
 def _stop(process: subprocess.Popen[bytes]) -> None:
     # Ctrl-C to the whole group, as a person stops `make run` (a group-wide SIGTERM also hits
     # the worker's pool processes and leaves the worker waiting for them).
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(timeout=90)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    stop_group(process, first=signal.SIGINT, timeout_s=90)
 
 
 def _populate(environment: dict[str, str]) -> dict[str, Any]:
