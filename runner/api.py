@@ -60,6 +60,13 @@ __all__ = [
 ]
 
 
+# Celery puts a repr of a task's arguments in its events and logs (`celery events`, Flower):
+# here that would be the answer's source and the question's reference solution, which no
+# monitor may show. The job id, the task id, already says which job it is (and building
+# the repr cost a quarter of each send).
+_UNSHOWN_ARGUMENTS: dict[str, Any] = {"argsrepr": "(...)", "kwargsrepr": "{...}"}
+
+
 def queue_for(device: Device) -> str:
     """The Celery queue a job on `device` goes to: `gpu` for cuda, `cpu` otherwise."""
     return "gpu" if device == Device.CUDA else "cpu"
@@ -84,6 +91,7 @@ def submit_grading(
         soft_time_limit=soft,
         time_limit=hard,
         **expiry,
+        **_UNSHOWN_ARGUMENTS,
     )
     return job.job_id
 
@@ -136,6 +144,7 @@ def _send(
         expires=timeout_s,
         soft_time_limit=soft,
         time_limit=hard,
+        **_UNSHOWN_ARGUMENTS,
     )
     return job_id
 

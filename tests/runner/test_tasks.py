@@ -144,3 +144,31 @@ def test_topping_up_after_the_zygote_died_raises_nothing(supervisor: Supervisor)
         assert not own.zygote.alive()
     finally:
         own.close()
+
+
+def test_a_queued_grading_shows_monitors_neither_the_answer_nor_the_reference(
+    redis_url: str,
+) -> None:
+    # Celery's events and logs carry a repr of the arguments; the job holds both sources.
+    from celery.signals import before_task_publish
+
+    from config.celery import app
+    from config.celery_workers import use_broker
+    from runner.api import submit_grading
+
+    use_broker(redis_url)
+    shown: list[str] = []
+
+    def capture(headers: dict[str, Any] | None = None, **_: Any) -> None:
+        headers = headers or {}
+        shown.append(f"{headers.get('argsrepr')} {headers.get('kwargsrepr')}")
+
+    before_task_publish.connect(capture, weak=False)
+    try:
+        submit_grading(_job(source="import torch\n# ANSWER-MARKER\ndef f(x):\n    return x\n"))
+    finally:
+        before_task_publish.disconnect(capture)
+        app.control.purge()
+    assert len(shown) == 1
+    assert "ANSWER-MARKER" not in shown[0]
+    assert "REFERENCE-MARKER" not in shown[0]
