@@ -60,13 +60,6 @@ __all__ = [
 ]
 
 
-# Celery puts a repr of a task's arguments in its events and logs (`celery events`, Flower):
-# here that would be the answer's source and the question's reference solution, which no
-# monitor may show. The job id, the task id, already says which job it is (and building
-# the repr cost a quarter of each send).
-_UNSHOWN_ARGUMENTS: dict[str, Any] = {"argsrepr": "(...)", "kwargsrepr": "{...}"}
-
-
 def queue_for(device: Device) -> str:
     """The Celery queue a job on `device` goes to: `gpu` for cuda, `cpu` otherwise."""
     return "gpu" if device == Device.CUDA else "cpu"
@@ -79,7 +72,7 @@ def submit_grading(
     result dict) runs in the grading worker as soon as the job is graded, or is queued from
     there if it fails (runner.tasks.result_deliver); a message still queued `expires_s` after
     sending is dropped unrun (for a re-send)."""
-    from runner.tasks import grade_submission, grading_time_limits
+    from runner.tasks import UNSHOWN_ARGUMENTS, grade_submission, grading_time_limits
 
     soft, hard = grading_time_limits(job)
     expiry: dict[str, Any] = {} if expires_s is None else {"expires": expires_s}
@@ -91,7 +84,7 @@ def submit_grading(
         soft_time_limit=soft,
         time_limit=hard,
         **expiry,
-        **_UNSHOWN_ARGUMENTS,
+        **UNSHOWN_ARGUMENTS,
     )
     return job.job_id
 
@@ -133,7 +126,7 @@ def _send(
 ) -> str:
     """Queue `task` on `cpu` under a fresh job id, dropped unrun if still queued after
     `timeout_s` (the caller gave up); the job id."""
-    from runner.tasks import time_limits
+    from runner.tasks import UNSHOWN_ARGUMENTS, time_limits
 
     job_id = f"{kind}-{uuid.uuid4()}"
     soft, hard = time_limits(limits)
@@ -144,7 +137,7 @@ def _send(
         expires=timeout_s,
         soft_time_limit=soft,
         time_limit=hard,
-        **_UNSHOWN_ARGUMENTS,
+        **UNSHOWN_ARGUMENTS,
     )
     return job_id
 

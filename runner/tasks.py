@@ -42,6 +42,12 @@ def _has_efficiency(case: object) -> bool:
 
 
 _DEFAULT_SOFT, _DEFAULT_HARD = time_limits(types.Limits())
+# Celery logs a task's arguments and result and sends them in its events (`celery events`,
+# Flower): a job holds the answer's source and the reference solution, a verdict the answer's
+# output and its failed cases' messages, none of it for a monitor's eyes. The task id, the job
+# id, says which job it is (and building the arguments' repr cost a quarter of each send).
+UNSHOWN_ARGUMENTS: dict[str, Any] = {"argsrepr": "(...)", "kwargsrepr": "{...}"}
+_RESULT_UNSHOWN = 0
 
 
 def _poison(stopped: int) -> str:
@@ -69,13 +75,14 @@ def result_deliver(result: dict[str, Any], callback: dict[str, Any] | None) -> N
             result.get("job_id"),
             exc_info=True,
         )
-        task.apply_async(args=(result,))
+        task.apply_async(args=(result,), **UNSHOWN_ARGUMENTS)
 
 
 @shared_task(
     name="runner.tasks.grade_submission",
     acks_late=True,
     reject_on_worker_lost=True,
+    resultrepr_maxsize=_RESULT_UNSHOWN,
     soft_time_limit=_DEFAULT_SOFT,
     time_limit=_DEFAULT_HARD,
 )
@@ -117,6 +124,7 @@ def _grade_once(job: types.GradingJob) -> dict[str, Any]:
     name="runner.tasks.run_snippet",
     acks_late=True,
     reject_on_worker_lost=True,
+    resultrepr_maxsize=_RESULT_UNSHOWN,
     soft_time_limit=_DEFAULT_SOFT,
     time_limit=_DEFAULT_HARD,
 )
@@ -142,6 +150,7 @@ def run_snippet(run_id: str, source: str, limits: dict[str, Any] | None = None) 
     name="runner.tasks.generate_variant",
     acks_late=True,
     reject_on_worker_lost=True,
+    resultrepr_maxsize=_RESULT_UNSHOWN,
     soft_time_limit=_DEFAULT_SOFT,
     time_limit=_DEFAULT_HARD,
 )

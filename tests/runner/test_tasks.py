@@ -1,5 +1,6 @@
 """The grading task stores one result per job id, however often it is delivered."""
 
+import logging
 import os
 import signal
 import uuid
@@ -36,6 +37,18 @@ def test_the_task_takes_and_returns_json_and_stores_the_result(supervisor: Super
     assert record.state == JobState.FINISHED
     assert record.score == 1.0
     assert record.result == result
+
+
+@pytest.mark.django_db
+def test_a_finished_task_logs_no_part_of_its_verdict(
+    supervisor: Supervisor, caplog: pytest.LogCaptureFixture
+) -> None:
+    source = "import torch\ndef f(x):\n    print('OUTPUT-MARKER')\n    return torch.tanh(x) * 2\n"
+    with caplog.at_level(logging.INFO, logger="celery.app.trace"):
+        outcome = grade_submission.apply(args=(_job(source).to_dict(),)).get()
+    assert "OUTPUT-MARKER" in outcome["stdout"]
+    assert "succeeded" in caplog.text
+    assert "OUTPUT-MARKER" not in caplog.text
 
 
 @pytest.mark.django_db
