@@ -1,14 +1,16 @@
 """Code answers: persisted, queued after commit, results applied once per job id."""
 
+import time
 from typing import Any
 
 import pytest
 from celery import Signature
-from celery.signals import task_prerun
+from celery.signals import task_postrun, task_prerun
 from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+import grading.signals
 import grading.tasks
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.attempts import attempt_start
@@ -87,11 +89,37 @@ def test_the_job_carries_the_answer_reference_and_cases_but_is_built_from_the_ve
     assert job.entry_point == "double"
 
 
-def test_a_worker_starting_the_job_marks_the_response_running(submitted: Any) -> None:
+def _status_within(response: Response, seconds: float) -> list[str]:
+    seen = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        seen.append(Response.objects.get(pk=response.pk).status)
+        time.sleep(0.02)
+    return seen
+
+
+def test_a_grading_still_going_after_a_moment_is_marked_running(
+    transactional_db: None, submitted: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grading.signals, "RUNNING_MARK_AFTER_S", 0.05)
     _, response, _ = submitted
     task_prerun.send(sender=None, task_id=response.job_id, task=None, args=(), kwargs={})
-    response.refresh_from_db()
-    assert response.status == ResponseStatus.RUNNING
+    try:
+        seen = _status_within(response, 1.0)
+    finally:
+        task_postrun.send(sender=None, task_id=response.job_id, task=None, args=(), kwargs={})
+    assert seen[0] == ResponseStatus.QUEUED
+    assert seen[-1] == ResponseStatus.RUNNING
+
+
+def test_a_grading_that_ends_within_the_moment_is_never_marked_running(
+    transactional_db: None, submitted: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grading.signals, "RUNNING_MARK_AFTER_S", 0.2)
+    _, response, _ = submitted
+    task_prerun.send(sender=None, task_id=response.job_id, task=None, args=(), kwargs={})
+    task_postrun.send(sender=None, task_id=response.job_id, task=None, args=(), kwargs={})
+    assert set(_status_within(response, 0.5)) == {ResponseStatus.QUEUED}
 
 
 @pytest.mark.parametrize(
