@@ -46,14 +46,16 @@ def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> We
     )
 
 
-def _receiving() -> QuerySet[WebhookSubscription]:
-    """Subscriptions that may still receive events: not stopped, and their client's account
-    active with a live `grades:read` token (the scope that lists them)."""
-    return WebhookSubscription.objects.filter(
-        active=True,
-        client_id__in=clients_holding(Scope.READ_GRADES),
-        client__user__is_active=True,
-    )
+def _receiving(subscriptions: QuerySet[WebhookSubscription]) -> list[WebhookSubscription]:
+    """Those of `subscriptions` that may still receive events: not stopped, and their client's
+    account active with a live `grades:read` token (the scope that lists them)."""
+    found = list(subscriptions.filter(active=True, client__user__is_active=True))
+    if not found:
+        # The usual case (no subscriber at all) reads no tokens: every attempt saved as
+        # submitted or graded asks.
+        return []
+    holding = clients_holding(Scope.READ_GRADES)
+    return [sub for sub in found if sub.client_id in holding]
 
 
 def event_record(
@@ -71,7 +73,7 @@ def events_record(
     active account); the new deliveries' ids (an event already queued for a subscription
     under its key is not queued again)."""
     made = []
-    for sub in _receiving().select_related("client__user"):
+    for sub in _receiving(WebhookSubscription.objects.select_related("client__user")):
         roles = course_roles(sub.client.user, course_id)
         if event not in sub.events or Role.EXAMINER not in roles:
             continue
@@ -121,7 +123,7 @@ def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
     if delivery.status == DeliveryStatus.DELIVERED:
         return str(delivery.status)
     rows = WebhookDelivery.objects.filter(pk=delivery_pk)
-    if not _receiving().filter(pk=delivery.subscription_id).exists():
+    if not _receiving(WebhookSubscription.objects.filter(pk=delivery.subscription_id)):
         # Stopped, or its client lost its grades token, after the event was queued.
         rows.update(status=DeliveryStatus.FAILED, last_error=STOPPED)
         return str(DeliveryStatus.FAILED)

@@ -12,12 +12,14 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from lms.errors import DeliveryFailed
-from lms.models import WebhookDelivery
-from lms.services.webhooks import delivery_attempt, delivery_give_up
+from lms.models import ApiToken, WebhookDelivery
+from lms.services.webhooks import STOPPED, delivery_attempt, delivery_give_up
 from lms.tasks import deliver_webhook
 from quizbank.models import Quiz, ReleasePolicy
 from tests.grading.content import TRUE_FALSE, VIVA
@@ -203,3 +205,36 @@ def test_a_submit_graded_at_once_says_submitted_then_graded(
         ("attempt.graded", "graded"),
     ]
     assert deliveries[1].payload["data"]["attempt"] == attempt.pk
+
+
+def test_a_client_that_lost_its_grades_token_gets_nothing_more(
+    make_client: MakeClient, receiver: tuple[Receiver, str]
+) -> None:
+    """Revoked after an event was queued: that delivery is given up unsent, and later events
+    are not queued for the subscription at all."""
+    quiz, _ = _subscribed(make_client, receiver)
+    state, _ = receiver
+    student = member(quiz.course, "student")
+    submitted_attempt(quiz, student, {0: {"value": True}})
+    queued = WebhookDelivery.objects.get(event="attempt.submitted")
+    ApiToken.objects.filter(client=queued.subscription.client).update(revoked_at=timezone.now())
+
+    assert delivery_attempt(delivery_pk=queued.pk, now=timezone.now()) == "failed"
+    queued.refresh_from_db()
+    assert (queued.status, queued.last_error) == ("failed", STOPPED)
+    submitted_attempt(quiz, member(quiz.course, "student"), {0: {"value": False}})
+    assert WebhookDelivery.objects.count() == 1
+    assert state.posts == 0
+
+
+def test_with_no_subscription_a_submit_reads_no_tokens(db: None) -> None:
+    """Every attempt saved as submitted or graded asks who subscribes; with nobody
+    subscribed, the answer is one query, not a read of every live API token."""
+    quiz = new_quiz()
+    add_slots(quiz, question(quiz.course, TRUE_FALSE))
+    student = member(quiz.course, "student")
+    with CaptureQueriesContext(connection) as queries:
+        submitted_attempt(quiz, student, {0: {"value": True}})
+    statements = [query["sql"] for query in queries.captured_queries]
+    assert any(ApiToken._meta.db_table not in sql and "webhook" in sql for sql in statements)
+    assert not [sql for sql in statements if ApiToken._meta.db_table in sql]
