@@ -11,6 +11,8 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404
+from kombu.exceptions import ChannelError, KombuError
+from kombu.exceptions import ConnectionError as BrokerConnectionError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -87,11 +89,24 @@ def database_unavailable(exc: Exception) -> Response | None:
     return response
 
 
+def broker_unavailable(exc: Exception) -> Response | None:
+    """503 with Retry-After when a job could not be queued: Redis down or restarting (after
+    Celery's own retries), or the filesystem broker's folder full; else None."""
+    if not isinstance(exc, KombuError | ChannelError | BrokerConnectionError):
+        return None
+    logger.warning("answered 503 broker_unavailable: %s", exc)
+    message = "The job queue cannot take work just now and nothing was queued; try again."
+    body = error_body("broker_unavailable", message)
+    response = Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF exception handler that renders every error in the one Vivabank shape."""
-    unavailable = database_unavailable(exc)
-    if unavailable is not None:
-        return unavailable
+    for unavailable in (database_unavailable(exc), broker_unavailable(exc)):
+        if unavailable is not None:
+            return unavailable
     if isinstance(exc, DomainError):
         body = error_body(exc.code, exc.message, exc.fields)
         domain = Response(body, status=exc.status_code)

@@ -272,7 +272,15 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
         "schedule": GRADING_SWEEP_STUCK_EVERY_S,
         "options": {"queue": "default", "expires": GRADING_SWEEP_STUCK_EVERY_S},
     },
+    "resend-unsent-lms-sends": {
+        "task": "lms.resend_unsent",
+        "schedule": env.float("LMS_RESEND_EVERY_S", default=300.0),
+        "options": {"queue": "default", "expires": 290},
+    },
 }
+# A webhook delivery or LMS score never tried this long after it was queued lost its send
+# (the broker was down at the commit): beat's `lms.resend_unsent` queues it again.
+LMS_RESEND_AFTER_S: float = env.float("LMS_RESEND_AFTER_S", default=300.0)
 # How long POST /api/code-runs/ waits for a worker's output (the quiz page's Run polls
 # instead). Keep it below the web server's request timeout (gunicorn --timeout 30), or a
 # slow queue would get the web process killed mid-request.

@@ -32,13 +32,15 @@ from lms.tasks import deliver_later, publish_later
 def _mark(quiz_id: int, user_ids: set[int]) -> None:
     ids = score_syncs_mark(quiz_id=quiz_id, user_ids=user_ids, now=timezone.now())
     if ids:
-        transaction.on_commit(lambda: publish_later(ids))
+        # robust: a broker that is down must not fail the request that was committed; beat's
+        # `lms.resend_unsent` sends what it could not queue.
+        transaction.on_commit(lambda: publish_later(ids), robust=True)
 
 
 def _events(event: str, course_id: int, keyed: list[tuple[str, dict[str, Any]]]) -> None:
     ids = events_record(event=event, course_id=course_id, keyed=keyed, now=timezone.now())
     if ids:
-        transaction.on_commit(lambda: deliver_later(ids))
+        transaction.on_commit(lambda: deliver_later(ids), robust=True)
 
 
 def _attempt_data(attempt: Attempt) -> dict[str, Any]:

@@ -4,8 +4,8 @@ from celery import Task, shared_task
 from django.utils import timezone
 
 from lms.errors import DeliveryFailed, ScoreNotSent
-from lms.services.ags import score_publish
-from lms.services.webhooks import delivery_attempt, delivery_give_up
+from lms.services.ags import score_publish, score_syncs_unsent
+from lms.services.webhooks import deliveries_unsent, delivery_attempt, delivery_give_up
 
 
 # A platform that is down or refuses is tried again with exponential back-off (2, 4, 8 ...
@@ -51,3 +51,13 @@ def deliver_later(delivery_pks: list[int]) -> None:
     """Queue each delivery (call it from `transaction.on_commit`)."""
     for pk in delivery_pks:
         deliver_webhook.delay(pk)
+
+
+@shared_task(name="lms.resend_unsent", ignore_result=True)
+def resend_unsent() -> dict[str, int]:
+    """Beat: queue again the webhook deliveries and LMS scores whose send was lost."""
+    now = timezone.now()
+    deliveries, scores = deliveries_unsent(now=now), score_syncs_unsent(now=now)
+    deliver_later(deliveries)
+    publish_later(scores)
+    return {"deliveries": len(deliveries), "scores": len(scores)}

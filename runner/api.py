@@ -192,9 +192,16 @@ def request_generator(
     Never runs code in this process. Raises GeneratorFailed when the generator fails or no
     worker answers in time.
     """
+    from kombu.exceptions import ChannelError, KombuError
+    from kombu.exceptions import ConnectionError as BrokerConnectionError
+
     from runner.tasks import generate_variant
 
-    data = _request(generate_variant, "generate", (source, seed), limits or Limits(), timeout_s)
+    try:
+        data = _request(generate_variant, "generate", (source, seed), limits or Limits(), timeout_s)
+    except (KombuError, ChannelError, BrokerConnectionError):
+        # Redis down or restarting: the attempt that needed this variant is not started.
+        raise GeneratorFailed("the job queue cannot take work just now; try again") from None
     if data is None:
         raise GeneratorFailed(_no_worker(timeout_s))
     value = data.get("value")

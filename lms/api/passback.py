@@ -56,5 +56,5 @@ class QuizScoreSyncsResendApi(APIView):
         """Send every failed score of the quiz again."""
         quiz = access_quiz(request.user, quiz_id, roles=EXAMINERS)
         ids = score_syncs_resend(quiz=quiz, now=timezone.now())
-        transaction.on_commit(lambda: publish_later(ids))
+        transaction.on_commit(lambda: publish_later(ids), robust=True)
         return Response(self.OutputSerializer({"resent": ids}).data)

@@ -8,9 +8,10 @@ sent over it. A failure is kept on the row (`failed`, its error) for examiners t
 and re-send.
 """
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
@@ -37,6 +38,19 @@ def score_syncs_mark(*, quiz_id: int, user_ids: set[int], now: datetime) -> list
             )
             marked.append(sync.pk)
     return marked
+
+
+def score_syncs_unsent(*, now: datetime, limit: int = 500) -> list[int]:
+    """Scores marked to be sent in the hour before the last LMS_RESEND_AFTER_S and never
+    tried: their send was lost (the broker was down at the commit). A row with nothing
+    released yet stays pending when sent, so only that hour is taken again, not every such
+    row at every sweep forever."""
+    before = now - timedelta(seconds=settings.LMS_RESEND_AFTER_S)
+    since = before - timedelta(hours=1)
+    unsent = LtiScoreSync.objects.filter(
+        status=SyncStatus.PENDING, tries=0, updated_at__gte=since, updated_at__lt=before
+    )
+    return list(unsent.order_by("updated_at", "pk").values_list("pk", flat=True)[:limit])
 
 
 def _score(sync: LtiScoreSync, subject: str, now: datetime) -> dict[str, Any] | None:

@@ -12,10 +12,11 @@ import hmac
 import json
 import secrets
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import urllib3
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 
@@ -99,6 +100,16 @@ def _delivery_create(
     except IntegrityError:
         return None
     return row.pk
+
+
+def deliveries_unsent(*, now: datetime, limit: int = 500) -> list[int]:
+    """Deliveries queued LMS_RESEND_AFTER_S ago or more and never tried: their send was lost
+    (the broker was down at the commit). Those tried once are in their task's retries."""
+    before = now - timedelta(seconds=settings.LMS_RESEND_AFTER_S)
+    unsent = WebhookDelivery.objects.filter(
+        status=DeliveryStatus.PENDING, tries=0, created_at__lt=before
+    )
+    return list(unsent.order_by("created_at", "pk").values_list("pk", flat=True)[:limit])
 
 
 def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) -> int:

@@ -11,17 +11,32 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from config.celery import app
+from config.celery_workers import use_broker
 from config.web_processes import free_port, gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 __all__ = [
     "ROOT",
     "PrivatePostgres",
+    "broker_unreachable",
     "free_port",
     "gunicorn",
     "kill_web_workers",
     "private_postgres",
 ]
+
+
+@contextmanager
+def broker_unreachable() -> Iterator[None]:
+    """This process's Celery app pointed at a Redis port nobody listens on (Redis down or
+    restarting), and back to its broker after."""
+    before = str(app.conf.broker_url)
+    use_broker(f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        yield
+    finally:
+        use_broker(before)
 
 
 def kill_web_workers(master: subprocess.Popen[bytes]) -> int:

@@ -3,6 +3,8 @@ the examiner releases, and the platform's score service receives the score over 
 a re-mark publishes again, an older score never replaces a newer one, and a failure is
 kept for examiners to re-send."""
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
 
@@ -15,8 +17,10 @@ from rest_framework.test import APIClient
 from grading.models import Response
 from lms.errors import ScoreNotSent
 from lms.models import LtiLineItem, LtiScoreSync, SyncStatus
-from lms.services.ags import score_publish
+from lms.services.ags import score_publish, score_syncs_unsent
+from lms.tasks import resend_unsent
 from quizbank.models import ReleasePolicy
+from tests.faults.servers import broker_unreachable
 from tests.grading.content import TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, member, question
 from tests.lms.lti_world import Lti, launch
@@ -168,3 +172,39 @@ def test_a_release_with_a_viva_still_unmarked_is_pending_manual_until_marked(
         2.0,
         2.0,
     )
+
+
+# A send lost because the broker was down at the commit: the request that caused it still
+# succeeds, and beat's `lms.resend_unsent` queues it once LMS_RESEND_AFTER_S has passed.
+RESEND_AFTER = timedelta(seconds=301)  # past LMS_RESEND_AFTER_S (300 s by default)
+CaptureCommits = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]
+
+
+def test_a_score_released_while_the_broker_was_down_reaches_the_lms_later(
+    lti: Lti,
+    taken: tuple[APIClient, int],
+    django_capture_on_commit_callbacks: CaptureCommits,
+) -> None:
+    examiner, attempt = taken
+    _mark(examiner, attempt, 1)
+    LtiScoreSync.objects.all().delete()  # the mark's own send is not what this test is about
+    with broker_unreachable(), django_capture_on_commit_callbacks(execute=True) as sends:
+        reply = examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    assert sends
+    assert reply.status_code == 200, reply.content
+    sync = LtiScoreSync.objects.get()
+    assert (sync.status, sync.tries) == (SyncStatus.PENDING, 0)
+
+    now = timezone.now()
+    assert score_syncs_unsent(now=now) == []
+    assert score_syncs_unsent(now=now + RESEND_AFTER) == [sync.pk]
+    assert (
+        score_syncs_unsent(now=now + RESEND_AFTER + timedelta(hours=2)) == []
+    )  # only the last hour
+    assert score_publish(sync_id=sync.pk, now=now + RESEND_AFTER) == "sent"
+    assert len(lti.grades.scores) == 1
+    assert score_syncs_unsent(now=now + RESEND_AFTER) == []
+
+
+def test_the_beat_task_queues_nothing_when_nothing_was_lost(db: None) -> None:
+    assert resend_unsent.apply().get() == {"deliveries": 0, "scores": 0}

@@ -6,8 +6,10 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -18,10 +20,16 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from lms.errors import DeliveryFailed
-from lms.models import ApiToken, WebhookDelivery
-from lms.services.webhooks import STOPPED, delivery_attempt, delivery_give_up
+from lms.models import ApiToken, DeliveryStatus, WebhookDelivery
+from lms.services.webhooks import (
+    STOPPED,
+    deliveries_unsent,
+    delivery_attempt,
+    delivery_give_up,
+)
 from lms.tasks import deliver_webhook
 from quizbank.models import Quiz, ReleasePolicy
+from tests.faults.servers import broker_unreachable
 from tests.grading.content import TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, api_as, member, new_quiz, question, submitted_attempt
 from tests.lms.conftest import MakeClient
@@ -238,3 +246,33 @@ def test_with_no_subscription_a_submit_reads_no_tokens(db: None) -> None:
     statements = [query["sql"] for query in queries.captured_queries]
     assert any(ApiToken._meta.db_table not in sql and "webhook" in sql for sql in statements)
     assert not [sql for sql in statements if ApiToken._meta.db_table in sql]
+
+
+# A send lost because the broker was down at the commit: the request that caused it still
+# succeeds, and beat's `lms.resend_unsent` queues it once LMS_RESEND_AFTER_S has passed.
+RESEND_AFTER = timedelta(seconds=301)  # past LMS_RESEND_AFTER_S (300 s by default)
+CaptureCommits = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]
+
+
+def test_a_webhook_event_queued_while_the_broker_was_down_is_sent_later(
+    make_client: MakeClient,
+    receiver: tuple[Receiver, str],
+    django_capture_on_commit_callbacks: CaptureCommits,
+) -> None:
+    quiz, _ = _subscribed(make_client, receiver)
+    api = api_as(member(quiz.course, "student"))
+    attempt = api.post(f"/api/quizzes/{quiz.pk}/attempts/").json()
+    with broker_unreachable(), django_capture_on_commit_callbacks(execute=True) as sends:
+        reply = api.post(f"/api/attempts/{attempt['id']}/submit/")
+    assert sends  # the send was tried at the commit, and failed
+    assert reply.status_code == 200, reply.content
+    delivery = WebhookDelivery.objects.get(event="attempt.submitted")
+    assert (delivery.status, delivery.tries) == (DeliveryStatus.PENDING, 0)
+
+    now = timezone.now()
+    assert deliveries_unsent(now=now) == []  # may still be on its way
+    assert deliveries_unsent(now=now + RESEND_AFTER) == [delivery.pk]
+    assert delivery_attempt(delivery_pk=delivery.pk, now=timezone.now()) == "delivered"
+    state, _ = receiver
+    assert list(state.effects) == [str(delivery.delivery_id)]
+    assert deliveries_unsent(now=now + RESEND_AFTER) == []  # tried: never queued again
