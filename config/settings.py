@@ -291,6 +291,8 @@ CODE_RUN_MAX_WAITING: int = env.int("CODE_RUN_MAX_WAITING", default=2)
 # Per-user rate of "try it" code runs (DRF ScopedRateThrottle scope `code_run`).
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "code_run": env.str("GRADING_CODE_RUN_RATE", default="30/min"),
+    # Each check grades every solution file of a question on the workers.
+    "solution_check": env.str("GRADING_SOLUTION_CHECK_RATE", default="10/min"),
 }
 # Throttle counts live in the cache: per process by default, shared in
 # production (e.g. CACHE_URL=redis://127.0.0.1:6379/1).

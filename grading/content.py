@@ -11,7 +11,8 @@ from typing import Any
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
-def _files(content: dict[str, Any]) -> dict[str, str]:
+def code_files(content: dict[str, Any]) -> dict[str, str]:
+    """A code question's files, name to source, however the content stores them."""
     files = content.get("files") or content.get("code_files") or {}
     if isinstance(files, list):
         return {str(row.get("name", "")): str(row.get("source", "")) for row in files}
@@ -25,7 +26,7 @@ def file_source(content: dict[str, Any], *, name: str, key: str) -> str | None:
         return direct
     if isinstance(direct, dict) and direct.get("source"):
         return str(direct["source"])
-    source = _files(content).get(name)
+    source = code_files(content).get(name)
     return source if source and source.strip() else None
 
 

@@ -174,3 +174,13 @@ class CodeRunNotFound(DomainError):
 
     code = "not_found"
     status_code = status.HTTP_404_NOT_FOUND
+
+
+class NotCheckable(DomainError):
+    code = "not_checkable"
+    status_code = status.HTTP_409_CONFLICT
+
+
+class SolutionCheckNotFound(DomainError):
+    code = "not_found"
+    status_code = status.HTTP_404_NOT_FOUND

@@ -36,7 +36,7 @@ from runner.harness.spec_values import (
     format_path,
     is_number,
 )
-from runner.types import CompareSettings, Device, GradingJob, Limits
+from runner.types import CompareSettings, Device, GradingJob, GradingResult, Limits, Status
 
 __all__ = [
     "CALL_CASE_KEYS",
@@ -53,6 +53,7 @@ __all__ = [
     "LIMIT_KEYS",
     "LOSSES",
     "MAX_CASE_NAME",
+    "REFERENCE_FILE",
     "OPTIMIZERS",
     "RANDOM_KEYS",
     "RUNNER_KEYS",
@@ -63,6 +64,9 @@ __all__ = [
     "CodeQuestionSpec",
     "format_path",
     "parse_code_question",
+    "solution_earns_full_marks",
+    "solution_files",
+    "solution_problem",
 ]
 
 # Raised when a stored question's shape changes incompatibly; stored with each job's spec.
@@ -184,3 +188,50 @@ def _efficiency(raw: object) -> dict[str, float]:
         if not is_number(value) or value < 1:
             raise CaseError(("efficiency", key), "must be a number >= 1")
     return {key: float(value) for key, value in raw.items()}
+
+
+# A code question's solutions and what each must earn (docs/bank-format.md): the reference
+# and every correct_*.py full marks; every wrong_*.py less, failing a case a student sees, so
+# a student making that mistake is told what it is. `runner_check` and the authors' solution
+# check judge them alike.
+REFERENCE_FILE = "reference.py"
+_CORRECT = re.compile(r"^correct_.+\.py$")
+_WRONG = re.compile(r"^wrong_.+\.py$")
+
+
+def solution_files(files: Mapping[str, str]) -> dict[str, str]:
+    """The solutions among a question's `files` (name to source), in the order they are
+    checked: the reference, then correct_*.py, then wrong_*.py, each group sorted."""
+    correct = sorted(name for name in files if _CORRECT.match(name))
+    wrong = sorted(name for name in files if _WRONG.match(name))
+    names = ([REFERENCE_FILE] if REFERENCE_FILE in files else []) + correct + wrong
+    return {name: files[name] for name in names}
+
+
+def solution_earns_full_marks(name: str) -> bool:
+    """Whether solution file `name` must score 1.0 (else it is a known-wrong one)."""
+    return not _WRONG.match(name)
+
+
+def solution_problem(name: str, result: GradingResult) -> str:
+    """Why the grading `result` of solution file `name` breaks the rule its name sets, or ""
+    when it earned what it should."""
+    if solution_earns_full_marks(name):
+        if result.status == Status.OK and result.score >= 1.0:
+            return ""
+        return f"scored {result.score:.2f} ({_why(result)})"
+    if result.status == Status.INTERNAL:
+        return f"ended internal ({result.message}): a known-wrong solution must be graded"
+    if result.score >= 1.0:
+        return "scored 1.00 (a known-wrong solution must score below 1)"
+    failed = [case for case in result.cases if not case.passed]
+    if result.status == Status.OK and failed and all(case.hidden for case in failed):
+        names = ", ".join(case.name for case in failed)
+        return f"is caught only by hidden cases ({names}); a visible case must catch it too"
+    return ""
+
+
+def _why(result: GradingResult) -> str:
+    failed = [case.message for case in result.cases if not case.passed]
+    detail = "; ".join(message for message in failed[:3] if message)
+    return f"{result.status}: {result.message}" + (f"; {detail}" if detail else "")

@@ -1,9 +1,9 @@
-"""Attempt, result and code-run endpoints under /api/."""
+"""Attempt, result, code-run and solution-check endpoints under /api/."""
 
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from grading.api import views, views_code, views_results
+from grading.api import solution_checks, views, views_code, views_results
 
 urlpatterns = [
     path("quizzes/<id:quiz_id>/attempts/", views.AttemptStartApi.as_view(), name="attempt-start"),
@@ -25,4 +25,14 @@ urlpatterns = [
     ),
     path("code-runs/", views_code.CodeRunApi.as_view(), name="code-run"),
     path("code-runs/<slug:job_id>/", views_code.CodeRunResultApi.as_view(), name="code-run-result"),
+    path(
+        "questions/<id:question_id>/solution-checks/",
+        solution_checks.SolutionCheckStartApi.as_view(),
+        name="solution-check-start",
+    ),
+    path(
+        "questions/<id:question_id>/solution-checks/<str:check_id>/",
+        solution_checks.SolutionCheckApi.as_view(),
+        name="solution-check",
+    ),
 ]

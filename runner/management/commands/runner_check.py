@@ -16,59 +16,26 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runner import types, worker
 from runner.bankfiles import CodeQuestion, load_code_questions
+from runner.contract import REFERENCE_FILE, solution_files, solution_problem
 
 DEFAULT_BANK = "fixtures/banks/pytorch-fundamentals"
 
 
 def check_question(question: CodeQuestion) -> tuple[list[str], list[str]]:
     """(score notes, failures) for one question, graded through runner.types.grade."""
-    reference = _grade(question, "reference.py", question.reference_source)
-    notes, failures = [_note("reference", reference)], _correct_failures("reference.py", reference)
-    for name, source in question.correct_sources.items():
-        result = _grade(question, name, source)
-        notes.append(_note(name, result))
-        failures.extend(_correct_failures(name, result))
-    for name, source in question.wrong_sources.items():
-        result = _grade(question, name, source)
-        notes.append(_note(name, result))
-        failure = wrong_failure(result)
-        if failure:
-            failures.append(f"{name} {failure}")
+    sources = {REFERENCE_FILE: question.reference_source}
+    sources.update(question.correct_sources)
+    sources.update(question.wrong_sources)
+    notes, failures = [], []
+    for name, source in solution_files(sources).items():
+        result = worker.grade(question.job(source, f"check-{question.slug}-{name}"))
+        status = "" if result.status == types.Status.OK else f" ({result.status})"
+        label = "reference" if name == REFERENCE_FILE else name
+        notes.append(f"{label} {result.score:.2f}{status}")
+        problem = solution_problem(name, result)
+        if problem:
+            failures.append(f"{name} {problem}")
     return notes, failures
-
-
-def _correct_failures(name: str, result: types.GradingResult) -> list[str]:
-    if result.status == types.Status.OK and result.score >= 1.0:
-        return []
-    return [f"{name} scored {result.score:.2f} ({_why(result)})"]
-
-
-def wrong_failure(result: types.GradingResult) -> str:
-    """Why a known-wrong solution's result fails the bank, or "" when the bank caught it."""
-    if result.status == types.Status.INTERNAL:
-        return f"ended internal ({result.message}): a known-wrong solution must be graded"
-    if result.score >= 1.0:
-        return "scored 1.00 (a known-wrong solution must score below 1)"
-    failed = [case for case in result.cases if not case.passed]
-    if result.status == types.Status.OK and failed and all(case.hidden for case in failed):
-        names = ", ".join(case.name for case in failed)
-        return f"is caught only by hidden cases ({names}); a visible case must catch it too"
-    return ""
-
-
-def _grade(question: CodeQuestion, name: str, source: str) -> types.GradingResult:
-    return worker.grade(question.job(source, f"check-{question.slug}-{name}"))
-
-
-def _note(label: str, result: types.GradingResult) -> str:
-    status = "" if result.status == types.Status.OK else f" ({result.status})"
-    return f"{label} {result.score:.2f}{status}"
-
-
-def _why(result: types.GradingResult) -> str:
-    failed = [case.message for case in result.cases if not case.passed]
-    detail = "; ".join(message for message in failed[:3] if message)
-    return f"{result.status}: {result.message}" + (f"; {detail}" if detail else "")
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ import pytest
 
 from runner import api
 from runner.bankfiles import BankFileError, load_code_question
-from runner.management.commands.runner_check import wrong_failure
+from runner.contract import solution_files, solution_problem
 from tests.runner.harness.helpers import run_check
 
 QUESTION = """type: code
@@ -124,5 +124,24 @@ def test_a_wrong_solution_refused_or_failing_a_visible_case_passes() -> None:
     hidden = api.CaseResult(name="two", passed=False, weight=1.0, hidden=True)
     graded = api.GradingResult(job_id="j", status=api.Status.OK, score=0.0, cases=[visible, hidden])
     forbidden = api.GradingResult(job_id="j", status=api.Status.FORBIDDEN, score=0.0)
-    assert wrong_failure(graded) == ""
-    assert wrong_failure(forbidden) == ""
+    assert solution_problem("wrong_shape.py", graded) == ""
+    assert solution_problem("wrong_shape.py", forbidden) == ""
+    assert solution_problem("reference.py", forbidden).startswith("scored 0.00 (forbidden")
+
+
+def test_the_solutions_are_the_reference_then_the_correct_then_the_wrong_files() -> None:
+    files = {
+        "wrong_b.py": "",
+        "generate.py": "",
+        "correct_z.py": "",
+        "notes.md": "",
+        "wrong_a.py": "",
+        "reference.py": "",
+        "wrong_.py": "",
+    }
+    assert list(solution_files(files)) == [
+        "reference.py",
+        "correct_z.py",
+        "wrong_a.py",
+        "wrong_b.py",
+    ]
