@@ -99,7 +99,11 @@ def grade_submission(
 
 def _grade_once(job: types.GradingJob) -> dict[str, Any]:
     def poisoned(stopped: int) -> dict[str, Any]:
-        result = types.GradingResult(job.job_id, types.Status.ERROR, 0.0, message=_poison(stopped))
+        # internal: the answer was never judged (it may be the answer, or a worker killed
+        # for another reason); its student gets no final 0, and an examiner sees the error.
+        result = types.GradingResult(
+            job.job_id, types.Status.INTERNAL, 0.0, message=_poison(stopped)
+        )
         return result.to_dict()
 
     stored = job_record_claim(job_id=job.job_id, kind=JobKind.GRADE, poisoned=poisoned)

@@ -272,7 +272,8 @@ def grade(job: GradingJob) -> GradingResult:
     except Exception:  # the task's edge: whatever broke, the job must end with a result
         logger.exception("grading job %s failed in the grader", job.job_id)
         message = "the grader could not judge this answer; an examiner can regrade it"
-        return _failed(job, Status.ERROR, message)
+        # internal, not error: the answer was not judged, so it must not end as a final 0.
+        return _failed(job, Status.INTERNAL, message)
 
 
 def _grade(job: GradingJob) -> GradingResult:

@@ -8,7 +8,7 @@ from typing import Any
 
 from celery import Signature, signature
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
 from config.commits import commit_without_waiting_for_disk
 from grading.content import reference_source, variant_content
@@ -93,8 +93,14 @@ def code_feedback(payload: dict[str, Any]) -> dict[str, Any]:
         "message": str(payload.get("message", ""))[:_OUTPUT_CAP],
         "stdout": str(payload.get("stdout", ""))[:_OUTPUT_CAP],
         "stderr": str(payload.get("stderr", ""))[:_OUTPUT_CAP],
-        "cases": [_case_feedback(case) for case in payload.get("cases", [])],
+        "cases": [_case_feedback(case) for case in _cases(payload)],
     }
+
+
+def _cases(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The result's cases that are objects (a malformed payload is applied, never raised)."""
+    cases = payload.get("cases")
+    return [case for case in cases if isinstance(case, dict)] if isinstance(cases, list) else []
 
 
 def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
@@ -125,7 +131,7 @@ def _share(score: object) -> float:
     """A result's score as a share in [0, 1]; one that is not a number counts as 0."""
     try:
         return clamp(float(score))  # type: ignore[arg-type]  # checked by the except
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int past float's range
         return 0.0
 
 
@@ -189,7 +195,8 @@ def code_response_sweep(*, response: Response, now: datetime) -> str:
 
 def code_responses_sweep(*, now: datetime, limit: int = 200) -> dict[str, int]:
     """Beat: sweep the code answers queued or running for longer than the margin, oldest
-    first; how many ended "waiting", "applied" and "resent"."""
+    first; how many ended "waiting", "applied", "resent" and "failed" (logged; one answer
+    that cannot be swept never stops the sweep of the others)."""
     earliest = now - timedelta(seconds=settings.GRADING_STUCK_MARGIN_S)
     stuck = (
         Response.objects.filter(status__in=_WAITING, attempt__submitted_at__lt=earliest)
@@ -197,4 +204,15 @@ def code_responses_sweep(*, now: datetime, limit: int = 200) -> dict[str, int]:
         .select_related("attempt", "question_version")
         .order_by("attempt__submitted_at", "pk")[:limit]
     )
-    return dict(Counter(code_response_sweep(response=response, now=now) for response in stuck))
+    outcomes: Counter[str] = Counter()
+    for response in stuck:
+        try:
+            outcomes[code_response_sweep(response=response, now=now)] += 1
+        except DatabaseError:
+            raise  # the database itself: the next beat tries the whole sweep again
+        except Exception:  # noqa: BLE001 - one answer that cannot be swept must not stop the rest
+            logger.exception(
+                "sweeping code answer %s failed; the next sweep tries again", response.pk
+            )
+            outcomes["failed"] += 1
+    return dict(outcomes)

@@ -84,10 +84,10 @@ def test_a_job_delivered_past_the_limit_ends_as_an_error_and_is_never_run(
     job = _job()
     JobRecord.objects.create(job_id=job.job_id, kind="grade", deliveries=MAX_DELIVERIES)
     result = grade_submission(job.to_dict())
-    assert (result["status"], result["score"]) == ("error", 0.0)
+    assert (result["status"], result["score"]) == ("internal", 0.0)
     assert f"stopped its worker {MAX_DELIVERIES} times" in result["message"]
     record = JobRecord.objects.get(job_id=job.job_id)
-    assert (record.state, record.status) == (JobState.FINISHED, "error")
+    assert (record.state, record.status) == (JobState.FINISHED, "internal")
     assert grade_submission(job.to_dict()) == result
 
 
