@@ -92,6 +92,9 @@ def _on_attempt(sender: Any, instance: Attempt, update_fields: Any = None, **_: 
         _events(WebhookEvent.ATTEMPT_SUBMITTED, instance.quiz.course_id, [submitted])
     if "graded_at" in fields and (graded := _graded([instance])):
         _events(WebhookEvent.ATTEMPT_GRADED, instance.quiz.course_id, graded)
+        # The LMS learns the grade when its student may see it: now under "immediately",
+        # else the send finds nothing released and the release (or the close) sends it.
+        _mark(instance.quiz_id, {instance.user_id})
 
 
 def _on_release(sender: Any, instance: QuizRelease, created: bool, **_: Any) -> None:

@@ -23,7 +23,7 @@ from lms.errors import ScoreNotSent
 from lms.models import ExternalIdentity, LtiLineItem, LtiScoreSync, SyncStatus
 from lms.services.grades import GradeStatus, student_grade_row
 from lms.services.lti_launch import lti_namespace
-from quizbank.models import Quiz
+from quizbank.models import Quiz, ReleasePolicy
 
 
 def score_syncs_mark(*, quiz_id: int, user_ids: set[int], now: datetime) -> list[int]:
@@ -41,16 +41,23 @@ def score_syncs_mark(*, quiz_id: int, user_ids: set[int], now: datetime) -> list
 
 
 def score_syncs_unsent(*, now: datetime, limit: int = 500) -> list[int]:
-    """Scores marked to be sent in the hour before the last LMS_RESEND_AFTER_S and never
-    tried: their send was lost (the broker was down at the commit). A row with nothing
-    released yet stays pending when sent, so only that hour is taken again, not every such
-    row at every sweep forever."""
+    """Scores never tried that are due now: those marked in the hour before the last
+    LMS_RESEND_AFTER_S, whose send was lost (the broker was down at the commit), and those
+    of quizzes released after their close that has now passed (graded before it, nothing
+    else sends them). A row with nothing released yet stays pending when sent, so an older
+    one of a quiz still unreleased is not taken at every sweep for ever."""
     before = now - timedelta(seconds=settings.LMS_RESEND_AFTER_S)
-    since = before - timedelta(hours=1)
-    unsent = LtiScoreSync.objects.filter(
-        status=SyncStatus.PENDING, tries=0, updated_at__gte=since, updated_at__lt=before
-    )
-    return list(unsent.order_by("updated_at", "pk").values_list("pk", flat=True)[:limit])
+    never_tried = LtiScoreSync.objects.filter(status=SyncStatus.PENDING, tries=0)
+    lost = never_tried.filter(updated_at__gte=before - timedelta(hours=1), updated_at__lt=before)
+    closing = never_tried.filter(line_item__quiz__release_policy=ReleasePolicy.AFTER_CLOSE)
+    closed = [
+        sync.pk
+        for sync in closing.select_related("line_item__quiz").order_by("updated_at", "pk")
+        if results_released(sync.line_item.quiz, now)
+    ]
+    ids = list(lost.order_by("updated_at", "pk").values_list("pk", flat=True)[:limit])
+    taken = set(ids)
+    return ids + [pk for pk in closed if pk not in taken][: max(0, limit - len(ids))]
 
 
 def _score(sync: LtiScoreSync, subject: str, now: datetime) -> dict[str, Any] | None:

@@ -14,14 +14,15 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from grading.models import Response
+from grading.models import Response, ResponseStatus
+from grading.services.code import code_result_apply
 from lms.errors import ScoreNotSent
 from lms.models import LtiLineItem, LtiScoreSync, SyncStatus
 from lms.services.ags import score_publish, score_syncs_unsent
 from lms.tasks import resend_unsent
 from quizbank.models import ReleasePolicy
 from tests.faults.servers import broker_unreachable
-from tests.grading.content import TRUE_FALSE, VIVA
+from tests.grading.content import CODE, TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, member, question
 from tests.lms.lti_world import Lti, launch
 
@@ -208,3 +209,80 @@ def test_a_score_released_while_the_broker_was_down_reaches_the_lms_later(
 
 def test_the_beat_task_queues_nothing_when_nothing_was_lost(db: None) -> None:
     assert resend_unsent.apply().get() == {"deliveries": 0, "scores": 0}
+
+
+# Grades that reach the LMS without an examiner's release.
+SOURCE = "def double(x):\n    return x * 2\n"
+
+
+def test_a_code_grade_landing_after_the_release_reaches_the_lms(lti: Lti) -> None:
+    lti.quiz.release_policy = ReleasePolicy.MANUAL
+    lti.quiz.shuffle_questions = False
+    lti.quiz.save()
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE), question(lti.quiz.course, CODE))
+    examiner = APIClient()
+    examiner.force_authenticate(member(lti.quiz.course, "examiner"))
+    reply, _ = launch(lti, line_item=f"{lti.base}/lineitems/9/lineitem")
+    assert reply.status_code == 302
+
+    attempt = _json(lti.browser, "post", f"/api/quizzes/{lti.quiz.pk}/attempts/")
+    base = f"/api/attempts/{attempt['id']}"
+    _json(lti.browser, "put", f"{base}/responses/0/", {"version": 0, "answer": {"value": True}})
+    _json(lti.browser, "put", f"{base}/responses/1/", {"version": 0, "answer": {"source": SOURCE}})
+    _json(lti.browser, "post", f"{base}/submit/")  # the runner hand-off waits for a commit
+    code = Response.objects.get(attempt_id=attempt["id"], position=1)
+    assert code.status == ResponseStatus.QUEUED
+
+    override = {"override": {"responses": [code.pk], "reason": "Runner is slow today."}}
+    reply = examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", override, format="json")
+    assert reply.status_code in (200, 201), reply.content
+    assert _publish_pending() == ["sent"]
+    [waiting] = lti.grades.scores
+    assert waiting["gradingProgress"] == "PendingManual"
+
+    # The runner's verdict arrives: the attempt is now fully graded (2 of 2 points).
+    payload = {"job_id": code.job_id, "status": "ok", "score": 1.0, "cases": []}
+    assert code_result_apply(payload=payload, now=timezone.now())
+    assert _publish_pending() == ["sent"]
+    final = lti.grades.scores[-1]
+    assert (final["gradingProgress"], final["scoreGiven"]) == ("FullyGraded", 2.0)
+
+
+def test_under_the_default_release_policy_a_graded_attempt_reaches_the_lms(lti: Lti) -> None:
+    """The default policy (immediately) releases each attempt as it is graded: no examiner
+    release ever happens, and the grade itself is what sends the score."""
+    assert lti.quiz.release_policy == ReleasePolicy.IMMEDIATELY
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    reply, _ = launch(lti, line_item=f"{lti.base}/lineitems/9/lineitem")
+    assert reply.status_code == 302
+    attempt = _json(lti.browser, "post", f"/api/quizzes/{lti.quiz.pk}/attempts/")
+    base = f"/api/attempts/{attempt['id']}"
+    _json(lti.browser, "put", f"{base}/responses/0/", {"version": 0, "answer": {"value": True}})
+    done = _json(lti.browser, "post", f"{base}/submit/")
+    assert (done["status"], done["results_visible"], done["score"]) == ("graded", True, "1.000")
+    assert _publish_pending() == ["sent"]
+    assert lti.grades.scores[-1]["scoreGiven"] == 1.0
+
+
+def test_a_quiz_released_after_its_close_sends_the_grades_once_it_closes(lti: Lti) -> None:
+    """Graded before the close: the send finds nothing released and waits; after the close,
+    beat's `lms.resend_unsent` finds it due."""
+    lti.quiz.release_policy = ReleasePolicy.AFTER_CLOSE
+    lti.quiz.closes_at = timezone.now() + timedelta(hours=1)
+    lti.quiz.save()
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    reply, _ = launch(lti, line_item=f"{lti.base}/lineitems/9/lineitem")
+    assert reply.status_code == 302
+    attempt = _json(lti.browser, "post", f"/api/quizzes/{lti.quiz.pk}/attempts/")
+    base = f"/api/attempts/{attempt['id']}"
+    _json(lti.browser, "put", f"{base}/responses/0/", {"version": 0, "answer": {"value": True}})
+    _json(lti.browser, "post", f"{base}/submit/")
+    assert _publish_pending() == ["pending"]  # not released before the close
+    assert lti.grades.scores == []
+    assert score_syncs_unsent(now=timezone.now()) == []
+
+    after_close = lti.quiz.closes_at + timedelta(minutes=1)
+    [due] = score_syncs_unsent(now=after_close)
+    assert score_publish(sync_id=due, now=after_close) == "sent"
+    assert lti.grades.scores[-1]["scoreGiven"] == 1.0
+    assert score_syncs_unsent(now=after_close) == []
