@@ -22,7 +22,7 @@ from pylti1p3.contrib.django.oidc_login import DjangoOIDCLogin
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.deployment import Deployment
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 from pylti1p3.names_roles import NamesRolesProvisioningService
@@ -132,7 +132,7 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
     login = DjangoOIDCLogin(request, _ToolConf(), launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped
     try:
         response: HttpResponse = login.redirect(target)
-    except LtiException as exc:
+    except (LtiException, OIDCException) as exc:  # OIDCException: no iss, no login_hint
         raise LaunchRefused(str(exc)) from exc
     return response
 

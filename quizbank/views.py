@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from config.fields import id_from_text
 from quizbank.access import access_asset, access_question
 from quizbank.models import Course, QuestionVersion, Role
 from quizbank.presenters import student_fields
@@ -26,10 +27,13 @@ def question_preview(request: HttpRequest, pk: int) -> HttpResponse:
     """A version of a question as a student sees it: no answers, feedback or solutions.
     For the course's authors and examiners (the one access rule; staff status is no role)."""
     question = access_question(request.user, pk, roles=(Role.AUTHOR, Role.EXAMINER))
-    number = request.GET.get("version")
+    asked = request.GET.get("version")
+    number = id_from_text(asked) if asked else None
+    if asked and number is None:
+        raise Http404("This question has no such version.")
     version = (
         question_versions(question).filter(number=number).first()
-        if number and number.isdigit()
+        if number is not None
         else question.current_version
     )
     if version is None:

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
+from config.fields import id_from_text
 from grading.api.marking_presenters import marking_view
 from grading.models.marking import Mark, MarkingStatus
 from grading.selectors.marking import access_marking_response, marking_queue
@@ -26,7 +27,7 @@ from grading.services.marking.marks import (
 def _levels(form: QueryDict, criteria: int) -> list[int]:
     """Chosen level per criterion; -1 (refused by the service) where none or not a number."""
     raw = [form.get(f"level-{i}", "") for i in range(criteria)]
-    return [int(v) if v.isdigit() and len(v) < 4 else -1 for v in raw]
+    return [n if (n := id_from_text(v)) is not None and n < 1000 else -1 for v in raw]
 
 
 def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: User) -> None:

@@ -10,7 +10,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
+from config.fields import id_from_text
 from grading.api.viva_presenters import viva_session_view
+from grading.errors import NoSuchPosition
 from grading.models.marking import Mark
 from grading.models.viva_sessions import VivaSession
 from grading.selectors.viva_sessions import access_viva_session
@@ -27,11 +29,13 @@ from quizbank.models import Role
 
 
 def _number(value: str) -> int | None:
-    return int(value) if value.isdigit() and len(value) < 10 else None
+    return id_from_text(value)
 
 
 def _record(request: HttpRequest, session: VivaSession, examiner: User) -> None:
-    position = _number(request.POST.get("position", "")) or 0
+    position = _number(request.POST.get("position", ""))
+    if position is None:
+        raise NoSuchPosition("Say which question of the viva the notes are for.")
     answer = viva_session_notes(
         session=session, position=position, notes=request.POST.get("notes", "")[:20000]
     )

@@ -3,7 +3,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401  (registers <id:...>)
-from quizbank.api import access_rules, enrolment, interchange, views
+from quizbank.api import access_rules, enrolment, interchange, topics, views
 
 urlpatterns = [
     path("courses/", views.CourseListApi.as_view(), name="course-list"),
@@ -18,6 +18,7 @@ urlpatterns = [
         interchange.BankExportApi.as_view(),
         name="course-bank-export",
     ),
+    path("courses/<id:course_id>/topics/", topics.CourseTopicsApi.as_view(), name="course-topics"),
     path(
         "courses/<id:course_id>/students/",
         enrolment.CourseEnrolApi.as_view(),

@@ -102,7 +102,11 @@ class Checker:
         if not is_number(value) or (integer and not isinstance(value, int)):
             self.error((*path, key), f"must be {kind}")
             return None
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past any float (hundreds of digits)
+            self.error((*path, key), f"must be {kind} of a usable size")
+            return None
         if positive and number <= 0:
             self.error((*path, key), f"must be {kind} above 0")
         elif minimum is not None and number < minimum:

@@ -95,6 +95,9 @@ def _refuse_hostile_structure(text: str) -> None:
             depth -= 1
 
 
+_TEXT_TAG = "tag:yaml.org,2002:str"
+
+
 def _walk(node: yaml.Node, path: FieldPath, source: SourceMap, issues: list[Issue]) -> None:
     source.lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
@@ -104,6 +107,8 @@ def _walk(node: yaml.Node, path: FieldPath, source: SourceMap, issues: list[Issu
             child = (*path, key)
             if key in seen:
                 issues.append(Issue(child, "this key appears twice"))
+            elif key_node.tag != _TEXT_TAG:  # 1, yes, ~: YAML reads a number, true, null
+                issues.append(Issue(child, f"a key must be text; write it in quotes: '{key}'"))
             seen.add(key)
             source.lines[child] = key_node.start_mark.line + 1
             _walk(value_node, child, source, issues)

@@ -11,7 +11,9 @@ from django.utils.timezone import get_current_timezone, is_naive, make_aware
 from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
+from config.fields import id_from_text
 from quizbank.access import AUTHORS, access_quiz
+from quizbank.errors import AccessRuleInvalid
 from quizbank.models import Quiz, Role
 from quizbank.selectors import course_student
 from quizbank.services.enrolment import (
@@ -28,19 +30,27 @@ from quizbank.services.quiz_overrides import (
 MAX_UPLOAD_BYTES = 1_000_000
 
 
-def _when(value: str) -> datetime | None:
+def _when(form: QueryDict, name: str, label: str) -> datetime | None:
+    """The field's date and time (in the site's time zone when it names none); None when
+    left empty, and a refusal naming the field when it is not a date and time."""
+    value = form.get(name, "").strip()
+    if not value:
+        return None
     try:
-        parsed = parse_datetime(value.strip()) if value.strip() else None
-    except ValueError:
+        parsed = parse_datetime(value)
+    except ValueError:  # well formed, but no such day or hour (30 February)
         parsed = None
-    if parsed is not None and is_naive(parsed):
-        parsed = make_aware(parsed, get_current_timezone())
-    return parsed
+    if parsed is None:
+        raise AccessRuleInvalid(
+            f"{label} {value[:40]!r} is not a date and time (e.g. 2030-02-28 10:00).",
+            fields={name: ["not a date and time"]},
+        )
+    return make_aware(parsed, get_current_timezone()) if is_naive(parsed) else parsed
 
 
 def _number(form: QueryDict, name: str) -> int:
-    value = form.get(name, "").strip() or "0"
-    return int(value) if value.isdigit() and len(value) < 6 else -1
+    number = id_from_text(form.get(name, "").strip() or "0")
+    return number if number is not None and number < 1_000_000 else -1
 
 
 def _enrol(request: HttpRequest, quiz: Quiz) -> str:
@@ -63,8 +73,8 @@ def _override(request: HttpRequest, quiz: Quiz) -> str:
     data = OverrideInput(
         extra_time_percent=_number(request.POST, "extra_time_percent"),
         extra_attempts=_number(request.POST, "extra_attempts"),
-        opens_at=_when(request.POST.get("opens_at", "")),
-        closes_at=_when(request.POST.get("closes_at", "")),
+        opens_at=_when(request.POST, "opens_at", "Opens at"),
+        closes_at=_when(request.POST, "closes_at", "Closes at"),
         reason=request.POST.get("reason", ""),
     )
     quiz_override_set(quiz=quiz, student=student, data=data)

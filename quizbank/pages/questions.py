@@ -23,6 +23,12 @@ from quizbank.services.question_authoring import (
     question_yaml,
     starter_yaml,
 )
+from quizbank.services.topics import MAX_TITLE, topic_create
+
+NO_TOPIC = (
+    "This course has no topic yet, and every question belongs to one: add a topic on the "
+    "course's question list first."
+)
 
 
 class QuestionForm(forms.Form):
@@ -35,8 +41,9 @@ class QuestionForm(forms.Form):
         widget=forms.Textarea(
             attrs={"rows": 30, "spellcheck": "false", "class": "code-text", "wrap": "off"}
         ),
+        # Django shows help text as HTML: the file name pattern is escaped here.
         help_text="The fields of docs/bank-format.md; a code question's files go under "
-        "`files:` (reference.py and at least one wrong_<name>.py).",
+        "<code>files:</code> (reference.py and at least one wrong_&lt;name&gt;.py).",
     )
 
     version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
@@ -44,7 +51,11 @@ class QuestionForm(forms.Form):
     def __init__(self, *args: Any, course: Course, new: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         topics = course.topics.order_by("position")
-        self.fields["topic"] = forms.ChoiceField(choices=[(t.slug, t.title) for t in topics])
+        self.fields["topic"] = forms.ChoiceField(
+            choices=[(t.slug, t.title) for t in topics],
+            help_text="" if topics else NO_TOPIC,
+            error_messages={"required": NO_TOPIC if not topics else "Choose the topic."},
+        )
         if new:
             del self.fields["version"]
         else:
@@ -91,9 +102,17 @@ def _save(
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def question_list_page(request: HttpRequest, course_id: int) -> HttpResponse:
-    """The course's questions, by topic, filtered by topic and type."""
+    """The course's questions, by topic, filtered by topic and type; POST adds a topic."""
     course = access_course(request.user, course_id, roles=AUTHORS)
+    if request.method == "POST":
+        try:
+            added = topic_create(course=course, title=request.POST.get("title", "")[:400])
+            messages.success(request, f"Added the topic {added.title}.")
+        except DomainError as refused:
+            messages.error(request, refused.message)
+        return redirect("quizbank-pages:question-list", course_id=course.pk)
     questions = course_questions(course)
     topics = list(course.topics.order_by("position"))
     topic, qtype = request.GET.get("topic", ""), request.GET.get("type", "")
@@ -108,6 +127,7 @@ def question_list_page(request: HttpRequest, course_id: int) -> HttpResponse:
         "topics": topics,
         "types": QuestionType.choices,
         "chosen": {"topic": topic, "type": qtype},
+        "max_title": MAX_TITLE,
     }
     return render(request, "quizbank/author/questions.html", context)
 

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Lower
 
+from config.text import TEXT_MESSAGE, is_storable
 from quizbank.errors import AccessRuleInvalid
 from quizbank.models import Course, CourseMembership, Role
 
@@ -41,7 +42,17 @@ def entries_from_csv(data: bytes) -> list[str]:
         raise AccessRuleInvalid(
             "The CSV file is not UTF-8 text.", fields={"file": ["not UTF-8"]}
         ) from None
-    rows = [row for row in csv.reader(io.StringIO(text)) if row and row[0].strip()]
+    if not is_storable(text):
+        raise AccessRuleInvalid(
+            f"The CSV file holds a character that cannot be stored. {TEXT_MESSAGE}",
+            fields={"file": ["unstorable text"]},
+        )
+    try:
+        rows = [row for row in csv.reader(io.StringIO(text)) if row and row[0].strip()]
+    except csv.Error as error:  # a field past the csv module's size limit, a stray quote
+        raise AccessRuleInvalid(
+            f"The CSV file could not be read: {error}.", fields={"file": [f"unreadable: {error}"]}
+        ) from None
     if rows and rows[0][0].strip().lower() in _HEADERS:
         rows = rows[1:]
     return [row[0].strip() for row in rows]

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Max
 
 from config.text import unstorable_text
 from quizbank.bankfiles import canonicalize
@@ -26,6 +25,7 @@ from quizbank.selectors import course_questions, quiz_slots
 from quizbank.services.assets import asset_blobs_missing, asset_blobs_store, asset_images
 from quizbank.services.bank_import import bank_write_question, question_problems
 from quizbank.services.content import question_content
+from quizbank.services.topics import topic_create
 
 
 @dataclass
@@ -155,14 +155,7 @@ def _topic(course: Course, ref: TopicRef) -> Topic:
     topic = course.topics.filter(slug=ref.slug).first()
     if topic is not None:
         return topic
-    last = course.topics.aggregate(last=Max("position"))["last"]
-    return Topic.objects.create(
-        course=course,
-        slug=ref.slug,
-        title=ref.title,
-        description=ref.description,
-        position=0 if last is None else last + 1,
-    )
+    return topic_create(course=course, title=ref.title, slug=ref.slug, description=ref.description)
 
 
 def interchange_export(*, course: Course, fmt: str, quiz: Quiz | None = None) -> Exported:

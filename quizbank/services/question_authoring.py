@@ -133,9 +133,11 @@ def _check_current(question: Question, edited_version: int | None) -> None:
 
 
 def _check(content: dict[str, Any], course: Course) -> None:
-    problems = question_problems(content)
+    # Text first: the other checks read names and sources (a NUL in a file name included).
     if unstorable_text(content):
-        problems.append("content: text holds NUL characters or unpaired surrogates")
+        problems = ["content: text holds NUL characters or unpaired surrogates"]
+    else:
+        problems = question_problems(content)
     assets: dict[str, str] = content.get("assets", {}) if isinstance(content, dict) else {}
     if isinstance(assets, dict) and not problems:
         # Only an image this course's questions already show: the editor uploads none, and

@@ -1,0 +1,34 @@
+"""The one text rule (config/text.py) for the browser pages' forms, which not every page
+reads through a Django form: a POST field with a NUL character or a lone surrogate is
+refused here with a 400 naming the field, before any view could try to store it."""
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.utils.html import escape
+
+from config.http_errors import is_api_path
+from config.text import TEXT_MESSAGE, is_storable
+
+
+class StorableFormTextMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST" and not is_api_path(request):
+            bad = sorted(
+                {
+                    name
+                    for name, values in request.POST.lists()
+                    for value in values
+                    if not (is_storable(name) and is_storable(value))
+                }
+            )
+            if bad:
+                names = ", ".join(escape(name.replace("\x00", "")) for name in bad)
+                return HttpResponseBadRequest(
+                    f"<p>Not saved: the field {names} holds a character that cannot be stored. "
+                    f"{TEXT_MESSAGE} Go back, correct it and send the form again.</p>"
+                )
+        return self.get_response(request)

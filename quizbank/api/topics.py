@@ -1,0 +1,52 @@
+"""A course's topics under /api/courses/{id}/topics/: list them, add one (authors)."""
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.scopes import ANY_SCOPE
+from quizbank.access import AUTHORS, access_course
+from quizbank.api.views import COURSE_WRITERS
+from quizbank.models import Topic
+from quizbank.services.topics import MAX_TITLE, topic_create
+
+
+class TopicSerializer(serializers.ModelSerializer[Topic]):
+    class Meta:
+        model = Topic
+        fields = ["id", "slug", "title", "description", "position"]
+
+
+class CourseTopicsApi(APIView):
+    client_scopes = {"GET": ANY_SCOPE, "POST": COURSE_WRITERS}
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        title = serializers.CharField(max_length=MAX_TITLE)
+        slug = serializers.CharField(
+            max_length=80, required=False, help_text="Made from the title when left out."
+        )
+        description = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+
+    @extend_schema(responses=TopicSerializer(many=True), operation_id="course_topics")
+    def get(self, request: Request, course_id: int) -> Response:
+        """The course's topics in their order (authors)."""
+        course = access_course(request.user, course_id, roles=AUTHORS)
+        return Response(TopicSerializer(course.topics.order_by("position", "slug"), many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: TopicSerializer},
+        operation_id="course_topic_create",
+    )
+    def post(self, request: Request, course_id: int) -> Response:
+        """Add a topic, last in the course's order (authors); 409 `slug_taken` for a slug the
+        course already has."""
+        course = access_course(request.user, course_id, roles=AUTHORS)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        topic = topic_create(course=course, **data.validated_data)
+        return Response(TopicSerializer(topic).data, status=status.HTTP_201_CREATED)
