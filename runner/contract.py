@@ -45,6 +45,7 @@ __all__ = [
     "COMPARE_DTYPE_RULES",
     "COMPARE_KEYS",
     "CONTRACT_VERSION",
+    "CORRECT_FILE_RE",
     "DEVICES",
     "DISTRIBUTIONS",
     "DTYPES",
@@ -60,6 +61,7 @@ __all__ = [
     "STAGES",
     "TENSOR_KEYS",
     "TRAINING_CASE_KEYS",
+    "WRONG_FILE_RE",
     "CaseError",
     "CodeQuestionSpec",
     "format_path",
@@ -195,22 +197,22 @@ def _efficiency(raw: object) -> dict[str, float]:
 # a student making that mistake is told what it is. `runner_check` and the authors' solution
 # check judge them alike.
 REFERENCE_FILE = "reference.py"
-_CORRECT = re.compile(r"^correct_.+\.py$")
-_WRONG = re.compile(r"^wrong_.+\.py$")
+CORRECT_FILE_RE = re.compile(r"^correct_[A-Za-z0-9_]+\.py$")
+WRONG_FILE_RE = re.compile(r"^wrong_[A-Za-z0-9_]+\.py$")
 
 
 def solution_files(files: Mapping[str, str]) -> dict[str, str]:
     """The solutions among a question's `files` (name to source), in the order they are
     checked: the reference, then correct_*.py, then wrong_*.py, each group sorted."""
-    correct = sorted(name for name in files if _CORRECT.match(name))
-    wrong = sorted(name for name in files if _WRONG.match(name))
+    correct = sorted(name for name in files if CORRECT_FILE_RE.match(name))
+    wrong = sorted(name for name in files if WRONG_FILE_RE.match(name))
     names = ([REFERENCE_FILE] if REFERENCE_FILE in files else []) + correct + wrong
     return {name: files[name] for name in names}
 
 
 def solution_earns_full_marks(name: str) -> bool:
     """Whether solution file `name` must score 1.0 (else it is a known-wrong one)."""
-    return not _WRONG.match(name)
+    return not WRONG_FILE_RE.match(name)
 
 
 def solution_problem(name: str, result: GradingResult) -> str:

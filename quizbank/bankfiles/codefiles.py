@@ -6,19 +6,20 @@ from __future__ import annotations
 import ast
 
 from quizbank.bankfiles import schema
+from runner.contract import CORRECT_FILE_RE, REFERENCE_FILE, WRONG_FILE_RE
 
 _SOLUTION_KINDS = ("reference", "correct", "wrong")
 
 
 def file_kind(name: str) -> str | None:
     """The CodeFile kind a file name stands for, or None if the name is not allowed."""
-    if name == schema.REFERENCE_FILE:
+    if name == REFERENCE_FILE:
         return "reference"
     if name == schema.GENERATOR_FILE:
         return "generator"
-    if schema.WRONG_FILE_RE.match(name):
+    if WRONG_FILE_RE.match(name):
         return "wrong"
-    if schema.CORRECT_FILE_RE.match(name):
+    if CORRECT_FILE_RE.match(name):
         return "correct"
     return None
 
@@ -48,7 +49,7 @@ def missing_files(qtype: str, names: list[str]) -> list[str]:
     """What a question of `qtype` lacks or must not have, given its file names."""
     problems = []
     if qtype == "code":
-        if schema.REFERENCE_FILE not in names:
+        if REFERENCE_FILE not in names:
             problems.append("a code question needs reference.py")
         if not any(file_kind(name) == "wrong" for name in names):
             problems.append("a code question needs at least one wrong_<name>.py")

@@ -7,8 +7,6 @@ from runner.contract import RUNNER_KEYS
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # A numeric answer of a parameterised question may be "{{name}}", filled by generate.py.
 PARAM_RE = re.compile(r"^\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}$")
-WRONG_FILE_RE = re.compile(r"^wrong_[A-Za-z0-9_]+\.py$")
-CORRECT_FILE_RE = re.compile(r"^correct_[A-Za-z0-9_]+\.py$")
 
 QUESTION_TYPES = (
     "single_choice",
@@ -50,7 +48,6 @@ TYPE_KEYS: dict[str, tuple[str, ...]] = {
 ROW_KEYS = ("choices", "answers", "cases", "rubric")
 
 
-REFERENCE_FILE = "reference.py"
 GENERATOR_FILE = "generate.py"
 QUESTION_FILE = "question.yaml"
 ASSETS_FOLDER = "assets"  # a question folder's images (quizbank.assets)
