@@ -89,14 +89,18 @@ def database_unavailable(exc: Exception) -> Response | None:
     return response
 
 
+# What sending a task raises when the broker cannot take it: Redis down or restarting (after
+# Celery's own retries), or the filesystem broker's folder full.
+BROKER_ERRORS = (KombuError, ChannelError, BrokerConnectionError)
+BROKER_UNAVAILABLE = "The job queue cannot take work just now and nothing was queued; try again."
+
+
 def broker_unavailable(exc: Exception) -> Response | None:
-    """503 with Retry-After when a job could not be queued: Redis down or restarting (after
-    Celery's own retries), or the filesystem broker's folder full; else None."""
-    if not isinstance(exc, KombuError | ChannelError | BrokerConnectionError):
+    """503 with Retry-After when a job could not be queued (BROKER_ERRORS); else None."""
+    if not isinstance(exc, BROKER_ERRORS):
         return None
     logger.warning("answered 503 broker_unavailable: %s", exc)
-    message = "The job queue cannot take work just now and nothing was queued; try again."
-    body = error_body("broker_unavailable", message)
+    body = error_body("broker_unavailable", BROKER_UNAVAILABLE)
     response = Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response

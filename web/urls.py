@@ -3,7 +3,7 @@ authors' preview of a whole quiz."""
 
 from django.urls import path
 
-from web import accounts, code_runs, dashboard, quiz_preview, student_pages
+from web import accounts, code_runs, dashboard, quiz_preview, solution_checks, student_pages
 
 app_name = "web"
 
@@ -15,6 +15,16 @@ urlpatterns = [
     path("code-runs/", code_runs.CodeRunStartPage.as_view(), name="code-run"),
     path("code-runs/<slug:job_id>/", code_runs.CodeRunResultPage.as_view(), name="code-run-result"),
     path("dashboard/", dashboard.dashboard, name="dashboard"),
+    path(
+        "author/questions/<int:question_id>/solution-checks/",
+        solution_checks.solution_check_start_page,
+        name="solution-check-start",
+    ),
+    path(
+        "author/questions/<int:question_id>/solution-checks/<str:check_id>/",
+        solution_checks.solution_check_page,
+        name="solution-check",
+    ),
     path("quizzes/<int:quiz_id>/start/", student_pages.quiz_start, name="quiz-start"),
     path("quizzes/<int:quiz_id>/preview/", quiz_preview.quiz_preview_page, name="quiz-preview"),
     path("attempts/<int:attempt_id>/", student_pages.attempt_page, name="attempt"),
