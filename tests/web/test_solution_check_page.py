@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from config.celery import app
 from config.celery_workers import use_broker
-from quizbank.models import Role
+from quizbank.models import Course, Role
 from runner.models import JobRecord, JobState
 from tests.faults.servers import broker_unreachable
 from tests.grading.content import CODE, VIVA
@@ -32,7 +32,7 @@ def broker(redis_url: str) -> Iterator[None]:
         use_broker(before)
 
 
-def _author_page(course: object) -> Client:
+def _author_page(course: Course) -> Client:
     page = Client()
     page.force_login(member(course, Role.AUTHOR))
     return page
@@ -62,9 +62,10 @@ def test_the_check_fills_in_as_the_workers_judge_each_solution(broker: None) -> 
     check = poll.group(1).rstrip("/").rsplit("/", 1)[1]
     # What a worker stores for each job (the API test grades them on a real one).
     for index, (score, status) in enumerate([(1.0, "ok"), (1.0, "ok")]):
-        result = {"job_id": f"check-{check}-{index}", "status": status, "score": score}
+        job_id = f"check-{check}-{index}"
+        result = {"job_id": job_id, "status": status, "score": score}
         JobRecord.objects.create(
-            job_id=result["job_id"],
+            job_id=job_id,
             kind="grade",
             state=JobState.FINISHED,
             status=status,
