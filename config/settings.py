@@ -224,6 +224,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
 # /readyz is ready only while each of these queues has a worker answering a ping
 # (add "gpu" where a GPU worker must be up).
 HEALTH_QUEUES: list[str] = env.list("HEALTH_QUEUES", default=["default", "cpu"])
+# A ping waits its whole timeout (1 s) for replies, holding a web process: a result where
+# every queue had a worker is reused this long (in the cache; a failed one never is).
+HEALTH_WORKERS_FRESH_S: int = env.int("HEALTH_WORKERS_FRESH_S", default=10)
 CELERY_TASK_ALWAYS_EAGER: bool = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

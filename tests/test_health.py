@@ -7,11 +7,13 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import OperationalError
 from django.test import Client
 
 from config.celery_workers import use_broker, worker_processes
 from config.exceptions import database_unavailable
+from config.health import workers_by_queue
 from config.logging import ClientErrorFilter, ContextFilter, JsonFormatter
 
 # Redis databases 8-11 belong to this suite's fault and health tests.
@@ -69,6 +71,32 @@ def test_readyz_is_ready_once_a_worker_answers_on_every_queue(
     queues = response.json()["checks"]["queues"]
     assert queues["cpu"]["ok"]
     assert queues["default"]["ok"]
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+def test_a_ping_that_found_every_worker_is_reused_and_one_that_did_not_is_not(
+    client: Client, require: Callable[[str, str, int], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ping waits its whole timeout, holding a web process: a balancer probing every few
+    seconds pays it once per HEALTH_WORKERS_FRESH_S while all is well, and every time while
+    a queue has no worker (so a worker back is seen at once)."""
+    require("Redis", "127.0.0.1", 6379)
+    cache.clear()
+    pings: list[int] = []
+
+    def counted() -> dict[str, list[str]]:
+        pings.append(1)
+        return workers_by_queue()
+
+    monkeypatch.setattr("config.health.workers_by_queue", counted)
+    use_broker(NO_WORKER_BROKER)
+    assert [client.get("/readyz").status_code for _ in range(2)] == [503, 503]
+    assert len(pings) == 2
+    with worker_processes(HEALTH_BROKER, queues="default,cpu", name="fresh"):
+        assert [client.get("/readyz").status_code for _ in range(3)] == [200, 200, 200]
+    assert len(pings) == 3
+    cache.clear()
 
 
 @pytest.mark.django_db
