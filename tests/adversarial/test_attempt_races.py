@@ -9,19 +9,15 @@ from django.utils import timezone
 from grading.models import Attempt
 from grading.services.attempts import attempt_start
 from grading.services.viva_sessions import viva_session_start
-from quizbank.models import QuizAccessOverride, ReleasePolicy
-from tests.grading.content import VIVA
-from tests.grading.factories import Staff, api_as, staffed_quiz
+from quizbank.models import QuizAccessOverride
+from tests.grading.factories import Staff, api_as, viva_staff
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def staff() -> Staff:
-    made, _ = staffed_quiz(VIVA)
-    made.quiz.release_policy = ReleasePolicy.MANUAL
-    made.quiz.save()
-    return made
+    return viva_staff()
 
 
 def _viva_held_open(staff: Staff, inserted: threading.Event, release: threading.Event) -> None:

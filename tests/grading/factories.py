@@ -24,9 +24,11 @@ from quizbank.models import (
     QuestionVersion,
     Quiz,
     QuizSlot,
+    ReleasePolicy,
     Role,
     Topic,
 )
+from tests.grading.content import VIVA
 
 _serial = itertools.count(1)
 
@@ -143,6 +145,15 @@ def staffed_quiz(*questions: dict[str, Any], points: str = "6") -> tuple[Staff, 
         outsider=member(new_course(), Role.EXAMINER),
     )
     return staff, made
+
+
+def viva_staff() -> Staff:
+    """`staffed_quiz` over one written viva question, released by hand (a live viva's quiz
+    may not release immediately)."""
+    made, _ = staffed_quiz(VIVA)
+    made.quiz.release_policy = ReleasePolicy.MANUAL
+    made.quiz.save()
+    return made
 
 
 def submitted_attempt(

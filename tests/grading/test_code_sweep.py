@@ -11,7 +11,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 import grading.tasks
-from grading.models import Attempt, Response, ResponseStatus
+from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.attempts import attempt_start
 from grading.services.code import code_job, code_responses_sweep, code_result_apply
 from grading.services.responses import attempt_submit
@@ -19,7 +19,7 @@ from grading.tasks import apply_code_result
 from quizbank.models import Role
 from runner import api as runner_api
 from runner.models import JobRecord
-from runner.records import job_record_finish
+from runner.records import MAX_DELIVERIES, job_record_finish
 from tests.grading.content import CODE
 from tests.grading.factories import add_slots, member, new_course, new_quiz, question
 
@@ -218,3 +218,51 @@ def test_result_application_backs_off_exponentially_and_gives_up_to_the_sweeper(
         "retry_jitter": True,
         "max_retries": 10,
     }
+
+
+# When the grader, not the answer, fails (a job that stopped its worker three times, an
+# exception inside the grader itself), the runner ends the job `internal` and the answer
+# waits as an error for an examiner's regrade: never a final score of 0 with the attempt graded.
+
+
+def _assert_not_a_final_zero(response: Response) -> None:
+    response.refresh_from_db()
+    attempt = Attempt.objects.get(pk=response.attempt_id)
+    # What "the grader failed" means on the grading side (code.py _verdict, "internal").
+    assert (response.status, response.score) == (ResponseStatus.ERROR, None), (
+        response.status,
+        response.score,
+        response.feedback,
+    )
+    assert attempt.status == AttemptStatus.SUBMITTED
+    assert attempt.graded_at is None
+
+
+def test_a_poisoned_job_is_not_a_final_zero(waiting: Response) -> None:
+    from runner.tasks import _grade_once
+
+    job = code_job(waiting, waiting.job_id)
+    # Each earlier delivery stopped its worker (an OOM-killed or restarted worker counts too).
+    JobRecord.objects.create(job_id=job.job_id, kind="grade", deliveries=MAX_DELIVERIES)
+    result = _grade_once(job)
+    assert result["status"] == "internal"
+
+    assert code_result_apply(payload=result, now=timezone.now())
+    _assert_not_a_final_zero(waiting)
+
+
+def test_a_crash_inside_the_grader_is_not_a_final_zero(
+    waiting: Response, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from runner import worker
+
+    def broken(job: Any) -> Any:
+        raise RuntimeError("a bug in the grader")
+
+    monkeypatch.setattr(worker, "_grade", broken)
+    result = worker.grade(code_job(waiting, waiting.job_id)).to_dict()
+    assert result["status"] == "internal"
+    assert "the grader could not judge this answer" in result["message"]
+
+    assert code_result_apply(payload=result, now=timezone.now())
+    _assert_not_a_final_zero(waiting)

@@ -4,19 +4,15 @@ import pytest
 
 from grading.models import AttemptStatus
 from grading.models.viva_sessions import VivaSession
-from quizbank.models import ReleasePolicy
 from tests.grading.content import VIVA
-from tests.grading.factories import Staff, browser_as, staffed_quiz
+from tests.grading.factories import Staff, browser_as, viva_staff
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def staff() -> Staff:
-    made, _ = staffed_quiz(VIVA)
-    made.quiz.release_policy = ReleasePolicy.MANUAL
-    made.quiz.save()
-    return made
+    return viva_staff()
 
 
 def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:

@@ -1,6 +1,9 @@
 """API clients with real tokens, sent as `Authorization: Bearer ...` headers."""
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -40,3 +43,9 @@ def make_client(db: None) -> MakeClient:
         return client, bearer(key)
 
     return make
+
+
+# A send lost because the broker was down at the commit: the request that caused it still
+# succeeds, and beat's `lms.resend_unsent` queues it once LMS_RESEND_AFTER_S has passed.
+RESEND_AFTER = timedelta(seconds=301)  # past LMS_RESEND_AFTER_S (300 s by default)
+CaptureCommits = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]

@@ -3,8 +3,6 @@ the examiner releases, and the platform's score service receives the score over 
 a re-mark publishes again, an older score never replaces a newer one, and a failure is
 kept for examiners to re-send."""
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
 
@@ -24,6 +22,7 @@ from quizbank.models import ReleasePolicy
 from tests.faults.servers import broker_unreachable
 from tests.grading.content import CODE, TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, member, question
+from tests.lms.conftest import RESEND_AFTER, CaptureCommits
 from tests.lms.lti_world import Lti, launch
 
 
@@ -175,12 +174,6 @@ def test_a_release_with_a_viva_still_unmarked_is_pending_manual_until_marked(
     )
 
 
-# A send lost because the broker was down at the commit: the request that caused it still
-# succeeds, and beat's `lms.resend_unsent` queues it once LMS_RESEND_AFTER_S has passed.
-RESEND_AFTER = timedelta(seconds=301)  # past LMS_RESEND_AFTER_S (300 s by default)
-CaptureCommits = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]
-
-
 def test_a_score_released_while_the_broker_was_down_reaches_the_lms_later(
     lti: Lti,
     taken: tuple[APIClient, int],
@@ -248,17 +241,23 @@ def test_a_code_grade_landing_after_the_release_reaches_the_lms(lti: Lti) -> Non
     assert (final["gradingProgress"], final["scoreGiven"]) == ("FullyGraded", 2.0)
 
 
-def test_under_the_default_release_policy_a_graded_attempt_reaches_the_lms(lti: Lti) -> None:
-    """The default policy (immediately) releases each attempt as it is graded: no examiner
-    release ever happens, and the grade itself is what sends the score."""
-    assert lti.quiz.release_policy == ReleasePolicy.IMMEDIATELY
+def _true_false_taken(lti: Lti) -> Any:
+    """The student launched from the LMS answers one true/false question rightly and submits;
+    the submit's reply."""
     add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
     reply, _ = launch(lti, line_item=f"{lti.base}/lineitems/9/lineitem")
     assert reply.status_code == 302
     attempt = _json(lti.browser, "post", f"/api/quizzes/{lti.quiz.pk}/attempts/")
     base = f"/api/attempts/{attempt['id']}"
     _json(lti.browser, "put", f"{base}/responses/0/", {"version": 0, "answer": {"value": True}})
-    done = _json(lti.browser, "post", f"{base}/submit/")
+    return _json(lti.browser, "post", f"{base}/submit/")
+
+
+def test_under_the_default_release_policy_a_graded_attempt_reaches_the_lms(lti: Lti) -> None:
+    """The default policy (immediately) releases each attempt as it is graded: no examiner
+    release ever happens, and the grade itself is what sends the score."""
+    assert lti.quiz.release_policy == ReleasePolicy.IMMEDIATELY
+    done = _true_false_taken(lti)
     assert (done["status"], done["results_visible"], done["score"]) == ("graded", True, "1.000")
     assert _publish_pending() == ["sent"]
     assert lti.grades.scores[-1]["scoreGiven"] == 1.0
@@ -270,13 +269,7 @@ def test_a_quiz_released_after_its_close_sends_the_grades_once_it_closes(lti: Lt
     lti.quiz.release_policy = ReleasePolicy.AFTER_CLOSE
     lti.quiz.closes_at = timezone.now() + timedelta(hours=1)
     lti.quiz.save()
-    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
-    reply, _ = launch(lti, line_item=f"{lti.base}/lineitems/9/lineitem")
-    assert reply.status_code == 302
-    attempt = _json(lti.browser, "post", f"/api/quizzes/{lti.quiz.pk}/attempts/")
-    base = f"/api/attempts/{attempt['id']}"
-    _json(lti.browser, "put", f"{base}/responses/0/", {"version": 0, "answer": {"value": True}})
-    _json(lti.browser, "post", f"{base}/submit/")
+    _true_false_taken(lti)
     assert _publish_pending() == ["pending"]  # not released before the close
     assert lti.grades.scores == []
     assert score_syncs_unsent(now=timezone.now()) == []

@@ -6,10 +6,8 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import timedelta
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -32,7 +30,7 @@ from quizbank.models import Quiz, ReleasePolicy
 from tests.faults.servers import broker_unreachable
 from tests.grading.content import TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, api_as, member, new_quiz, question, submitted_attempt
-from tests.lms.conftest import MakeClient
+from tests.lms.conftest import RESEND_AFTER, CaptureCommits, MakeClient
 from tests.lms.receivers import serving
 
 
@@ -246,12 +244,6 @@ def test_with_no_subscription_a_submit_reads_no_tokens(db: None) -> None:
     statements = [query["sql"] for query in queries.captured_queries]
     assert any(ApiToken._meta.db_table not in sql and "webhook" in sql for sql in statements)
     assert not [sql for sql in statements if ApiToken._meta.db_table in sql]
-
-
-# A send lost because the broker was down at the commit: the request that caused it still
-# succeeds, and beat's `lms.resend_unsent` queues it once LMS_RESEND_AFTER_S has passed.
-RESEND_AFTER = timedelta(seconds=301)  # past LMS_RESEND_AFTER_S (300 s by default)
-CaptureCommits = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]
 
 
 def test_a_webhook_event_queued_while_the_broker_was_down_is_sent_later(

@@ -15,10 +15,10 @@ from rest_framework.test import APIClient
 
 from grading.models.marking import Mark
 from grading.models.viva_sessions import VivaSession
-from quizbank.models import Question, QuizAccessOverride, ReleasePolicy, Role, Topic
+from quizbank.models import Question, QuizAccessOverride, Role, Topic
 from quizbank.services.question_authoring import starter_yaml
 from quizbank.services.quiz_write import course_create
-from tests.grading.content import SINGLE, VIVA
+from tests.grading.content import SINGLE
 from tests.grading.factories import (
     Staff,
     member,
@@ -27,6 +27,7 @@ from tests.grading.factories import (
     new_user,
     staffed_quiz,
     submitted_attempt,
+    viva_staff,
 )
 
 pytestmark = pytest.mark.django_db
@@ -43,10 +44,7 @@ def browser(user: Any) -> Client:
 
 @pytest.fixture
 def staff() -> Staff:
-    made, _ = staffed_quiz(VIVA)
-    made.quiz.release_policy = ReleasePolicy.MANUAL
-    made.quiz.save()
-    return made
+    return viva_staff()
 
 
 def _viva(staff: Staff) -> tuple[Client, str]:
