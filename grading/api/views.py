@@ -18,8 +18,12 @@ from grading.api.serializers import AttemptOutputSerializer
 from grading.models import Response as ResponseRow
 from grading.selectors import access_attempt, access_own_attempt
 from grading.services.attempts import attempt_start
-from grading.services.responses import attempt_close_if_overdue, attempt_submit, response_autosave
-from quizbank.access import access_quiz
+from grading.services.responses import (
+    attempt_close_if_overdue,
+    attempt_submit_own,
+    response_autosave,
+)
+from quizbank.access import access_quiz, user_id
 from quizbank.models import Role
 
 
@@ -123,7 +127,11 @@ class AttemptSubmitApi(APIView):
     )
     def post(self, request: Request, attempt_id: int) -> Response:
         """Submit once; repeating it returns the same attempt and never grades twice."""
-        attempt = access_own_attempt(request.user, attempt_id)
         key = _idempotency_key(request)
-        attempt = attempt_submit(attempt=attempt, now=timezone.now(), idempotency_key=key)
+        attempt = attempt_submit_own(
+            user_id=user_id(request.user),
+            attempt_id=attempt_id,
+            now=timezone.now(),
+            idempotency_key=key,
+        )
         return _attempt_response(request, attempt)
