@@ -190,18 +190,11 @@ def request_generator(
     """For the web tier: have a worker run an author's generate(rng) with `seed`; its dict.
 
     Never runs code in this process. Raises GeneratorFailed when the generator fails or no
-    worker answers in time.
+    worker answers in time; kombu's error when the broker cannot take the job.
     """
-    from kombu.exceptions import ChannelError, KombuError
-    from kombu.exceptions import ConnectionError as BrokerConnectionError
-
     from runner.tasks import generate_variant
 
-    try:
-        data = _request(generate_variant, "generate", (source, seed), limits or Limits(), timeout_s)
-    except (KombuError, ChannelError, BrokerConnectionError):
-        # Redis down or restarting: the attempt that needed this variant is not started.
-        raise GeneratorFailed("the job queue cannot take work just now; try again") from None
+    data = _request(generate_variant, "generate", (source, seed), limits or Limits(), timeout_s)
     if data is None:
         raise GeneratorFailed(_no_worker(timeout_s))
     value = data.get("value")

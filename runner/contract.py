@@ -197,22 +197,22 @@ def _efficiency(raw: object) -> dict[str, float]:
 # a student making that mistake is told what it is. `runner_check` and the authors' solution
 # check judge them alike.
 REFERENCE_FILE = "reference.py"
-CORRECT_FILE_RE = re.compile(r"^correct_[A-Za-z0-9_]+\.py$")
-WRONG_FILE_RE = re.compile(r"^wrong_[A-Za-z0-9_]+\.py$")
+CORRECT_FILE_RE = re.compile(r"correct_[A-Za-z0-9_]+\.py")  # fullmatch: no "$" before a "\n"
+WRONG_FILE_RE = re.compile(r"wrong_[A-Za-z0-9_]+\.py")
 
 
 def solution_files(files: Mapping[str, str]) -> dict[str, str]:
     """The solutions among a question's `files` (name to source), in the order they are
     checked: the reference, then correct_*.py, then wrong_*.py, each group sorted."""
-    correct = sorted(name for name in files if CORRECT_FILE_RE.match(name))
-    wrong = sorted(name for name in files if WRONG_FILE_RE.match(name))
+    correct = sorted(name for name in files if CORRECT_FILE_RE.fullmatch(name))
+    wrong = sorted(name for name in files if WRONG_FILE_RE.fullmatch(name))
     names = ([REFERENCE_FILE] if REFERENCE_FILE in files else []) + correct + wrong
     return {name: files[name] for name in names}
 
 
 def solution_earns_full_marks(name: str) -> bool:
     """Whether solution file `name` must score 1.0 (else it is a known-wrong one)."""
-    return not WRONG_FILE_RE.match(name)
+    return not WRONG_FILE_RE.fullmatch(name)
 
 
 def solution_problem(name: str, result: GradingResult) -> str:

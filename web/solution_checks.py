@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
+from rest_framework.throttling import ScopedRateThrottle
 
 from config.exceptions import BROKER_ERRORS, BROKER_UNAVAILABLE, DomainError
 from grading.api.solution_checks import solution_check_body
@@ -15,10 +16,21 @@ from quizbank.access import access_question
 FRAGMENT = "web/solution_check.html"
 
 
+class _CheckRate:
+    """The API's `solution_check` rate (ScopedRateThrottle), counted in the same place."""
+
+    throttle_scope = "solution_check"
+
+
 @login_required
 @require_POST
 def solution_check_start_page(request: HttpRequest, question_id: int) -> HttpResponse:
     question = access_question(request.user, question_id)
+    throttle = ScopedRateThrottle()
+    if not throttle.allow_request(request, _CheckRate()):  # type: ignore[arg-type]
+        wait = f"{throttle.wait() or 60:.0f}"
+        refused = f"Too many checks in a short time; try again in {wait} s."
+        return render(request, FRAGMENT, {"question": question, "refused": refused})
     now = timezone.now()
     try:
         check_id = solution_check_start(question=question, now=now)

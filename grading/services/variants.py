@@ -24,7 +24,7 @@ def _as_dict(result: object) -> dict[str, Any]:
 
 
 def variant_generate(
-    *, content: dict[str, Any], seed: int
+    *, content: dict[str, Any], seed: int, timeout_s: float = runner_api.REQUEST_TIMEOUT_S
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(params, answers) for a question with a generator; ({}, {}) for any other question."""
     source = generator_source(content)
@@ -32,7 +32,9 @@ def variant_generate(
         return {}, {}
     try:
         payload = _as_dict(
-            runner_api.request_generator(source, seed, runner_api.Limits(time_s=5.0))
+            runner_api.request_generator(
+                source, seed, runner_api.Limits(time_s=5.0), timeout_s=timeout_s
+            )
         )
     except runner_api.GeneratorFailed as exc:
         raise VariantGenerationFailed(f"The question's parameter generator failed: {exc}") from None

@@ -9,7 +9,12 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from quizbank.bankfiles import schema, validate_question
-from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
+from quizbank.bankfiles.codefiles import (
+    NOT_A_FILE_NAME,
+    check_python,
+    file_kind,
+    missing_files,
+)
 from quizbank.bankfiles.source import field_name
 from quizbank.models import Question
 
@@ -133,9 +138,7 @@ class CodeFileFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]  # gen
         for row in rows:
             name = str(row.get("name", ""))
             if file_kind(name) is None:
-                raise ValidationError(
-                    f"{name}: use reference.py, correct_<name>.py, wrong_<name>.py or generate.py."
-                )
+                raise ValidationError(f"{name}: {NOT_A_FILE_NAME}.")
             problem = check_python(name, str(row.get("source", "")), defines=None)
             if problem is not None:
                 raise ValidationError(f"{name}:{problem[0]} {problem[1]}")

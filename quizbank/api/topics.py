@@ -8,9 +8,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.scopes import ANY_SCOPE
+from config.scopes import Scope
 from quizbank.access import AUTHORS, access_course
-from quizbank.api.views import COURSE_WRITERS
 from quizbank.models import Topic
 from quizbank.services.topics import MAX_TITLE, topic_create
 
@@ -22,7 +21,11 @@ class TopicSerializer(serializers.ModelSerializer[Topic]):
 
 
 class CourseTopicsApi(APIView):
-    client_scopes = {"GET": ANY_SCOPE, "POST": COURSE_WRITERS}
+    # The bank's: whoever may read and write its questions (and build quizzes from them).
+    client_scopes = {
+        "GET": (Scope.MANAGE_QUESTIONS, Scope.MANAGE_QUIZZES),
+        "POST": (Scope.MANAGE_QUESTIONS,),
+    }
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         title = serializers.CharField(max_length=MAX_TITLE)

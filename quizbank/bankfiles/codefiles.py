@@ -9,6 +9,10 @@ from quizbank.bankfiles import schema
 from runner.contract import CORRECT_FILE_RE, REFERENCE_FILE, WRONG_FILE_RE
 
 _SOLUTION_KINDS = ("reference", "correct", "wrong")
+NOT_A_FILE_NAME = (
+    "not a file a code question may hold: use reference.py, correct_<name>.py, "
+    "wrong_<name>.py or generate.py (letters, digits and _ in <name>)"
+)
 
 
 def file_kind(name: str) -> str | None:
@@ -17,9 +21,9 @@ def file_kind(name: str) -> str | None:
         return "reference"
     if name == schema.GENERATOR_FILE:
         return "generator"
-    if WRONG_FILE_RE.match(name):
+    if WRONG_FILE_RE.fullmatch(name):
         return "wrong"
-    if CORRECT_FILE_RE.match(name):
+    if CORRECT_FILE_RE.fullmatch(name):
         return "correct"
     return None
 

@@ -57,6 +57,7 @@ BANK_FILE = "bank.yaml"
 MAX_TITLE = 200
 MAX_QUESTION_SLUG = 120
 MAX_TOPIC_SLUG = 80
+MAX_CODE_FILES = 30  # a code question's files: each solution is graded by a solution check
 MAX_TEXT_ANSWER = 500
 MAX_LEVEL_LABEL = 100
 MAX_POINTS = 9999.99

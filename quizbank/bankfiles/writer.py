@@ -12,6 +12,8 @@ import yaml
 
 from quizbank.bankfiles import schema
 from quizbank.bankfiles.bank import BankHeader
+from quizbank.bankfiles.codefiles import NOT_A_FILE_NAME, file_kind
+from quizbank.errors import ExportImpossible
 
 _WIDTH = 100
 # Containers that stay in block style whatever their size (as in docs/bank-format.md).
@@ -168,6 +170,10 @@ def write_bank(root: Path, header: BankHeader, questions: Iterable[QuestionOut])
             folder.mkdir(parents=True, exist_ok=True)
             written += _write(folder / schema.QUESTION_FILE, dump_yaml(content))
             for name, source in files.items():
+                if file_kind(name) is None:  # stored before the name was checked
+                    raise ExportImpossible(
+                        f"{question.slug}: the file {name[:80]!r} {NOT_A_FILE_NAME}"
+                    )
                 written += _write(folder / name, source)
             written += _write_images(folder / schema.ASSETS_FOLDER, assets, question.images)
         else:

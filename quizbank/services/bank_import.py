@@ -18,7 +18,12 @@ from quizbank.bankfiles import (
     schema,
     validate_question,
 )
-from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
+from quizbank.bankfiles.codefiles import (
+    NOT_A_FILE_NAME,
+    check_python,
+    file_kind,
+    missing_files,
+)
 from quizbank.bankfiles.reader import Progress
 from quizbank.bankfiles.source import field_name
 from quizbank.errors import BankInvalid
@@ -168,8 +173,13 @@ def question_problems(content: dict[str, Any]) -> list[str]:
         for issue in validate_question(fields, parameterised=schema.GENERATOR_FILE in files)
     ]
     problems += missing_files(str(fields.get("type")), list(files))
+    if len(files) > schema.MAX_CODE_FILES:
+        problems.append(f"files: at most {schema.MAX_CODE_FILES} files ({len(files)} given)")
     for name, source in files.items():
         kind = file_kind(name)
+        if kind is None:
+            problems.append(f"files.{name[:80]!r}: {NOT_A_FILE_NAME}")
+            continue
         defines = fields.get("entry_point") if kind in ("reference", "correct") else None
         problem = check_python(name, source, defines=str(defines) if defines else None)
         if problem is not None:

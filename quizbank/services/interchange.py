@@ -152,7 +152,10 @@ def _write(course: Course, drafts: list[Draft], user: User | None, report: Any) 
 
 
 def _topic(course: Course, ref: TopicRef) -> Topic:
-    topic = course.topics.filter(slug=ref.slug).first()
+    topic = (
+        course.topics.filter(slug=ref.slug).first()
+        or course.topics.filter(title__iexact=ref.title).order_by("position").first()
+    )
     if topic is not None:
         return topic
     return topic_create(course=course, title=ref.title, slug=ref.slug, description=ref.description)

@@ -3,16 +3,25 @@ reference.py, correct_*.py and wrong_*.py as answers, and each is judged by what
 says it must earn."""
 
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from django.core.cache import cache
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.celery_workers import worker_processes
-from grading.services.solution_checks import QUEUE_PATIENCE_S, solution_check_state
+from grading.services import solution_checks
+from grading.services.solution_checks import (
+    GENERATOR_WAIT_S,
+    solution_check_finished,
+    solution_check_state,
+)
 from quizbank.models import Question, Role
+from runner import api as runner_api
+from runner.models import JobRecord
 from tests.grading.content import CODE, VIVA
 from tests.grading.factories import api_as, member, new_course, question
 
@@ -122,14 +131,127 @@ def test_a_check_of_another_question_or_a_made_up_one_is_not_found(db: None) -> 
         assert reply.json()["error"]["code"] == "not_found"
 
 
+def _check_id(question_: Question, give_up: datetime) -> str:
+    assert question_.current_version is not None
+    return f"{question_.current_version.pk}-{int(give_up.timestamp())}-0123456789abcdef"
+
+
 def test_a_check_no_worker_took_says_so_instead_of_waiting_for_ever(db: None) -> None:
     question_ = question(new_course(), CODE)
-    assert question_.current_version is not None
-    asked = timezone.now()
-    check = f"{question_.current_version.pk}-{int(asked.timestamp())}-0123456789abcdef"
-    waiting = solution_check_state(question=question_, check_id=check, now=asked)
+    give_up = timezone.now() + timedelta(minutes=5)
+    check = _check_id(question_, give_up)
+    waiting = solution_check_state(question=question_, check_id=check, now=timezone.now())
     assert {v.state for v in waiting} == {"waiting"}
-    later = asked + timedelta(seconds=QUEUE_PATIENCE_S + 10)
+    later = give_up + timedelta(seconds=1)
     lost = solution_check_state(question=question_, check_id=check, now=later)
     assert {v.state for v in lost} == {"lost"}
-    assert "No worker took it in time" in lost[0].problem
+    assert "No worker graded it in time" in lost[0].problem
+
+
+def test_a_job_a_worker_took_and_never_finished_is_given_up_too(db: None) -> None:
+    """The worker died with it, and its redelivery came after the message's expiry."""
+    question_ = question(new_course(), CODE)
+    give_up = timezone.now() + timedelta(minutes=5)
+    check = _check_id(question_, give_up)
+    for index in range(2):
+        JobRecord.objects.create(
+            job_id=f"check-{check}-{index}", kind="grade", deliveries=1, claimed_at=timezone.now()
+        )
+    later = give_up + timedelta(seconds=1)
+    verdicts = solution_check_state(question=question_, check_id=check, now=later)
+    assert solution_check_finished(verdicts)
+    assert {v.state for v in verdicts} == {"lost"}
+
+
+@pytest.mark.parametrize("stamp", ["999999999999", "253402300799", "0"])
+def test_a_check_id_from_no_check_made_here_is_not_found(db: None, stamp: str) -> None:
+    """Past the year 9999, or further off than any check runs: refused, never a 500."""
+    course = new_course()
+    question_ = question(course, CODE)
+    assert question_.current_version is not None
+    check = f"{question_.current_version.pk}-{stamp}-0123456789abcdef"
+    api = api_as(member(course, Role.AUTHOR))
+    reply = api.get(f"/api/questions/{question_.pk}/solution-checks/{check}/")
+    if stamp == "0":  # long past: every job given up
+        assert {row["state"] for row in reply.json()["solutions"]} == {"lost"}
+        return
+    assert reply.status_code == 404, reply.content
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> list[runner_api.GradingJob]:
+    """The jobs a check hands the runner, kept here instead of sent."""
+    jobs: list[runner_api.GradingJob] = []
+
+    def submit(job: runner_api.GradingJob, **_: Any) -> str:
+        jobs.append(job)
+        return job.job_id
+
+    monkeypatch.setattr(runner_api, "submit_grading", submit)
+    cache.clear()
+    return jobs
+
+
+def test_the_page_counts_checks_against_the_apis_rate(
+    db: None, queued: list[runner_api.GradingJob]
+) -> None:
+    course = new_course()
+    question_ = question(course, CODE)
+    page = Client()
+    page.force_login(member(course, Role.AUTHOR))
+    replies = [
+        page.post(f"/author/questions/{question_.pk}/solution-checks/").content.decode()
+        for _ in range(12)
+    ]
+    assert "Too many checks in a short time" in replies[-1]
+    assert len(queued) == 10 * 2  # ten checks of two files, then refused
+    cache.clear()
+
+
+def test_a_question_with_more_solutions_than_a_check_grades_is_refused(
+    db: None, queued: list[runner_api.GradingJob]
+) -> None:
+    wrong = {f"wrong_w{i}.py": "def double(x):\n    return x + 2\n" for i in range(40)}
+    course = new_course()
+    question_ = question(course, {**CODE, "files": {**CODE["files"], **wrong}})
+    reply = api_as(member(course, Role.AUTHOR)).post(
+        f"/api/questions/{question_.pk}/solution-checks/"
+    )
+    assert reply.status_code == 409
+    assert "at most 30" in reply.json()["error"]["message"]
+    assert queued == []
+
+
+def test_a_parameterised_question_is_checked_on_the_variant_students_are_graded_on(
+    db: None, queued: list[runner_api.GradingJob], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    waits: list[float] = []
+
+    def generated(*, content: Any, seed: int, timeout_s: float) -> tuple[Any, Any]:
+        waits.append(timeout_s)
+        return {"k": 2}, {}
+
+    monkeypatch.setattr(solution_checks, "variant_generate", generated)
+    generator = "def generate(rng):\n    return {'params': {'k': 2}, 'answers': {}}\n"
+    content = {
+        **CODE,
+        "prompt": "Write `double(x)` returning {{k}}x.",
+        "files": {
+            "reference.py": "def double(x):\n    return x * {{k}}\n",
+            "wrong_add.py": "def double(x):\n    return x + {{k}}\n",
+            "generate.py": generator,
+        },
+    }
+    course = new_course()
+    question_ = question(course, content)
+    reply = api_as(member(course, Role.AUTHOR)).post(
+        f"/api/questions/{question_.pk}/solution-checks/"
+    )
+    assert reply.status_code == 202, reply.content
+    assert [job.source for job in queued] == [
+        "def double(x):\n    return x * 2\n",
+        "def double(x):\n    return x + 2\n",
+    ]
+    assert all(job.reference_source == queued[0].source for job in queued)
+    # The variant comes from a worker: the request waits no longer than a Run would.
+    assert waits == [GENERATOR_WAIT_S]
