@@ -266,6 +266,13 @@ GRADING_STUCK_MARGIN_S: float = env.float("GRADING_STUCK_MARGIN_S", default=60.0
 GRADING_SWEEP_STUCK_EVERY_S: float = env.float("GRADING_SWEEP_STUCK_EVERY_S", default=60.0)
 # Marks further apart than this share of the maximum go to a moderator (a quiz may override it).
 GRADING_DISAGREEMENT_THRESHOLD: float = env.float("GRADING_DISAGREEMENT_THRESHOLD", default=0.2)
+# A webhook delivery or LMS score never tried LMS_RESEND_AFTER_S after it was queued lost its
+# send (the broker was down at the commit): beat's `lms.resend_unsent` queues it again, every
+# LMS_RESEND_EVERY_S, for LMS_RESEND_WITHIN_S (a score with nothing released yet stays pending
+# when sent, and is not taken at every sweep for ever).
+LMS_RESEND_AFTER_S: float = env.float("LMS_RESEND_AFTER_S", default=300.0)
+LMS_RESEND_EVERY_S: float = env.float("LMS_RESEND_EVERY_S", default=300.0)
+LMS_RESEND_WITHIN_S: float = env.float("LMS_RESEND_WITHIN_S", default=86400.0)
 # Beat submits overdue attempts; "on next access" covers the time in between.
 CELERY_BEAT_SCHEDULE: dict[str, Any] = {
     "close-overdue-attempts": {
@@ -280,13 +287,10 @@ CELERY_BEAT_SCHEDULE: dict[str, Any] = {
     },
     "resend-unsent-lms-sends": {
         "task": "lms.resend_unsent",
-        "schedule": env.float("LMS_RESEND_EVERY_S", default=300.0),
-        "options": {"queue": "default", "expires": 290},
+        "schedule": LMS_RESEND_EVERY_S,
+        "options": {"queue": "default", "expires": LMS_RESEND_EVERY_S},
     },
 }
-# A webhook delivery or LMS score never tried this long after it was queued lost its send
-# (the broker was down at the commit): beat's `lms.resend_unsent` queues it again.
-LMS_RESEND_AFTER_S: float = env.float("LMS_RESEND_AFTER_S", default=300.0)
 # How long POST /api/code-runs/ waits for a worker's output (the quiz page's Run polls
 # instead). Keep it below the web server's request timeout (gunicorn --timeout 30), or a
 # slow queue would get the web process killed mid-request.

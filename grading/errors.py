@@ -4,7 +4,7 @@ Each has a stable code and an HTTP status."""
 
 from rest_framework import status
 
-from config.exceptions import DomainError
+from config.exceptions import RETRY_AFTER_S, DomainError
 
 
 class QuizNotOpen(DomainError):
@@ -184,3 +184,12 @@ class NotCheckable(DomainError):
 class SolutionCheckNotFound(DomainError):
     code = "not_found"
     status_code = status.HTTP_404_NOT_FOUND
+
+
+class JobQueueUnavailable(DomainError):
+    """A request that needs a worker's answer to go on could not queue its job (Redis down or
+    restarting): the same answer as the API gives any job it could not queue."""
+
+    code = "broker_unavailable"
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    retry_after_s = RETRY_AFTER_S

@@ -214,6 +214,24 @@ def _service_url_refusal(registration: LtiRegistration, url: str) -> str | None:
     return platform_url_refusal(url, registered)
 
 
+# A platform's token and service calls: a score is sent with its sync row locked (so two sends
+# never cross), and grading a student's next attempt waits on that row, so a platform that
+# hangs must not hold it for ever.
+PLATFORM_TIMEOUT_S = 10.0
+
+
+class _TimedSession(requests.Session):
+    def request(self, *args: Any, **kwargs: Any) -> requests.Response:
+        kwargs.setdefault("timeout", PLATFORM_TIMEOUT_S)
+        return super().request(*args, **kwargs)
+
+
+def _connector(stored: LtiRegistration) -> ServiceConnector:
+    session = _TimedSession()
+    session.headers["User-Agent"] = "Vivabank-LTI/1"
+    return ServiceConnector(stored.to_registration(), requests_session=session)
+
+
 def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any]) -> None:
     """POST one AGS score to the line item (a client-credentials token first, signed with
     our newest key); ScoreNotSent says why it failed."""
@@ -222,7 +240,7 @@ def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any
     if refusal:
         raise ScoreNotSent(refusal)
     service = AssignmentsGradesService(
-        ServiceConnector(stored.to_registration()),
+        _connector(stored),
         {"scope": [SCORE_SCOPE], "lineitem": line_item_url},
     )
     try:
@@ -287,7 +305,7 @@ def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[s
     if refusal:
         raise RosterNotFetched(refusal)
     service = NamesRolesProvisioningService(
-        ServiceConnector(stored.to_registration()), {"context_memberships_url": memberships_url}
+        _connector(stored), {"context_memberships_url": memberships_url}
     )
     try:
         members = service.get_members()

@@ -97,3 +97,7 @@ class NetworkNotAllowed(DomainError):
 
 class AccessRuleInvalid(DomainError):
     code: ClassVar[str] = "access_rule_invalid"
+
+
+class TopicInvalid(DomainError):
+    code: ClassVar[str] = "topic_invalid"

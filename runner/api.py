@@ -51,6 +51,7 @@ __all__ = [
     "Status",
     "grading_time_limit_s",
     "job_progress",
+    "jobs_progress",
     "queue_for",
     "request_generator",
     "request_run",
@@ -108,9 +109,15 @@ class JobProgress:
 
 def job_progress(job_id: str) -> JobProgress:
     """How far job `job_id` got; every field is None for a job no worker has picked up."""
-    from runner.records import job_record_progress
+    return jobs_progress([job_id])[job_id]
 
-    return JobProgress(*job_record_progress(job_id=job_id))
+
+def jobs_progress(job_ids: list[str]) -> dict[str, JobProgress]:
+    """`job_progress` of each job, read at once."""
+    from runner.records import job_records_progress
+
+    found = job_records_progress(job_ids=job_ids)
+    return {job_id: JobProgress(*progress) for job_id, progress in found.items()}
 
 
 # How long the web tier waits for a worker by default: a warm one answers in well under a second.

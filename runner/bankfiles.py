@@ -7,13 +7,23 @@ field, e.g. `bank/t/q/question.yaml:14 cases[1].args[0].dtype: unknown dtype`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from runner.contract import CaseError, CodeQuestionSpec, format_path, parse_code_question
+from runner.contract import (
+    CORRECT_FILE_RE,
+    GENERATOR_FILE,
+    REFERENCE_FILE,
+    WRONG_FILE_RE,
+    CaseError,
+    CodeQuestionSpec,
+    format_path,
+    parse_code_question,
+)
 from runner.types import GradingJob
 
 
@@ -77,10 +87,19 @@ def load_code_question(path: Path) -> CodeQuestion | None:
 def _question(path: Path, data: dict[str, Any]) -> CodeQuestion:
     folder = path.parent
     spec = parse_code_question(data)
-    reference = folder / "reference.py"
+    reference = folder / REFERENCE_FILE
     if not reference.is_file():
         raise CaseError(("type",), f"a code question needs {reference.name} next to it")
-    wrong = _sources(folder, "wrong_*.py")
+    misnamed = [
+        path.name
+        for path in sorted(folder.glob("*.py"))
+        if path.name not in (REFERENCE_FILE, GENERATOR_FILE)
+        and not (CORRECT_FILE_RE.fullmatch(path.name) or WRONG_FILE_RE.fullmatch(path.name))
+    ]
+    if misnamed:
+        names = ", ".join(misnamed)
+        raise CaseError(("type",), f"{names}: not correct_<name>.py or wrong_<name>.py")
+    wrong = _sources(folder, WRONG_FILE_RE)
     if not wrong:
         raise CaseError(("type",), "a code question needs at least one wrong_*.py")
     return CodeQuestion(
@@ -88,13 +107,14 @@ def _question(path: Path, data: dict[str, Any]) -> CodeQuestion:
         folder=folder,
         spec=spec,
         reference_source=reference.read_text(encoding="utf-8"),
-        correct_sources=_sources(folder, "correct_*.py"),
+        correct_sources=_sources(folder, CORRECT_FILE_RE),
         wrong_sources=wrong,
     )
 
 
-def _sources(folder: Path, pattern: str) -> dict[str, str]:
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob(pattern))}
+def _sources(folder: Path, names: re.Pattern[str]) -> dict[str, str]:
+    paths = sorted(p for p in folder.glob("*.py") if names.fullmatch(p.name))
+    return {p.name: p.read_text(encoding="utf-8") for p in paths}
 
 
 def _line_of(root: yaml.Node | None, path: tuple[str | int, ...]) -> int:

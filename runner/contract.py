@@ -51,6 +51,7 @@ __all__ = [
     "DTYPES",
     "EFFICIENCY_KEYS",
     "FLOAT_DTYPES",
+    "GENERATOR_FILE",
     "LIMIT_KEYS",
     "LOSSES",
     "MAX_CASE_NAME",
@@ -197,6 +198,7 @@ def _efficiency(raw: object) -> dict[str, float]:
 # a student making that mistake is told what it is. `runner_check` and the authors' solution
 # check judge them alike.
 REFERENCE_FILE = "reference.py"
+GENERATOR_FILE = "generate.py"  # a parameterised question's generate(rng), not a solution
 CORRECT_FILE_RE = re.compile(r"correct_[A-Za-z0-9_]+\.py")  # fullmatch: no "$" before a "\n"
 WRONG_FILE_RE = re.compile(r"wrong_[A-Za-z0-9_]+\.py")
 

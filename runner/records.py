@@ -99,11 +99,22 @@ def job_record_wait(*, job_id: str, timeout_s: float) -> dict[str, Any] | None:
         pause = min(2 * pause, _LONGEST_PAUSE_S)
 
 
-def job_record_progress(
-    *, job_id: str
-) -> tuple[datetime | None, dict[str, Any] | None, datetime | None]:
+Progress = tuple[datetime | None, dict[str, Any] | None, datetime | None]
+
+
+def job_record_progress(*, job_id: str) -> Progress:
     """When a worker last claimed `job_id`, its stored result and when it finished (if it did)."""
-    record = JobRecord.objects.filter(job_id=job_id).first()
-    if record is None or record.state != JobState.FINISHED:
-        return (record.claimed_at if record else None), None, None
-    return record.claimed_at, record.result, record.finished_at
+    return job_records_progress(job_ids=[job_id])[job_id]
+
+
+def job_records_progress(*, job_ids: list[str]) -> dict[str, Progress]:
+    """`job_record_progress` of each job, in one query."""
+    records = {record.job_id: record for record in JobRecord.objects.filter(job_id__in=job_ids)}
+    progress: dict[str, Progress] = {}
+    for job_id in job_ids:
+        record = records.get(job_id)
+        if record is None or record.state != JobState.FINISHED:
+            progress[job_id] = ((record.claimed_at if record else None), None, None)
+        else:
+            progress[job_id] = (record.claimed_at, record.result, record.finished_at)
+    return progress

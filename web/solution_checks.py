@@ -27,6 +27,8 @@ class _CheckRate:
 def solution_check_start_page(request: HttpRequest, question_id: int) -> HttpResponse:
     question = access_question(request.user, question_id)
     throttle = ScopedRateThrottle()
+    # arg-type: DRF's stubs want a Request and an APIView; the throttle reads only the
+    # user, the address and `throttle_scope`, which these have.
     if not throttle.allow_request(request, _CheckRate()):  # type: ignore[arg-type]
         wait = f"{throttle.wait() or 60:.0f}"
         refused = f"Too many checks in a short time; try again in {wait} s."

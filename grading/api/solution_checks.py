@@ -12,6 +12,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from grading.services.solution_checks import (
+    CHECK_ID_PATTERN,
     SolutionVerdict,
     solution_check_finished,
     solution_check_start,
@@ -71,7 +72,7 @@ class SolutionCheckStartApi(APIView):
 
 CHECK_PARAMETER = OpenApiParameter(
     "check_id",
-    {"type": "string", "pattern": "^[0-9]+-[0-9]+-[0-9a-f]{16}$", "maxLength": 50},
+    {"type": "string", "pattern": f"^{CHECK_ID_PATTERN}$", "maxLength": 50},
     OpenApiParameter.PATH,
     description="The check the POST gave.",
 )

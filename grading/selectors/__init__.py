@@ -45,8 +45,12 @@ def access_attempt(user: AnyUser, attempt_id: int) -> Attempt:
 
 def access_own_attempt(user: AnyUser, attempt_id: int) -> Attempt:
     """Only the student who owns the attempt may change it; anyone else gets 404."""
-    attempt = access_attempt(user, attempt_id)
-    if attempt.user_id != user_id(user):
+    return own_attempt(user_id(user), access_attempt(user, attempt_id))
+
+
+def own_attempt(owner_id: int, attempt: Attempt | None) -> Attempt:
+    """`attempt` when it is `owner_id`'s own; a 404 for anyone else's, or none."""
+    if attempt is None or attempt.user_id != owner_id:
         raise Http404("No such attempt.")
     return attempt
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.http import Http404
 
 from config.locking import for_update
 from config.queries import unique_or_none
@@ -23,6 +22,7 @@ from grading.errors import (
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.scoring import score_answer
 from grading.scoring.numeric import parse_number
+from grading.selectors import own_attempt
 from grading.services.attempts import (
     TOTAL_FIELDS,
     answers_close_at,
@@ -256,12 +256,10 @@ def attempt_submit_own(
     (one read fewer than a check before the lock); Http404 for anyone else's or none."""
     with transaction.atomic():
         try:
-            locked = attempt_lock(attempt_id)
+            locked: Attempt | None = attempt_lock(attempt_id)
         except Attempt.DoesNotExist:
-            raise Http404("No such attempt.") from None
-        if locked.user_id != user_id:
-            raise Http404("No such attempt.")
-        return _submit_locked(locked, now, idempotency_key)
+            locked = None
+        return _submit_locked(own_attempt(user_id, locked), now, idempotency_key)
 
 
 def _submit_locked(locked: Attempt, now: datetime, idempotency_key: str) -> Attempt:

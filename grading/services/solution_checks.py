@@ -38,7 +38,8 @@ _GIVE_UP_MARGIN_S = 10
 _LONGEST_CHECK = timedelta(days=1)
 # A parameterised question's variant comes from a worker; the request waits this long.
 GENERATOR_WAIT_S = 5.0
-_CHECK_ID = re.compile(r"(\d{1,18})-(\d{1,12})-([0-9a-f]{16})")
+CHECK_ID_PATTERN = r"(\d{1,18})-(\d{1,12})-([0-9a-f]{16})"
+_CHECK_ID = re.compile(CHECK_ID_PATTERN)
 FULL_MARKS = "full marks"
 BELOW_FULL_MARKS = "below full marks, failing a case students see"
 
@@ -108,9 +109,12 @@ def solution_check_state(
     """Each solution's verdict so far. SolutionCheckNotFound for an id that is not a check
     of one of this question's versions."""
     version, give_up = _check_of(question, check_id, now)
+    names = list(_solutions(version.content))
+    jobs = [_job_id(check_id, index) for index in range(len(names))]
+    progress = runner_api.jobs_progress(jobs)
     return [
-        _verdict(name, runner_api.job_progress(_job_id(check_id, index)), lost=now > give_up)
-        for index, name in enumerate(_solutions(version.content))
+        _verdict(name, progress[job], lost=now > give_up)
+        for name, job in zip(names, jobs, strict=True)
     ]
 
 
@@ -143,4 +147,5 @@ def _verdict(name: str, progress: runner_api.JobProgress, *, lost: bool) -> Solu
 
 
 def solution_check_finished(verdicts: list[SolutionVerdict]) -> bool:
+    """Whether every solution has its verdict (none still waiting for a worker)."""
     return all(verdict.state != "waiting" for verdict in verdicts)

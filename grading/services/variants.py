@@ -4,8 +4,9 @@ import hashlib
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
+from config.exceptions import BROKER_ERRORS, BROKER_UNAVAILABLE
 from grading.content import generator_source
-from grading.errors import VariantGenerationFailed
+from grading.errors import JobQueueUnavailable, VariantGenerationFailed
 from runner import api as runner_api
 
 
@@ -38,6 +39,8 @@ def variant_generate(
         )
     except runner_api.GeneratorFailed as exc:
         raise VariantGenerationFailed(f"The question's parameter generator failed: {exc}") from None
+    except BROKER_ERRORS:
+        raise JobQueueUnavailable(BROKER_UNAVAILABLE) from None
     params, answers = payload.get("params", {}), payload.get("answers", {})
     if not isinstance(params, dict) or not isinstance(answers, dict):
         raise VariantGenerationFailed(

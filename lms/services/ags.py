@@ -41,23 +41,21 @@ def score_syncs_mark(*, quiz_id: int, user_ids: set[int], now: datetime) -> list
 
 
 def score_syncs_unsent(*, now: datetime, limit: int = 500) -> list[int]:
-    """Scores never tried that are due now: those marked in the hour before the last
-    LMS_RESEND_AFTER_S, whose send was lost (the broker was down at the commit), and those
-    of quizzes released after their close that has now passed (graded before it, nothing
-    else sends them). A row with nothing released yet stays pending when sent, so an older
-    one of a quiz still unreleased is not taken at every sweep for ever."""
+    """Scores never tried that are due now, oldest first: those marked between
+    LMS_RESEND_WITHIN_S and LMS_RESEND_AFTER_S ago, whose send was lost (the broker was down
+    at the commit), and those of quizzes released at a close that passed in that window
+    (graded before it, nothing else sends them). A row with nothing released yet stays
+    pending when sent: outside the window it is not taken again."""
     before = now - timedelta(seconds=settings.LMS_RESEND_AFTER_S)
+    since = now - timedelta(seconds=settings.LMS_RESEND_WITHIN_S)
     never_tried = LtiScoreSync.objects.filter(status=SyncStatus.PENDING, tries=0)
-    lost = never_tried.filter(updated_at__gte=before - timedelta(hours=1), updated_at__lt=before)
-    closing = never_tried.filter(line_item__quiz__release_policy=ReleasePolicy.AFTER_CLOSE)
-    closed = [
-        sync.pk
-        for sync in closing.select_related("line_item__quiz").order_by("updated_at", "pk")
-        if results_released(sync.line_item.quiz, now)
-    ]
-    ids = list(lost.order_by("updated_at", "pk").values_list("pk", flat=True)[:limit])
-    taken = set(ids)
-    return ids + [pk for pk in closed if pk not in taken][: max(0, limit - len(ids))]
+    lost = never_tried.filter(updated_at__gte=since, updated_at__lt=before)
+    closing_quizzes = Quiz.objects.filter(
+        release_policy=ReleasePolicy.AFTER_CLOSE, closes_at__gte=since, closes_at__lt=now
+    )
+    closed = [quiz.pk for quiz in closing_quizzes if results_released(quiz, now)]
+    due = lost | never_tried.filter(line_item__quiz__in=closed)
+    return list(due.order_by("updated_at", "pk").values_list("pk", flat=True)[:limit])
 
 
 def _score(sync: LtiScoreSync, subject: str, now: datetime) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from quizbank.bankfiles.codefiles import (
     file_kind,
     missing_files,
 )
+from quizbank.bankfiles.schema import MAX_CODE_FILES
 from quizbank.bankfiles.source import field_name
 from quizbank.models import Question
 
@@ -134,6 +135,8 @@ class CodeFileFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]  # gen
     def clean(self) -> None:
         super().clean()
         rows = _live_forms(self)
+        if len(rows) > MAX_CODE_FILES:
+            raise ValidationError(f"A code question holds at most {MAX_CODE_FILES} files.")
         names = [str(row.get("name", "")) for row in rows]
         for row in rows:
             name = str(row.get("name", ""))

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from quizbank.bankfiles import schema
-from runner.contract import CORRECT_FILE_RE, REFERENCE_FILE, WRONG_FILE_RE
+from runner.contract import CORRECT_FILE_RE, GENERATOR_FILE, REFERENCE_FILE, WRONG_FILE_RE
 
 _SOLUTION_KINDS = ("reference", "correct", "wrong")
 NOT_A_FILE_NAME = (
@@ -19,7 +18,7 @@ def file_kind(name: str) -> str | None:
     """The CodeFile kind a file name stands for, or None if the name is not allowed."""
     if name == REFERENCE_FILE:
         return "reference"
-    if name == schema.GENERATOR_FILE:
+    if name == GENERATOR_FILE:
         return "generator"
     if WRONG_FILE_RE.fullmatch(name):
         return "wrong"

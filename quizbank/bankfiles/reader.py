@@ -14,6 +14,7 @@ from quizbank.bankfiles.canonical import canonicalize
 from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
 from quizbank.bankfiles.questions import validate_question
 from quizbank.bankfiles.source import FieldPath, Issue, YamlSyntaxError, field_name, load_yaml
+from runner.contract import GENERATOR_FILE
 
 # progress(stage, done, total), stage being "read" or "written".
 Progress = Callable[[str, int, int], None]
@@ -133,7 +134,7 @@ def _read_question(topic: str, slug: str, entry: Path, errors: list[str]) -> Que
         line = exc.line if isinstance(exc, YamlSyntaxError) else 1
         errors.append(error_line(yaml_path, line, (), str(exc)))
         return None
-    parameterised = entry.is_dir() and (entry / schema.GENERATOR_FILE).is_file()
+    parameterised = entry.is_dir() and (entry / GENERATOR_FILE).is_file()
     issues = [*loaded.issues, *validate_question(loaded.data, parameterised=parameterised)]
     files = _read_code_files(entry, loaded.data, errors) if entry.is_dir() else {}
     images = read_images(entry / schema.ASSETS_FOLDER, errors)

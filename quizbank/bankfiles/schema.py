@@ -48,7 +48,6 @@ TYPE_KEYS: dict[str, tuple[str, ...]] = {
 ROW_KEYS = ("choices", "answers", "cases", "rubric")
 
 
-GENERATOR_FILE = "generate.py"
 QUESTION_FILE = "question.yaml"
 ASSETS_FOLDER = "assets"  # a question folder's images (quizbank.assets)
 BANK_FILE = "bank.yaml"

@@ -31,6 +31,7 @@ from quizbank.models import Course, Question, Topic
 from quizbank.services.assets import asset_blobs_store
 from quizbank.services.question_write import question_apply_content
 from quizbank.services.versioning import question_snapshot
+from runner.contract import GENERATOR_FILE
 
 
 @dataclass
@@ -170,7 +171,7 @@ def question_problems(content: dict[str, Any]) -> list[str]:
     problems = asset_problems(fields.pop("assets", {}))
     problems += [
         f"{field_name(issue.path)}: {issue.message}"
-        for issue in validate_question(fields, parameterised=schema.GENERATOR_FILE in files)
+        for issue in validate_question(fields, parameterised=GENERATOR_FILE in files)
     ]
     problems += missing_files(str(fields.get("type")), list(files))
     if len(files) > schema.MAX_CODE_FILES:

@@ -4,7 +4,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from quizbank.bankfiles.schema import MAX_TOPIC_SLUG, SLUG_RE
-from quizbank.errors import QuestionInvalid, SlugTaken
+from quizbank.errors import SlugTaken, TopicInvalid
 from quizbank.interchange.common import slugify
 from quizbank.models import Course, Topic
 
@@ -14,12 +14,12 @@ MAX_TITLE = 200  # Topic.title
 def topic_create(*, course: Course, title: str, slug: str = "", description: str = "") -> Topic:
     """A new topic last in the course's order; its slug from the title when none is given
     (with -2, -3 ... when another title made it first: every CJK title slugifies alike).
-    QuestionInvalid (field `title` or `slug`) for an empty title or a slug that is not one,
+    TopicInvalid (field `title` or `slug`) for an empty title or a slug that is not one,
     SlugTaken for a title or a given slug that the course already has."""
     title = title.strip()
     if not title or len(title) > MAX_TITLE:
         message = f"give the topic a title of 1 to {MAX_TITLE} characters"
-        raise QuestionInvalid(f"The topic needs a title: {message}.", fields={"title": [message]})
+        raise TopicInvalid(f"The topic needs a title: {message}.", fields={"title": [message]})
     if course.topics.filter(title__iexact=title).exists():
         message = f"the course already has a topic titled {title!r}"
         raise SlugTaken(f"Not added: {message}.", fields={"title": [message]})
@@ -27,9 +27,7 @@ def topic_create(*, course: Course, title: str, slug: str = "", description: str
     slug = slug.strip() or _free_slug(course, made)
     if len(slug) > MAX_TOPIC_SLUG or not SLUG_RE.match(slug):
         message = f"small letters, digits and single hyphens, at most {MAX_TOPIC_SLUG}"
-        raise QuestionInvalid(
-            f"The topic's slug is not one: {message}.", fields={"slug": [message]}
-        )
+        raise TopicInvalid(f"The topic's slug is not one: {message}.", fields={"slug": [message]})
     last = course.topics.aggregate(last=Max("position"))["last"]
     try:
         with transaction.atomic():

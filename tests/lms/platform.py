@@ -5,6 +5,7 @@ is served over HTTP on 127.0.0.1, so the tool really fetches the platform's keys
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ class GradeService:
     conf: "PlatformConf | None" = None
     scores: list[dict[str, Any]] = field(default_factory=list)
     fail_next: int = 0  # answer this many score posts with a 500 first
+    hang_s: float = 0.0  # wait this long before answering a score post (a platform that hangs)
     refused: int = 0
     members: list[dict[str, Any]] = field(default_factory=list)  # the NRPS roster
 
@@ -97,6 +99,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.grades.refused += 1
             self._answer(401, {})
             return
+        time.sleep(self.grades.hang_s)
         if self.grades.fail_next > 0:
             self.grades.fail_next -= 1
             self._answer(500, {"error": "down"})

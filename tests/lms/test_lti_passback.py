@@ -192,9 +192,8 @@ def test_a_score_released_while_the_broker_was_down_reaches_the_lms_later(
     now = timezone.now()
     assert score_syncs_unsent(now=now) == []
     assert score_syncs_unsent(now=now + RESEND_AFTER) == [sync.pk]
-    assert (
-        score_syncs_unsent(now=now + RESEND_AFTER + timedelta(hours=2)) == []
-    )  # only the last hour
+    # Only within LMS_RESEND_WITHIN_S (a day): a score with nothing released stays pending.
+    assert score_syncs_unsent(now=now + RESEND_AFTER + timedelta(days=2)) == []
     assert score_publish(sync_id=sync.pk, now=now + RESEND_AFTER) == "sent"
     assert len(lti.grades.scores) == 1
     assert score_syncs_unsent(now=now + RESEND_AFTER) == []
@@ -279,3 +278,20 @@ def test_a_quiz_released_after_its_close_sends_the_grades_once_it_closes(lti: Lt
     assert score_publish(sync_id=due, now=after_close) == "sent"
     assert lti.grades.scores[-1]["scoreGiven"] == 1.0
     assert score_syncs_unsent(now=after_close) == []
+
+
+def test_a_platform_that_hangs_fails_the_send_within_the_timeout(
+    lti: Lti, taken: tuple[APIClient, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The send holds the student's sync row, which grading their next attempt waits on."""
+    monkeypatch.setattr("lms.lti.PLATFORM_TIMEOUT_S", 0.5)
+    examiner, attempt = taken
+    _mark(examiner, attempt, 1)
+    released = examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    assert released.status_code == 200
+    lti.grades.hang_s = 3.0
+    [sync] = LtiScoreSync.objects.all()
+    with pytest.raises(ScoreNotSent, match="timed out"):  # the client gave up, not the platform
+        score_publish(sync_id=sync.pk, now=timezone.now())
+    sync.refresh_from_db()
+    assert sync.status == SyncStatus.FAILED

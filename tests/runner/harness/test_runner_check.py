@@ -145,3 +145,13 @@ def test_the_solutions_are_the_reference_then_the_correct_then_the_wrong_files()
         "wrong_a.py",
         "wrong_b.py",
     ]
+
+
+def test_a_misnamed_solution_fails_the_check_instead_of_being_skipped(tmp_path: Path) -> None:
+    """`wrong_no-max.py` is no solution name (the bank import refuses it too): left out, a
+    bank whose mistakes are all misnamed would pass with nothing checked."""
+    bank = make_bank(tmp_path)
+    (bank / "basics" / "double" / "wrong_no-max.py").write_text("def double(x):\n    return x\n")
+    out, err, code = run_check(bank)
+    assert code == 1
+    assert "wrong_no-max.py: not correct_<name>.py or wrong_<name>.py" in err
