@@ -268,8 +268,7 @@ GRADING_SWEEP_STUCK_EVERY_S: float = env.float("GRADING_SWEEP_STUCK_EVERY_S", de
 GRADING_DISAGREEMENT_THRESHOLD: float = env.float("GRADING_DISAGREEMENT_THRESHOLD", default=0.2)
 # A webhook delivery or LMS score never tried LMS_RESEND_AFTER_S after it was queued lost its
 # send (the broker was down at the commit): beat's `lms.resend_unsent` queues it again, every
-# LMS_RESEND_EVERY_S, for LMS_RESEND_WITHIN_S (a score with nothing released yet stays pending
-# when sent, and is not taken at every sweep for ever).
+# LMS_RESEND_EVERY_S: a delivery for LMS_RESEND_WITHIN_S, a score once its quiz is released.
 LMS_RESEND_AFTER_S: float = env.float("LMS_RESEND_AFTER_S", default=300.0)
 LMS_RESEND_EVERY_S: float = env.float("LMS_RESEND_EVERY_S", default=300.0)
 LMS_RESEND_WITHIN_S: float = env.float("LMS_RESEND_WITHIN_S", default=86400.0)

@@ -23,7 +23,7 @@ from lms.errors import ScoreNotSent
 from lms.models import ExternalIdentity, LtiLineItem, LtiScoreSync, SyncStatus
 from lms.services.grades import GradeStatus, student_grade_row
 from lms.services.lti_launch import lti_namespace
-from quizbank.models import Quiz, ReleasePolicy
+from quizbank.models import Quiz
 
 
 def score_syncs_mark(*, quiz_id: int, user_ids: set[int], now: datetime) -> list[int]:
@@ -41,21 +41,22 @@ def score_syncs_mark(*, quiz_id: int, user_ids: set[int], now: datetime) -> list
 
 
 def score_syncs_unsent(*, now: datetime, limit: int = 500) -> list[int]:
-    """Scores never tried that are due now, oldest first: those marked between
-    LMS_RESEND_WITHIN_S and LMS_RESEND_AFTER_S ago, whose send was lost (the broker was down
-    at the commit), and those of quizzes released at a close that passed in that window
-    (graded before it, nothing else sends them). A row with nothing released yet stays
-    pending when sent: outside the window it is not taken again."""
-    before = now - timedelta(seconds=settings.LMS_RESEND_AFTER_S)
-    since = now - timedelta(seconds=settings.LMS_RESEND_WITHIN_S)
-    never_tried = LtiScoreSync.objects.filter(status=SyncStatus.PENDING, tries=0)
-    lost = never_tried.filter(updated_at__gte=since, updated_at__lt=before)
-    closing_quizzes = Quiz.objects.filter(
-        release_policy=ReleasePolicy.AFTER_CLOSE, closes_at__gte=since, closes_at__lt=now
+    """Scores never tried, marked LMS_RESEND_AFTER_S ago or more, of quizzes whose results
+    are released now, oldest first: a send lost while the broker was down, and a score
+    marked before its quiz's release that no release action sends (a close passing, a
+    student's later close or the grace period ending, the policy changed to "immediately").
+    Rows of quizzes not yet released are left alone until they are."""
+    waiting = LtiScoreSync.objects.filter(
+        status=SyncStatus.PENDING,
+        tries=0,
+        updated_at__lt=now - timedelta(seconds=settings.LMS_RESEND_AFTER_S),
     )
-    closed = [quiz.pk for quiz in closing_quizzes if results_released(quiz, now)]
-    due = lost | never_tried.filter(line_item__quiz__in=closed)
-    return list(due.order_by("updated_at", "pk").values_list("pk", flat=True)[:limit])
+    quiz_ids = set(waiting.values_list("line_item__quiz_id", flat=True).distinct()[:limit])
+    released = [
+        quiz for quiz in Quiz.objects.filter(pk__in=quiz_ids) if results_released(quiz, now)
+    ]
+    due = waiting.filter(line_item__quiz__in=released).order_by("updated_at", "pk")
+    return list(due.values_list("pk", flat=True)[:limit])
 
 
 def _score(sync: LtiScoreSync, subject: str, now: datetime) -> dict[str, Any] | None:
@@ -75,6 +76,12 @@ def _score(sync: LtiScoreSync, subject: str, now: datetime) -> dict[str, Any] | 
     if row.released and row.score is not None and row.max_score is not None:
         score.update(scoreGiven=float(row.score), scoreMaximum=float(row.max_score))
     return score
+
+
+NO_SUBJECT = (
+    "The student has never come from this platform (no launch as them), so it has no one to "
+    "give the score to."
+)
 
 
 def _subject(sync: LtiScoreSync) -> str | None:
@@ -103,7 +110,11 @@ def _publish(sync_id: int, now: datetime) -> str:
         .get(pk=sync_id)
     )
     subject = _subject(sync)
-    score = None if subject is None else _score(sync, subject, now)
+    if subject is None:  # nothing to send it to: said once, not tried at every sweep
+        sync.status, sync.last_error, sync.tries = SyncStatus.FAILED, NO_SUBJECT, sync.tries + 1
+        sync.save(update_fields=["status", "last_error", "tries"])
+        return str(sync.status)
+    score = _score(sync, subject, now)
     as_of = None if score is None else datetime.fromisoformat(score["timestamp"])
     stale = as_of is not None and sync.sent_as_of is not None and as_of < sync.sent_as_of
     if score is None or stale or score == sync.sent_payload:

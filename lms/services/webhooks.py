@@ -26,7 +26,7 @@ from lms.models import ApiClient, DeliveryStatus, WebhookDelivery, WebhookSubscr
 from lms.services.tokens import clients_holding
 from lms.services.webhook_targets import target_post, webhook_target
 from quizbank.access import course_roles
-from quizbank.models import Role
+from quizbank.models import Quiz, Role
 
 TIMEOUT_S = 10
 STOPPED = "Not sent: the subscription was stopped or its client may no longer read grades."
@@ -59,6 +59,11 @@ def _receiving(subscriptions: QuerySet[WebhookSubscription]) -> list[WebhookSubs
     return [sub for sub in found if sub.client_id in holding]
 
 
+def _examines(sub: WebhookSubscription, course_id: int) -> bool:
+    """Whether the subscription's client may read the course's grades: an examiner of it."""
+    return Role.EXAMINER in course_roles(sub.client.user, course_id)
+
+
 def event_record(
     *, event: str, course_id: int, key: str, data: dict[str, Any], now: datetime
 ) -> list[int]:
@@ -75,8 +80,7 @@ def events_record(
     under its key is not queued again)."""
     made = []
     for sub in _receiving(WebhookSubscription.objects.select_related("client__user")):
-        roles = course_roles(sub.client.user, course_id)
-        if event not in sub.events or Role.EXAMINER not in roles:
+        if event not in sub.events or not _examines(sub, course_id):
             continue
         made += [pk for key, data in keyed if (pk := _delivery_create(sub, event, key, data, now))]
     return made
@@ -103,11 +107,13 @@ def _delivery_create(
 
 
 def deliveries_unsent(*, now: datetime, limit: int = 500) -> list[int]:
-    """Deliveries queued LMS_RESEND_AFTER_S ago or more and never tried: their send was lost
-    (the broker was down at the commit). Those tried once are in their task's retries."""
+    """Deliveries queued LMS_RESEND_AFTER_S ago or more (and within LMS_RESEND_WITHIN_S) and
+    never tried: their send was lost (the broker was down at the commit). Those tried once
+    are in their task's retries."""
     before = now - timedelta(seconds=settings.LMS_RESEND_AFTER_S)
+    since = now - timedelta(seconds=settings.LMS_RESEND_WITHIN_S)  # an event goes stale
     unsent = WebhookDelivery.objects.filter(
-        status=DeliveryStatus.PENDING, tries=0, created_at__lt=before
+        status=DeliveryStatus.PENDING, tries=0, created_at__lt=before, created_at__gte=since
     )
     return list(unsent.order_by("created_at", "pk").values_list("pk", flat=True)[:limit])
 
@@ -126,6 +132,16 @@ def _post(sub: WebhookSubscription, delivery: WebhookDelivery, now: datetime) ->
     return target_post(webhook_target(sub.url), body=body, headers=headers, timeout_s=TIMEOUT_S)
 
 
+def _course_of(delivery: WebhookDelivery) -> int | None:
+    """The course the delivery's event is about (every event names its quiz)."""
+    data = delivery.payload.get("data") if isinstance(delivery.payload, dict) else None
+    quiz_id = data.get("quiz") if isinstance(data, dict) else None
+    if not isinstance(quiz_id, int):
+        return None
+    course: int | None = Quiz.objects.filter(pk=quiz_id).values_list("course_id", flat=True).first()
+    return course
+
+
 def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
     """Send the delivery unless it was delivered already, or give it up unsent when its
     subscription may no longer receive events; its status after.
@@ -134,8 +150,15 @@ def delivery_attempt(*, delivery_pk: int, now: datetime) -> str:
     if delivery.status == DeliveryStatus.DELIVERED:
         return str(delivery.status)
     rows = WebhookDelivery.objects.filter(pk=delivery_pk)
-    if not _receiving(WebhookSubscription.objects.filter(pk=delivery.subscription_id)):
-        # Stopped, or its client lost its grades token, after the event was queued.
+    receiving = _receiving(
+        WebhookSubscription.objects.filter(pk=delivery.subscription_id).select_related(
+            "client__user"
+        )
+    )
+    course_id = _course_of(delivery)
+    if not receiving or course_id is None or not _examines(receiving[0], course_id):
+        # Stopped, or its client lost its grades token or its part in the course, after the
+        # event was queued.
         rows.update(status=DeliveryStatus.FAILED, last_error=STOPPED)
         return str(DeliveryStatus.FAILED)
     try:

@@ -15,13 +15,13 @@ from rest_framework.test import APIClient
 from grading.models import Response, ResponseStatus
 from grading.services.code import code_result_apply
 from lms.errors import ScoreNotSent
-from lms.models import LtiLineItem, LtiScoreSync, SyncStatus
+from lms.models import ExternalIdentity, LtiLineItem, LtiScoreSync, SyncStatus
 from lms.services.ags import score_publish, score_syncs_unsent
 from lms.tasks import resend_unsent
-from quizbank.models import ReleasePolicy
+from quizbank.models import QuizAccessOverride, ReleasePolicy
 from tests.faults.servers import broker_unreachable
 from tests.grading.content import CODE, TRUE_FALSE, VIVA
-from tests.grading.factories import add_slots, member, question
+from tests.grading.factories import add_slots, member, new_quiz, new_user, question
 from tests.lms.conftest import RESEND_AFTER, CaptureCommits
 from tests.lms.lti_world import Lti, launch
 
@@ -192,8 +192,7 @@ def test_a_score_released_while_the_broker_was_down_reaches_the_lms_later(
     now = timezone.now()
     assert score_syncs_unsent(now=now) == []
     assert score_syncs_unsent(now=now + RESEND_AFTER) == [sync.pk]
-    # Only within LMS_RESEND_WITHIN_S (a day): a score with nothing released stays pending.
-    assert score_syncs_unsent(now=now + RESEND_AFTER + timedelta(days=2)) == []
+    assert score_syncs_unsent(now=now + RESEND_AFTER + timedelta(days=2)) == [sync.pk]
     assert score_publish(sync_id=sync.pk, now=now + RESEND_AFTER) == "sent"
     assert len(lti.grades.scores) == 1
     assert score_syncs_unsent(now=now + RESEND_AFTER) == []
@@ -295,3 +294,62 @@ def test_a_platform_that_hangs_fails_the_send_within_the_timeout(
         score_publish(sync_id=sync.pk, now=timezone.now())
     sync.refresh_from_db()
     assert sync.status == SyncStatus.FAILED
+
+
+def test_a_release_at_a_students_later_close_sends_the_scores_graded_before_it(lti: Lti) -> None:
+    """Under "after close" nothing is released until the last student's own close (two days
+    after the quiz's here): the scores graded before are sent by the sweep after it."""
+    lti.quiz.release_policy = ReleasePolicy.AFTER_CLOSE
+    lti.quiz.closes_at = timezone.now() + timedelta(hours=1)
+    lti.quiz.save()
+    late_close = lti.quiz.closes_at + timedelta(days=2)
+    QuizAccessOverride.objects.create(quiz=lti.quiz, user=new_user(), closes_at=late_close)
+    _true_false_taken(lti)
+    assert _publish_pending() == ["pending"]
+    [sync] = LtiScoreSync.objects.all()
+    assert score_syncs_unsent(now=late_close - timedelta(minutes=1)) == []  # not released yet
+    assert score_syncs_unsent(now=late_close + timedelta(minutes=1)) == [sync.pk]
+    assert score_publish(sync_id=sync.pk, now=late_close + timedelta(minutes=1)) == "sent"
+
+
+def test_a_quiz_switched_to_immediately_sends_the_scores_graded_before(lti: Lti) -> None:
+    lti.quiz.release_policy = ReleasePolicy.MANUAL
+    lti.quiz.save()
+    _true_false_taken(lti)
+    assert _publish_pending() == ["pending"]
+    [sync] = LtiScoreSync.objects.all()
+    later = timezone.now() + timedelta(days=2)
+    assert score_syncs_unsent(now=later) == []  # manual and unreleased: left alone
+    lti.quiz.release_policy = ReleasePolicy.IMMEDIATELY
+    lti.quiz.save()
+    assert score_syncs_unsent(now=later) == [sync.pk]
+    assert score_publish(sync_id=sync.pk, now=later) == "sent"
+
+
+def test_the_sweep_asks_only_about_quizzes_with_scores_waiting(
+    db: None, django_assert_max_num_queries: Any
+) -> None:
+    for index in range(30):  # no LMS line item, no score rows
+        new_quiz(
+            title=f"Quiz {index}",
+            release_policy=ReleasePolicy.AFTER_CLOSE,
+            closes_at=timezone.now() - timedelta(hours=1),
+        )
+    with django_assert_max_num_queries(3):
+        assert score_syncs_unsent(now=timezone.now()) == []
+
+
+def test_a_student_the_platform_never_sent_is_failed_once_not_tried_at_every_sweep(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    _mark(examiner, attempt, 1)
+    ExternalIdentity.objects.all().delete()  # as a student who signed in on the site
+    assert (
+        examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json").status_code == 200
+    )
+    [sync] = LtiScoreSync.objects.all()
+    assert score_publish(sync_id=sync.pk, now=timezone.now()) == "failed"
+    sync.refresh_from_db()
+    assert "never come from this platform" in sync.last_error
+    assert score_syncs_unsent(now=timezone.now() + timedelta(days=1)) == []

@@ -26,7 +26,7 @@ from lms.services.webhooks import (
     delivery_give_up,
 )
 from lms.tasks import deliver_webhook
-from quizbank.models import Quiz, ReleasePolicy
+from quizbank.models import CourseMembership, Quiz, ReleasePolicy
 from tests.faults.servers import broker_unreachable
 from tests.grading.content import TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, api_as, member, new_quiz, question, submitted_attempt
@@ -268,3 +268,19 @@ def test_a_webhook_event_queued_while_the_broker_was_down_is_sent_later(
     state, _ = receiver
     assert list(state.effects) == [str(delivery.delivery_id)]
     assert deliveries_unsent(now=now + RESEND_AFTER) == []  # tried: never queued again
+
+
+def test_a_client_no_longer_the_courses_examiner_gets_nothing_queued_before(
+    make_client: MakeClient, receiver: tuple[Receiver, str]
+) -> None:
+    """A retry or the resend sweep may run long after the event: the client's part in the
+    course is checked again when it is sent."""
+    quiz, _ = _subscribed(make_client, receiver)
+    submitted_attempt(quiz, member(quiz.course, "student"), {0: {"value": True}})
+    delivery = WebhookDelivery.objects.get(event="attempt.submitted")
+    CourseMembership.objects.filter(
+        user=delivery.subscription.client.user, course=quiz.course
+    ).delete()
+    assert delivery_attempt(delivery_pk=delivery.pk, now=timezone.now()) == "failed"
+    state, _ = receiver
+    assert state.posts == 0
