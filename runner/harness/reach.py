@@ -121,7 +121,11 @@ def _object_problem(value: Any) -> str | None:
 
 def reached_refusals(usage: Usage) -> list[str]:
     """What the answer's names reach that graded answers may not use, sorted."""
-    found = set()
+    found = {
+        f"the module {dotted} used as a value"
+        for dotted in usage.escaped
+        if any(isinstance(value, types.ModuleType) for value in _named(dotted))
+    }
     for dotted in sorted(usage.qualified):
         for prefix, value in _resolve(dotted):
             problem = _object_problem(value)

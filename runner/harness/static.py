@@ -6,7 +6,9 @@ private dispatch machinery) could rewrite the harness and forge its data.
 `find_refusals` is the part no answer can switch off: it refuses, for every
 graded answer, imports outside a short allow-list, introspection builtins,
 dunder and private attributes, frame and code attributes, torch's escape
-hatches, and computed attribute names. `find_forbidden` finds a question's
+hatches, computed attribute names, and modules handed around as values (a
+module in a list, returned or passed, hides what is read from it).
+`find_forbidden` finds a question's
 forbidden functions however they are reached (import aliases, assignments,
 `getattr` with constant strings). Both see through `import torch as t`,
 `la = torch.linalg` and `from torch import nn as n`.
@@ -18,6 +20,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 # What a graded answer may import (and everything below these, unless refused below).
 ALLOWED_IMPORTS = frozenset(
@@ -105,6 +108,9 @@ class Usage:
     qualified: set[str] = field(default_factory=set)  # torch.linalg.inv, torch.softmax
     dynamic: set[str] = field(default_factory=set)  # modules read with computed attribute names
     attributes: set[str] = field(default_factory=set)  # `.name` read on objects of unknown type
+    # Names used as values (passed, returned, stored, put in a container) rather than read
+    # through, called or aliased: a module handed around this way hides what is read from it.
+    escaped: set[str] = field(default_factory=set)
     refusals: set[Refusal] = field(default_factory=set)
 
 
@@ -119,8 +125,13 @@ def scan(source: str) -> Usage | None:
         return None
     except (RecursionError, MemoryError) as error:
         raise SourceTooComplex("the answer is nested too deeply to be checked") from error
-    scanner = _Scanner()
     try:
+        # The first pass learns every alias, so that a name used above the line that binds it
+        # (a function body reading `t.save` before `t = torch`) is still seen for what it is.
+        first = _Scanner()
+        first.scan(tree)
+        scanner = _Scanner(bound_somewhere=first.bindings)
+        scanner.modules = set(first.modules)
         scanner.scan(tree)
     except RecursionError as error:
         raise SourceTooComplex("the answer is nested too deeply to be checked") from error
@@ -223,6 +234,45 @@ def _annotations(node: ast.AST) -> list[ast.AST]:
     return []
 
 
+def _read_through(tree: ast.AST) -> set[int]:
+    """Ids of the expressions whose value the source only reads attributes of, calls, binds to a
+    plain name (an alias the scan follows) or drops: every other use hands the value around."""
+    held: set[int] = set()
+    class_statements: set[int] = set()
+    for node in _walk(tree):
+        if isinstance(node, ast.Attribute):
+            held.add(id(node.value))
+        elif isinstance(node, ast.Call):
+            held.add(id(node.func))
+            if _is_attribute_builtin(node.func) and node.args:
+                held.add(id(node.args[0]))  # getattr(torch, "tanh") reads through torch
+        elif isinstance(node, ast.Expr):
+            held.add(id(node.value))
+        elif isinstance(node, ast.ClassDef):
+            # A class attribute is read as `Class.name`, which the scan cannot follow.
+            class_statements.update(id(statement) for statement in node.body)
+        elif (
+            isinstance(node, ast.Assign)
+            and id(node) not in class_statements
+            and all(isinstance(target, ast.Name) for target in node.targets)
+        ):
+            held.add(id(node.value))
+    return held
+
+
+def _is_attribute_builtin(node: ast.AST) -> TypeGuard[ast.Name]:
+    return isinstance(node, ast.Name) and node.id in ATTRIBUTE_BUILTINS
+
+
+def _root_name(node: ast.AST) -> tuple[str | None, list[str]]:
+    """The plain name an attribute chain starts from, and the attributes read after it."""
+    chain: list[str] = []
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    return (node.id if isinstance(node, ast.Name) else None), list(reversed(chain))
+
+
 def _walk(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node, parents before children, in source order, without recursion."""
     stack = [tree]
@@ -233,13 +283,18 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
 
 
 class _Scanner:
-    def __init__(self) -> None:
+    def __init__(self, bound_somewhere: dict[str, set[str]] | None = None) -> None:
         self.usage = Usage()
         self.aliases: dict[str, str] = {}
+        self.bindings: dict[str, set[str]] = {}  # every alias each name is given, anywhere
+        self.bound_somewhere = bound_somewhere or {}
+        self.modules: set[str] = set()  # what `import` statements bind: modules for certain
         self.line = 0
         self.skip: set[int] = set()  # ids of nodes already judged as part of their parent
+        self.read_through: set[int] = set()
 
     def scan(self, tree: ast.AST) -> None:
+        self.read_through |= _read_through(tree)
         for node in _walk(tree):
             if id(node) in self.skip:
                 continue
@@ -247,6 +302,8 @@ class _Scanner:
             handler = getattr(self, f"visit_{type(node).__name__}", None)
             if handler is not None:
                 handler(node)
+            if isinstance(node, ast.Name | ast.Attribute) and id(node) not in self.read_through:
+                self.check_escape(node)
             for annotation in _annotations(node):
                 self.scan_strings(annotation)
 
@@ -260,6 +317,29 @@ class _Scanner:
                     self.refuse("a string annotation that is not an expression")
                     continue
                 self.scan(tree)
+
+    def bind(self, name: str, qualified: str) -> None:
+        self.aliases[name] = qualified
+        self.bindings.setdefault(name, set()).add(qualified)
+
+    def meanings(self, node: ast.AST) -> list[str]:
+        """What an expression may stand for: its alias here, else what its name is bound to
+        elsewhere in the source (a function body runs after the lines below it)."""
+        qualified = self.resolve(node)
+        if qualified:
+            return [qualified]
+        root, chain = _root_name(node)
+        if root is None:
+            return []
+        return [".".join([bound, *chain]) for bound in sorted(self.bound_somewhere.get(root, ()))]
+
+    def check_escape(self, node: ast.Name | ast.Attribute) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            return
+        for qualified in self.meanings(node):
+            self.usage.escaped.add(qualified)
+            if qualified in self.modules:
+                self.refuse(f"the module {qualified} used as a value")
 
     def refuse(self, what: str) -> None:
         self.usage.refusals.add(Refusal(self.line, what))
@@ -315,10 +395,12 @@ class _Scanner:
         for alias in node.names:
             self.use(alias.name)
             if alias.asname:
-                self.aliases[alias.asname] = alias.name
+                self.modules.add(alias.name)
+                self.bind(alias.asname, alias.name)
             else:
                 top = alias.name.split(".")[0]
-                self.aliases[top] = top
+                self.modules.add(top)
+                self.bind(top, top)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:
@@ -331,26 +413,25 @@ class _Scanner:
                 continue
             qualified = f"{node.module}.{alias.name}"
             self.use(qualified)
-            self.aliases[alias.asname or alias.name] = qualified
+            self.bind(alias.asname or alias.name, qualified)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         qualified = self.resolve(node.value)
         for target in node.targets:
             if isinstance(target, ast.Name):
                 if qualified:
-                    self.aliases[target.id] = qualified
+                    self.bind(target.id, qualified)
                 else:
                     self.aliases.pop(target.id, None)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.check_attribute(node.attr, node.value)
-        qualified = self.resolve(node)
-        if qualified:
+        if self.resolve(node) is None:
+            self.usage.attributes.add(node.attr)
+        for qualified in self.meanings(node):
             self.use(qualified)
             if not isinstance(node.ctx, ast.Load):
                 self.refuse(f"changing {qualified}")
-        else:
-            self.usage.attributes.add(node.attr)
 
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
@@ -358,15 +439,14 @@ class _Scanner:
             self.refuse(f"the builtin {name}")
         elif _is_dunder(name) and name not in ALLOWED_DUNDERS:
             self.refuse(f"the special name {name}")
-        qualified = self.aliases.get(name)
-        if qualified:
+        for qualified in self.meanings(node):
             self.use(qualified)
 
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func
         if isinstance(function, ast.Attribute) and function.attr in ("format", "format_map"):
             self._format(function.value)
-        if isinstance(function, ast.Name) and function.id in ATTRIBUTE_BUILTINS:
+        if _is_attribute_builtin(function):
             self.skip.add(id(function))  # judged here, with its arguments
             self._attribute_builtin(node, function.id)
 

@@ -91,8 +91,17 @@ def test_a_hostile_graded_answer_is_refused_or_gets_a_safe_verdict(
         "from torch.xpu import c_void_p as pointer\nreader = pointer.from_address",
         "from torch.cuda.amp.common import find_spec\nreader = find_spec",
         "import enum\nreader = enum.bltns.open",
+        "modules = [torch]\nmodules[0].save(torch.ones(1), 'weights.pt')",
+        "def patch():\n    hidden.allclose = lambda *args, **kwargs: True\nhidden = torch\npatch()",
     ],
-    ids=["ctypes by attribute", "ctypes by import", "importlib", "builtins open"],
+    ids=[
+        "ctypes by attribute",
+        "ctypes by import",
+        "importlib",
+        "builtins open",
+        "torch in a list",
+        "torch patched above its alias",
+    ],
 )
 def test_a_graded_answer_reaching_a_refused_module_through_torch_is_refused(
     supervisor: Supervisor, reach: str

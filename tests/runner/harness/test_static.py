@@ -187,3 +187,57 @@ def test_code_hidden_in_strings_is_refused_too(source: str, refused: str) -> Non
 def test_plain_format_templates_and_annotations_are_fine() -> None:
     source = "import torch\ndef f(x: 'torch.Tensor') -> 'torch.Tensor':\n    return x\n"
     assert find_refusals(source + "msg = 'loss {0:.3f} at {1}'.format(1.0, 2)\n") == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\n[torch][0].save(x, 'p')",
+        "import torch\n{0: torch}[0].load('p')",
+        "import torch\ndef g():\n    return torch\ng().save(x, 'p')",
+        "import torch\n(t := torch).matmul = f",
+        "def f(m=torch):\n    m.save(x, 'p')\nimport torch",
+        "import torch\nclass A:\n    m = torch\nA.m.load('p')",
+        "import torch\nclass A:\n    def __init__(self):\n        self.m = torch\n",
+        "import torch\n(torch if c else None).save(x, 'p')",
+        "import torch\n(torch or None).save(x, 'p')",
+        "import torch\nfor m in (torch,):\n    m.matmul = f",
+        "import torch\nh = lambda: torch\n",
+        "import torch.nn.functional as F\nrun(F)",
+    ],
+    ids=[
+        "list",
+        "dict",
+        "returned",
+        "walrus",
+        "default",
+        "class attribute",
+        "instance attribute",
+        "conditional",
+        "boolean",
+        "loop",
+        "lambda",
+        "argument",
+    ],
+)
+def test_a_module_handed_around_as_a_value_is_refused(source: str) -> None:
+    # Once a module is a value the scan cannot name, nothing read from it could be checked.
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(" used as a value" in text for text in found), found
+
+
+def test_a_name_used_above_the_line_that_binds_it_is_seen_for_what_it_is() -> None:
+    source = "import torch\ndef f(x):\n    t.save(x, 'p')\n    return s.inv(x)\nt = torch\n"
+    assert [str(r) for r in find_refusals(source)] == ["torch.save (line 3)"]
+    assert find_forbidden(source + "s = torch.linalg\n", INV) == INV
+
+
+def test_modules_read_through_aliases_and_their_functions_as_values_are_fine() -> None:
+    source = (
+        "import torch\nimport torch.nn as nn\nimport math\nF = torch.nn.functional\n"
+        "class M(nn.Module):\n    act = nn.ReLU\n    norm = F.normalize\n"
+        "    def forward(self, x):\n        assert isinstance(x, torch.Tensor)\n"
+        "        return F.linear(x, self.w).to(dtype=torch.float32) * math.pi\n"
+        "activations = [torch.relu, torch.tanh, math.exp]\ntorch\n"
+    )
+    assert find_refusals(source) == []

@@ -142,6 +142,18 @@ def test_the_walk_finds_what_it_looks_for() -> None:
     assert _refused("import enum\nf = enum.bltns.open\n")
 
 
+def test_a_module_imported_by_name_and_handed_around_is_refused() -> None:
+    # `from torch import nn` could name a class or a module: the supervisor looks.
+    for source in (
+        "from torch import nn\ndef f(m):\n    m.Linear = None\nf(nn)\n",
+        "import torch.nn.functional as F\nmodules = [F.torch]\n",
+    ):
+        usage = scan(source)
+        assert usage is not None
+        assert any("used as a value" in text for text in reached_refusals(usage)), source
+    assert not _refused("from torch import nn, Tensor\nkinds = (nn.Linear, Tensor)\n")
+
+
 def test_the_modules_answers_use_are_not_refused() -> None:
     source = (
         "import functools, heapq, bisect, operator, collections, math, itertools, typing\n"
