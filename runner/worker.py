@@ -29,7 +29,7 @@ from runner.harness.results import decode_timed
 from runner.harness.scoring import Payloads, score_job, visible_and_hidden
 from runner.harness.spec import Case, parse_cases
 from runner.harness.spec_values import CaseError
-from runner.harness.static import WHY, SourceTooComplex, forbidden_in, scan
+from runner.harness.static import TOO_COMPLEX, WHY, SourceTooComplex, forbidden_in, scan
 from runner.reference_cache import reference_cache
 from runner.registry import get_supervisor, top_up
 from runner.supervisor import Supervisor
@@ -107,16 +107,17 @@ def _static_refusal(job: GradingJob) -> tuple[Status, str] | None:
     """Why the answer is refused before it runs (status and message), or None."""
     try:
         usage = scan(job.source)
-    except SourceTooComplex as error:
-        return Status.ERROR, str(error)
-    if usage is None:
-        return None  # a syntax error: the child reports it with the line
-    refused = [str(refusal) for refusal in sorted(usage.refusals)] or reached_refusals(usage)
+        if usage is None:
+            return None  # a syntax error: the child reports it with the line
+        refused = [str(refusal) for refusal in sorted(usage.refusals)] or reached_refusals(usage)
+        forbidden = [] if refused else reached_forbidden(usage, job.forbidden)
+    except (SourceTooComplex, RecursionError):
+        return Status.ERROR, TOO_COMPLEX
     if refused:
         shown = "; ".join(refused[:_SHOWN_REFUSALS])
         more = f" and {len(refused) - _SHOWN_REFUSALS} more" if len(refused) > 3 else ""
         return Status.FORBIDDEN, f"the answer uses {shown}{more}: {WHY}"
-    names = sorted({*forbidden_in(usage, job.forbidden), *reached_forbidden(usage, job.forbidden)})
+    names = sorted({*forbidden_in(usage, job.forbidden), *forbidden})
     if names:
         return Status.FORBIDDEN, f"the answer uses {', '.join(names)}, which this question forbids"
     return None

@@ -100,6 +100,10 @@ _ACCELERATORS = frozenset({"_operator", "_heapq", "_bisect", "_functools", "_col
 def _object_problem(value: Any) -> str | None:
     if isinstance(value, types.ModuleType):
         return _module_problem(value)
+    if isinstance(value, type) and issubclass(value, type):
+        # Called with a name, bases and a dict, a metaclass builds a class with any methods
+        # (`abc.ABCMeta("A", (), {"__del__": f})`), as the refused `type` would.
+        return f"the metaclass {value.__module__}.{value.__qualname__}"
     refused = _refused_objects().get(id(value))
     if refused is not None:
         return refused

@@ -38,7 +38,8 @@ REFUSED_PATHS = tuple(
     torch.save torch.classes torch.storage torch.UntypedStorage torch.TypedStorage
     torch.cuda.memory torch.serialization torch.cuda.tunable torch.frombuffer
     operator.attrgetter operator.methodcaller typing.get_type_hints typing.ForwardRef
-    functools.singledispatch functools.singledispatchmethod
+    functools.singledispatch functools.singledispatchmethod functools.update_wrapper
+    functools.wraps dataclasses.make_dataclass
 """.split()
 )
 # Attribute names refused on any object: interpreter, frame and code internals, raw memory.
@@ -59,15 +60,28 @@ REFUSED_BUILTINS = frozenset(
 )
 ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 ALLOWED_DUNDERS = frozenset({"__init__", "__call__", "__name__"})
-# Special methods an answer may not define: they run at times the harness does not choose.
-REFUSED_DEFINITIONS = frozenset(
+# The special methods an answer may define: the protocols of ordinary classes (containers,
+# numbers, comparisons, context managers). Any other (`__del__`, `__torch_function__`,
+# `__getattr__`, or a method named `__globals__` that a copying helper would call) runs at
+# times the harness does not choose or stands in for an interpreter attribute.
+ALLOWED_SPECIAL_METHODS = frozenset(
     """
-    __del__ __torch_function__ __torch_dispatch__ __getattr__ __getattribute__
-    __setattr__ __delattr__ __init_subclass__ __set_name__ __class_getitem__ __reduce__
-    __reduce_ex__ __getstate__ __setstate__ __instancecheck__ __subclasscheck__
-    __prepare__ __mro_entries__ __new__
+    __init__ __call__ __repr__ __str__ __format__ __len__ __iter__ __next__ __reversed__
+    __getitem__ __setitem__ __delitem__ __contains__ __missing__ __eq__ __ne__ __lt__ __le__
+    __gt__ __ge__ __hash__ __bool__ __int__ __float__ __complex__ __index__ __round__
+    __trunc__ __floor__ __ceil__ __neg__ __pos__ __abs__ __invert__ __add__ __sub__ __mul__
+    __matmul__ __truediv__ __floordiv__ __mod__ __divmod__ __pow__ __lshift__ __rshift__
+    __and__ __xor__ __or__ __radd__ __rsub__ __rmul__ __rmatmul__ __rtruediv__ __rfloordiv__
+    __rmod__ __rdivmod__ __rpow__ __rlshift__ __rrshift__ __rand__ __rxor__ __ror__ __iadd__
+    __isub__ __imul__ __imatmul__ __itruediv__ __ifloordiv__ __imod__ __ipow__ __ilshift__
+    __irshift__ __iand__ __ixor__ __ior__ __enter__ __exit__ __post_init__
 """.split()
 )
+# Strings that name special attributes are refused too: copying helpers and class factories
+# take attribute names as strings (`update_wrapper(..., assigned=("__globals__",))`).
+ALLOWED_SPECIAL_STRINGS = ALLOWED_DUNDERS | {"__main__"}
+# Dotted names longer than this are refused unread: resolving one imports each prefix.
+MAX_NAME_PARTS = 16
 SELF_NAMES = frozenset({"self", "cls", "ctx"})
 # Modules that hand out frames, tracing hooks, raw memory or processes, refused as attributes
 # too: allowed modules hold references to them (`torch.sys`, `F.torch.os`).
@@ -84,6 +98,9 @@ WHY = (
     + ", ".join(sorted(ALLOWED_IMPORTS - {"__future__", "torch", "math"}))
     + ", and may not inspect or change the interpreter, torch's internals or the grader"
 )
+
+
+TOO_COMPLEX = "the answer is nested too deeply to be checked"
 
 
 class SourceTooComplex(ValueError):
@@ -124,7 +141,7 @@ def scan(source: str) -> Usage | None:
     except (SyntaxError, ValueError):
         return None
     except (RecursionError, MemoryError) as error:
-        raise SourceTooComplex("the answer is nested too deeply to be checked") from error
+        raise SourceTooComplex(TOO_COMPLEX) from error
     try:
         # The first pass learns every alias, so that a name used above the line that binds it
         # (a function body reading `t.save` before `t = torch`) is still seen for what it is.
@@ -134,7 +151,7 @@ def scan(source: str) -> Usage | None:
         scanner.modules = set(first.modules)
         scanner.scan(tree)
     except RecursionError as error:
-        raise SourceTooComplex("the answer is nested too deeply to be checked") from error
+        raise SourceTooComplex(TOO_COMPLEX) from error
     return scanner.usage
 
 
@@ -205,6 +222,15 @@ def _within(used: str, name: str) -> bool:
 
 def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+_SPECIAL_NAME = re.compile(r"__\w+__")
+
+
+def _is_special_string(text: str) -> bool:
+    return (
+        bool(_SPECIAL_NAME.fullmatch(text.strip())) and text.strip() not in ALLOWED_SPECIAL_STRINGS
+    )
 
 
 def _constant_str(node: ast.AST) -> str | None:
@@ -337,6 +363,8 @@ class _Scanner:
         if not isinstance(node.ctx, ast.Load):
             return
         for qualified in self.meanings(node):
+            if qualified.count(".") >= MAX_NAME_PARTS:
+                continue  # refused by `use` unread
             self.usage.escaped.add(qualified)
             if qualified in self.modules:
                 self.refuse(f"the module {qualified} used as a value")
@@ -345,8 +373,11 @@ class _Scanner:
         self.usage.refusals.add(Refusal(self.line, what))
 
     def use(self, qualified: str) -> None:
-        self.usage.qualified.add(qualified)
         parts = qualified.split(".")
+        if len(parts) > MAX_NAME_PARTS:
+            self.refuse(f"a dotted name of more than {MAX_NAME_PARTS} parts")
+            return
+        self.usage.qualified.add(qualified)
         if parts[0] not in ALLOWED_IMPORTS:
             self.refuse(f"the module {parts[0]}")
         elif any(_within(qualified, path) for path in REFUSED_PATHS):
@@ -477,8 +508,19 @@ class _Scanner:
             self.usage.attributes.add(name)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        if node.name in REFUSED_DEFINITIONS:
+        if _is_dunder(node.name) and node.name not in ALLOWED_SPECIAL_METHODS:
             self.refuse(f"a {node.name} method")
+
+    def visit_Constant(self, node: ast.Constant | ast.BinOp | ast.JoinedStr) -> None:
+        text = _constant_str(node)
+        if text is not None and _is_special_string(text):
+            self.refuse(f"the special name {text.strip()!r} in a string")
+
+    visit_BinOp = visit_JoinedStr = visit_Constant
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg is not None and _is_special_string(node.arg):
+            self.refuse(f"the special name {node.arg!r} as a keyword argument")
 
     visit_AsyncFunctionDef = visit_FunctionDef
 

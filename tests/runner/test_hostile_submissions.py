@@ -93,6 +93,10 @@ def test_a_hostile_graded_answer_is_refused_or_gets_a_safe_verdict(
         "import enum\nreader = enum.bltns.open",
         "modules = [torch]\nmodules[0].save(torch.ones(1), 'weights.pt')",
         "def patch():\n    hidden.allclose = lambda *args, **kwargs: True\nhidden = torch\npatch()",
+        "import functools\nbox = []\nclass Holder:\n    @lambda fn: property(None, fn)\n"
+        "    def __globals__(self, value):\n        box.append(value)\n"
+        "functools.update_wrapper(Holder(), print, assigned=('__globals__',), updated=())\n",
+        "import abc\nGrumpy = abc.ABCMeta('Grumpy', (), dict(__del__=print))",
     ],
     ids=[
         "ctypes by attribute",
@@ -101,6 +105,8 @@ def test_a_hostile_graded_answer_is_refused_or_gets_a_safe_verdict(
         "builtins open",
         "torch in a list",
         "torch patched above its alias",
+        "builtins through a copying helper",
+        "a class factory with a finaliser",
     ],
 )
 def test_a_graded_answer_reaching_a_refused_module_through_torch_is_refused(

@@ -241,3 +241,49 @@ def test_modules_read_through_aliases_and_their_functions_as_values_are_fine() -
         "activations = [torch.relu, torch.tanh, math.exp]\ntorch\n"
     )
     assert find_refusals(source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "refused"),
+    [
+        # A copying helper reads and writes attributes named by strings.
+        (
+            "import functools\nfunctools.update_wrapper(h, f, assigned=('__globals__',))",
+            "functools.update_wrapper",
+        ),
+        ("import functools\nw = functools.wraps(f, ('__dict__',))", "functools.wraps"),
+        ("class H:\n    def __globals__(self, value):\n        pass", "a __globals__ method"),
+        ("b = found['__builtins__']", "the special name '__builtins__' in a string"),
+        ("b = found['__buil' + 'tins__']", "the special name '__builtins__' in a string"),
+        # Class factories given a namespace define any method, as the refused `type` would.
+        (
+            "import abc\nG = abc.ABCMeta('G', (), {'__del__': bye})",
+            "the special name '__del__' in a string",
+        ),
+        (
+            "import abc\nG = abc.ABCMeta('G', (), dict(__del__=bye))",
+            "the special name '__del__' as a keyword argument",
+        ),
+        (
+            "import dataclasses\nS = dataclasses.make_dataclass('S', [], namespace=n)",
+            "dataclasses.make_dataclass",
+        ),
+        ("import torch\ny = torch" + ".nn" * 20, "a dotted name of more than 16 parts"),
+    ],
+)
+def test_attribute_names_in_strings_and_class_factories_are_refused(
+    source: str, refused: str
+) -> None:
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found
+
+
+def test_ordinary_special_methods_and_main_guards_are_fine() -> None:
+    source = (
+        "import torch\nclass Batch:\n    def __len__(self):\n        return 2\n"
+        "    def __getitem__(self, i):\n        return i\n    def __repr__(self):\n"
+        "        return 'Batch'\n    def __eq__(self, other):\n        return True\n"
+        "    def __enter__(self):\n        return self\n    def __exit__(self, *args):\n"
+        "        return None\nif __name__ == '__main__':\n    print('__ready')\n"
+    )
+    assert find_refusals(source) == []
