@@ -58,7 +58,7 @@ def load_yaml(text: str) -> LoadedYaml:
     try:
         _refuse_hostile_structure(text)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_BankLoader)  # noqa: S506  (a SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
@@ -96,6 +96,29 @@ def _refuse_hostile_structure(text: str) -> None:
 
 
 _TEXT_TAG = "tag:yaml.org,2002:str"
+_DATE_TAG = "tag:yaml.org,2002:timestamp"
+
+
+class _BankLoader(yaml.SafeLoader):
+    """SafeLoader, but an impossible date (2026-13-45) stays text: `_walk` reports it at its
+    field and line, where PyYAML would fail the whole file at line 1."""
+
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> object:  # type: ignore[override]
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_BankLoader.add_constructor(_DATE_TAG, _BankLoader.construct_yaml_timestamp)
+
+
+def _date_problem(node: yaml.ScalarNode) -> str | None:
+    try:
+        yaml.SafeLoader("").construct_yaml_timestamp(node)
+    except ValueError as error:
+        return f"is not a real date ({error}); put it in quotes if it is text"
+    return None
 
 
 def _walk(node: yaml.Node, path: FieldPath, source: SourceMap, issues: list[Issue]) -> None:
@@ -115,3 +138,7 @@ def _walk(node: yaml.Node, path: FieldPath, source: SourceMap, issues: list[Issu
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, (*path, index), source, issues)
+    elif isinstance(node, yaml.ScalarNode) and node.tag == _DATE_TAG:
+        problem = _date_problem(node)
+        if problem:
+            issues.append(Issue(path, problem))

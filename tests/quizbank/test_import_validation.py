@@ -111,6 +111,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:5 general_feedback: YAML read this as date",
     ),
     (
+        "an impossible date is reported at its field",
+        {"t/q.yaml": TF + "difficulty: 2026-13-45\n"},
+        "t/q.yaml:5 difficulty: is not a real date (month must be in 1..12)",
+    ),
+    (
         "numbers are finite",
         {"t/q.yaml": NUMERIC + "  - value: .nan\n"},
         "t/q.yaml:5 answers[0].value: must be a finite number",
