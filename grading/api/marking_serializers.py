@@ -6,18 +6,20 @@ from rest_framework import serializers
 
 from config.fields import BoundedIntegerField
 from grading.models.marking import Mark
-from grading.services.marking.marks import MarkInput
+from grading.services.marking.marks import TEXT_LIMITS, MarkInput
 
 
 class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
     levels = serializers.ListField(child=BoundedIntegerField(), allow_empty=False)
     adjustment = serializers.FloatField(default=0.0)
-    adjustment_reason = serializers.CharField(default="", allow_blank=True, max_length=2000)
-    comment = serializers.CharField(default="", allow_blank=True, max_length=10000)
+    adjustment_reason = serializers.CharField(
+        default="", allow_blank=True, max_length=TEXT_LIMITS["adjustment_reason"]
+    )
+    comment = serializers.CharField(default="", allow_blank=True, max_length=TEXT_LIMITS["comment"])
     reason = serializers.CharField(
         default="",
         allow_blank=True,
-        max_length=2000,
+        max_length=TEXT_LIMITS["reason"],
         help_text="Why the mark changes (kept in the marking history with the change).",
     )
 

@@ -25,6 +25,7 @@ from grading.selectors.marking import access_marking_response
 from grading.selectors.viva_sessions import access_viva_session, viva_sessions_for
 from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
+    MAX_NOTES_CHARS,
     Pool,
     viva_session_draw,
     viva_session_end,
@@ -131,7 +132,7 @@ class VivaDrawApi(APIView):
 
 class VivaRecordApi(APIView):
     class InputSerializer(MarkInputSerializer):
-        notes = serializers.CharField(default="", allow_blank=True, max_length=20000)
+        notes = serializers.CharField(default="", allow_blank=True, max_length=MAX_NOTES_CHARS)
         levels = serializers.ListField(child=BoundedIntegerField(), required=False)
 
     @extend_schema(request=InputSerializer, responses=Question, operation_id="viva_record")

@@ -38,8 +38,8 @@ def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: 
         return
     data = MarkInput(
         levels=_levels(request.POST, len(view["rubric"])),
-        comment=request.POST.get("comment", "")[:4000],
-        reason=request.POST.get("reason", "")[:500],
+        comment=request.POST.get("comment", ""),
+        reason=request.POST.get("reason", ""),
     )
     own = Mark.objects.filter(response_id=response_id, marker=marker).first()
     if own is None and view["marking"]["status"] == MarkingStatus.FLAGGED:

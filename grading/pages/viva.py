@@ -32,35 +32,49 @@ def _number(value: str) -> int | None:
     return id_from_text(value)
 
 
-def _record(request: HttpRequest, session: VivaSession, examiner: User) -> None:
+def _record(request: HttpRequest, session: VivaSession, examiner: User) -> str:
     position = _number(request.POST.get("position", ""))
     if position is None:
         raise NoSuchPosition("Say which question of the viva the notes are for.")
     answer = viva_session_notes(
-        session=session, position=position, notes=request.POST.get("notes", "")[:20000]
+        session=session, position=position, notes=request.POST.get("notes", "")
     )
     criteria = len(answer.question_version.content.get("rubric", []))
     raw = [request.POST.get(f"level-{i}", "") for i in range(criteria)]
     if not any(raw):
-        return
+        return "Notes saved; choose a level for each criterion to mark the answer."
     levels = [n if (n := _number(v)) is not None else -1 for v in raw]
-    data = MarkInput(levels=levels, comment=request.POST.get("comment", "")[:4000])
+    data = MarkInput(levels=levels, comment=request.POST.get("comment", ""))
     own = Mark.objects.filter(response_id=answer.pk, marker=examiner).first()
     if own is None:
         mark_create(response_id=answer.pk, marker=examiner, data=data, now=timezone.now())
     else:
         mark_update(mark_id=own.pk, marker=examiner, data=data, now=timezone.now())
+    return "Notes and mark saved."
 
 
-def _act(request: HttpRequest, session: VivaSession, examiner: User) -> None:
+def _draw(request: HttpRequest, session: VivaSession) -> str:
+    topic = request.POST.get("topic", "")
+    topic_id = _number(topic)
+    if topic and topic_id is None:
+        raise DomainError(
+            "Choose a topic from the list, or any topic.", fields={"topic": ["not a topic"]}
+        )
+    viva_session_draw(session=session, pool=Pool(topic_id=topic_id), now=timezone.now())
+    return "A question was drawn."
+
+
+def _act(request: HttpRequest, session: VivaSession, examiner: User) -> str:
+    """What was done, as a message; a DomainError says why nothing was."""
     action = request.POST.get("action")
     if action == "draw":
-        pool = Pool(topic_id=_number(request.POST.get("topic", "")))
-        viva_session_draw(session=session, pool=pool, now=timezone.now())
-    elif action == "record":
-        _record(request, session, examiner)
-    elif action == "end":
+        return _draw(request, session)
+    if action == "record":
+        return _record(request, session, examiner)
+    if action == "end":
         viva_session_end(session=session, now=timezone.now())
+        return "The viva is over and its marks are totalled."
+    raise DomainError("Choose draw, record or end.", fields={"action": ["unknown"]})
 
 
 @login_required
@@ -70,7 +84,7 @@ def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
     session = access_viva_session(request.user, session_id)
     if request.method == "POST" and isinstance(request.user, User):
         try:
-            _act(request, session, request.user)
+            messages.success(request, _act(request, session, request.user))
         except DomainError as refused:
             messages.error(request, f"Not done: {refused.message}")
         return redirect("grading-pages:viva", session_id=session.pk)

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 
 from config.locking import for_update
 from grading.errors import (
+    AnswerTooLarge,
     AttemptInProgress,
     NoAttemptsLeft,
     NoSuchPosition,
@@ -139,8 +140,18 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
         return response
 
 
+# The longest notes an examiner keeps of one question, from the page or the API.
+MAX_NOTES_CHARS = 20_000
+
+
 def viva_session_notes(*, session: VivaSession, position: int, notes: str) -> Response:
     """Store the examiner's notes of one question as its answer."""
+    if len(notes) > MAX_NOTES_CHARS:
+        raise AnswerTooLarge(
+            f"The notes are {len(notes):,} characters long; {MAX_NOTES_CHARS:,} is the most "
+            "a question's notes keep.",
+            fields={"notes": [f"at most {MAX_NOTES_CHARS:,} characters"]},
+        )
     with transaction.atomic():
         _locked_open(session)
         response = response_lock(attempt_id=session.attempt_id, position=position)

@@ -15,6 +15,9 @@ from quizbank.models import Quiz, QuizAccessOverride
 from quizbank.selectors import course_student
 from quizbank.services.quiz_access import quiz_terms
 from quizbank.services.quiz_overrides import (
+    MAX_EXTRA_ATTEMPTS,
+    MAX_EXTRA_TIME_PERCENT,
+    MAX_OVERRIDE_REASON,
     OverrideInput,
     quiz_access_rules_set,
     quiz_override_delete,
@@ -102,11 +105,13 @@ class QuizAccessRulesApi(APIView):
 
 class QuizOverrideApi(APIView):
     class InputSerializer(serializers.Serializer[Any]):
-        extra_time_percent = BoundedIntegerField(min_value=0, max_value=400, default=0)
-        extra_attempts = BoundedIntegerField(min_value=0, max_value=20, default=0)
+        extra_time_percent = BoundedIntegerField(
+            min_value=0, max_value=MAX_EXTRA_TIME_PERCENT, default=0
+        )
+        extra_attempts = BoundedIntegerField(min_value=0, max_value=MAX_EXTRA_ATTEMPTS, default=0)
         opens_at = serializers.DateTimeField(allow_null=True, default=None)
         closes_at = serializers.DateTimeField(allow_null=True, default=None)
-        reason = serializers.CharField(allow_blank=True, max_length=200, default="")
+        reason = serializers.CharField(allow_blank=True, max_length=MAX_OVERRIDE_REASON, default="")
 
     @extend_schema(
         request=InputSerializer,

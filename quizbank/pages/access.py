@@ -53,6 +53,13 @@ def _number(form: QueryDict, name: str) -> int:
     return number if number is not None and number < 1_000_000 else -1
 
 
+def _listed(names: list[str], most: int = 10) -> str:
+    """Names as a message shows them: the first few, each cut to a readable length."""
+    shown = [name if len(name) <= 40 else f"{name[:40]}…" for name in names[:most]]
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(shown) + more
+
+
 def _enrol(request: HttpRequest, quiz: Quiz) -> str:
     upload = request.FILES.get("csv")
     if upload is not None and upload.size and upload.size > MAX_UPLOAD_BYTES:
@@ -61,7 +68,7 @@ def _enrol(request: HttpRequest, quiz: Quiz) -> str:
     if upload is not None:
         entries += entries_from_csv(upload.read())
     result = course_enrol_students(course=quiz.course, entries=entries)
-    unknown = f"; no account for {', '.join(result.unknown)}" if result.unknown else ""
+    unknown = f"; no account for {_listed(result.unknown)}" if result.unknown else ""
     return f"Enrolled {len(result.added)}, already enrolled {len(result.already)}{unknown}."
 
 
@@ -69,7 +76,7 @@ def _override(request: HttpRequest, quiz: Quiz) -> str:
     name = request.POST.get("student", "").strip()
     student = course_student(quiz.course_id, username=name)
     if student is None:
-        return f"No student {name!r} in this course."
+        return f"No student {_listed([name])!r} in this course."
     data = OverrideInput(
         extra_time_percent=_number(request.POST, "extra_time_percent"),
         extra_attempts=_number(request.POST, "extra_attempts"),

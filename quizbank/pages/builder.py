@@ -17,6 +17,7 @@ from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_course, access_quiz
 from quizbank.models import Course, GradingMethod, Question, Quiz, ReleasePolicy
 from quizbank.services.quiz_write import (
+    MAX_DESCRIPTION,
     MAX_SLOT_POINTS,
     SlotSpec,
     quiz_create,
@@ -67,7 +68,9 @@ class QuestionRow:
 class QuizForm(forms.Form):
     title = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=80)
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    description = forms.CharField(
+        required=False, max_length=MAX_DESCRIPTION, widget=forms.Textarea(attrs={"rows": 2})
+    )
     minutes = forms.IntegerField(
         required=False, min_value=1, max_value=10000, label="Time limit in minutes (empty: untimed)"
     )
@@ -93,6 +96,10 @@ class QuizForm(forms.Form):
 
     def __init__(self, course: Course, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            if isinstance(field, forms.ChoiceField):
+                # Django's own message repeats the value sent, however long.
+                field.error_messages["invalid_choice"] = "Choose one of the options offered."
         self.bank: list[Question] = list(
             course.questions.filter(current_version__isnull=False).order_by("slug")
         )

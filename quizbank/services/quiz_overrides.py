@@ -14,6 +14,7 @@ from quizbank.services.quiz_access import parse_networks, schedule_problems
 
 MAX_EXTRA_TIME_PERCENT = 400
 MAX_EXTRA_ATTEMPTS = 20
+MAX_OVERRIDE_REASON = 200  # the column's length
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,12 @@ def _check_override(data: OverrideInput) -> None:
         raise AccessRuleInvalid(
             f"Extra attempts are between 0 and {MAX_EXTRA_ATTEMPTS}.",
             fields={"extra_attempts": ["out of range"]},
+        )
+    if len(data.reason) > MAX_OVERRIDE_REASON:
+        raise AccessRuleInvalid(
+            f"The reason is {len(data.reason):,} characters long; keep it to "
+            f"{MAX_OVERRIDE_REASON} (a note such as 'extra time: exam arrangement').",
+            fields={"reason": [f"at most {MAX_OVERRIDE_REASON} characters"]},
         )
     if problems := schedule_problems(opens_at=data.opens_at, closes_at=data.closes_at):
         name, [message] = next(iter(problems.items()))
@@ -65,7 +72,7 @@ def quiz_override_set(*, quiz: Quiz, student: User, data: OverrideInput) -> Quiz
             "extra_attempts": data.extra_attempts,
             "opens_at": data.opens_at,
             "closes_at": data.closes_at,
-            "reason": data.reason[:200],
+            "reason": data.reason,
         },
     )
     quiz_terms_changed.send(

@@ -37,6 +37,7 @@ from quizbank.services.quiz_access import MAX_GRACE_PERIOD, MAX_TIME_LIMIT, sche
 
 COURSE_OWNER_ROLES = (Role.AUTHOR, Role.EXAMINER)
 MAX_ATTEMPTS_ALLOWED = 1000
+MAX_DESCRIPTION = 20_000  # characters, for a course's or a quiz's description
 MAX_SLOT_POINTS = Decimal(1000)
 
 
@@ -108,6 +109,8 @@ def _check_settings(quiz: Quiz) -> None:
         problems["release_policy"] = ["Unknown policy."]
     if quiz.grading_method not in GradingMethod.values:
         problems["grading_method"] = ["Unknown method."]
+    if len(quiz.description) > MAX_DESCRIPTION:
+        problems["description"] = [f"At most {MAX_DESCRIPTION:,} characters."]
     if problems:
         first = next(iter(problems.values()))[0]
         raise QuizInvalid(f"The quiz settings are not valid: {first}", fields=problems)

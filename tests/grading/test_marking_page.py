@@ -69,7 +69,21 @@ def test_a_missing_or_bad_level_is_refused_with_a_message(staff: Staff) -> None:
         reply = browser_as(staff.examiner).post(f"/examiner/marking/{first}/", body, follow=True)
         assert reply.status_code == 200
         assert "Not saved:" in reply.text
+    reply = browser_as(staff.examiner).post(f"/examiner/marking/{first}/", {}, follow=True)
+    assert "Choose a level for criterion 1 (" in reply.text
     assert not Mark.objects.filter(response_id=first).exists()
+
+
+def test_a_comment_longer_than_a_mark_keeps_is_refused_not_cut(staff: Staff) -> None:
+    (first,) = _answers(staff, 1)
+    levels = {f"level-{i}": "0" for i in range(len(VIVA["rubric"]))}
+    page = browser_as(staff.examiner)
+    url = f"/examiner/marking/{first}/"
+    reply = page.post(url, {**levels, "comment": "x" * 10_001}, follow=True)
+    assert "The comment is 10,001 characters long; 10,000 is the most a mark keeps." in reply.text
+    assert not Mark.objects.filter(response_id=first).exists()
+    page.post(url, {**levels, "comment": "x" * 10_000})
+    assert len(Mark.objects.get(response_id=first).comment) == 10_000
 
 
 def test_students_and_other_courses_examiners_cannot_open_it(staff: Staff) -> None:

@@ -98,9 +98,9 @@ def test_a_mark_needs_one_level_per_criterion() -> None:
 def test_a_level_a_criterion_does_not_have_is_refused_naming_the_criterion() -> None:
     with pytest.raises(InvalidMark) as refused:
         rubric_points(RUBRIC, [0, 3])
-    assert refused.value.message == "Criterion 1 (Practice) has no level 3."
+    assert refused.value.message == "The criterion 2 (Practice) has no level 3."
     assert refused.value.fields == {"levels[1]": ["must be between 0 and 2"]}
-    with pytest.raises(InvalidMark, match="Criterion 0 \\(\\) has no level 0"):
+    with pytest.raises(InvalidMark, match="The criterion 1 \\(\\) has no level 0"):
         rubric_points([{}], [0])
 
 
@@ -134,3 +134,9 @@ def test_feedback_skips_levels_a_criterion_lacks_and_fills_missing_texts_with_no
     ]
     assert level_feedback(rubric, [1]) == []
     assert level_feedback(rubric, [0]) == level_feedback(rubric, [0, 0])
+
+
+def test_a_criterion_left_without_a_level_is_asked_for_by_its_number_from_one() -> None:
+    with pytest.raises(InvalidMark) as refused:
+        rubric_points(RUBRIC, [0, -1])
+    assert refused.value.message == "Choose a level for criterion 2 (Practice)."

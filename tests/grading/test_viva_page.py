@@ -43,12 +43,21 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
     page.post(start, {"student": staff.student.pk})
     session = VivaSession.objects.get(attempt__user=staff.student)
     url = f"/examiner/vivas/{session.pk}/"
-    for body in (
-        {"action": "record", "position": "7"},
-        {"action": "draw", "topic": "x"},
-        {"action": "end"},
-        {"action": "draw"},
+    for body, said in (
+        ({"action": "record", "position": "7"}, "Not done: No question was drawn at position 7"),
+        ({"action": "draw", "topic": "x"}, "Not done: Choose a topic from the list"),
+        ({"action": "zzz"}, "Not done: Choose draw, record or end."),
+        ({"action": "end"}, "Not done: Mark every question asked"),
+        ({"action": "draw"}, "A question was drawn."),
+        ({"action": "record", "position": "0", "notes": "n"}, "Notes saved; choose a level"),
+        (
+            {"action": "record", "position": "0", "notes": "n" * 20_001},
+            "Not done: The notes are 20,001 characters long",
+        ),
     ):
-        assert page.post(url, body, follow=True).status_code == 200
+        reply = page.post(url, body, follow=True)
+        assert reply.status_code == 200
+        assert said in reply.text, body
+    assert session.attempt.responses.get(position=0).answer == {"text": "n"}
     assert browser_as(staff.outsider).get(url).status_code == 404
     assert browser_as(staff.student).get(url).status_code in (403, 404)

@@ -59,6 +59,22 @@ def test_bad_input_is_a_message_never_a_500() -> None:
     assert author.get(url).status_code == 200
 
 
+def test_a_long_reason_is_refused_not_cut_and_unknown_names_are_shown_short() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    User.objects.create(username="sam", email="sam@example.org")
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    author.post(url, {"action": "enrol", "entries": "sam"})
+    body = {"action": "override", "student": "sam", "reason": "r" * 201}
+    refused = author.post(url, body, follow=True)
+    assert "The reason is 201 characters long" in refused.text
+    assert not QuizAccessOverride.objects.exists()
+    unknown = author.post(url, {"action": "enrol", "entries": "y" * 5000}, follow=True)
+    assert f"no account for {'y' * 40}…" in unknown.text
+    assert "y" * 41 not in unknown.text
+
+
 def test_only_the_course_authors_open_it() -> None:
     course = new_course()
     quiz = new_quiz(course=course)

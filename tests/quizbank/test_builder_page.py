@@ -99,6 +99,19 @@ def test_settings_that_break_a_rule_are_shown_on_the_form() -> None:
     assert not Quiz.objects.filter(course=course).exists()
 
 
+def test_oversized_fields_are_refused_without_echoing_them() -> None:
+    course = new_course()
+    author = _browser(member(course, Role.AUTHOR))
+    url = f"/author/courses/{course.pk}/quizzes/new/"
+    long_text = "x" * 20_001
+    reply = author.post(url, {**BASE, "description": long_text})
+    assert "at most 20000 characters" in reply.text
+    reply = author.post(url, {**BASE, "grading_method": long_text})
+    assert "Choose one of the options offered." in reply.text
+    assert long_text[:100] not in reply.text
+    assert not Quiz.objects.filter(course=course).exists()
+
+
 def test_only_the_course_authors_build_quizzes() -> None:
     course = new_course()
     url = f"/author/courses/{course.pk}/quizzes/new/"

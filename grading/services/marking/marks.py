@@ -24,6 +24,9 @@ from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.services.attempts import response_lock_by_id
 from grading.services.marking.outcome import mark_score, marking_apply, marking_state_of, rubric_of
 
+# The longest texts a mark keeps, whichever page or endpoint sends them.
+TEXT_LIMITS = {"comment": 10_000, "adjustment_reason": 2_000, "reason": 2_000}
+
 
 @dataclass(frozen=True)
 class MarkInput:
@@ -48,7 +51,19 @@ def mark_snapshot(mark: Mark) -> dict[str, Any]:
     return {key: getattr(mark, key) for key in keys}
 
 
+def _check_texts(data: MarkInput) -> None:
+    for name, limit in TEXT_LIMITS.items():
+        length = len(getattr(data, name))
+        if length > limit:
+            raise InvalidMark(
+                f"The {name.replace('_', ' ')} is {length:,} characters long; "
+                f"{limit:,} is the most a mark keeps.",
+                fields={name: [f"at most {limit:,} characters"]},
+            )
+
+
 def _fill(mark: Mark, response: Response, data: MarkInput) -> None:
+    _check_texts(data)
     if data.adjustment and not data.adjustment_reason.strip():
         raise InvalidMark(
             "An adjustment needs a reason.", fields={"adjustment_reason": ["required"]}

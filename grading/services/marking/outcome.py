@@ -64,8 +64,10 @@ def rubric_points(rubric: list[dict[str, Any]], levels: list[int]) -> float:
     for index, (criterion, level) in enumerate(zip(rubric, levels, strict=True)):
         options = criterion.get("levels", [])
         if not 0 <= level < len(options):
+            # Counted from 1 for people; `fields` keeps the request's own index.
+            name = f"criterion {index + 1} ({criterion.get('criterion', '')})"
             raise InvalidMark(
-                f"Criterion {index} ({criterion.get('criterion', '')}) has no level {level}.",
+                f"Choose a level for {name}." if level < 0 else f"The {name} has no level {level}.",
                 fields={f"levels[{index}]": [f"must be between 0 and {len(options) - 1}"]},
             )
         total += float(options[level]["points"])
