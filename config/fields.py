@@ -28,3 +28,12 @@ class BoundedIntegerField(serializers.IntegerField):
         kwargs.setdefault("min_value", 0)
         kwargs.setdefault("max_value", BIGINT_MAX)
         super().__init__(**kwargs)
+
+
+class TextOnlyField(serializers.CharField):
+    """Text, and only text: DRF's CharField turns `5` or `true` into "5" and "True"."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))

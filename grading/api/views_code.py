@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from grading.services.code_runs import HANDLE_MAX, code_run_poll, code_run_start, code_run_wait
 from quizbank.access import user_id
 
@@ -75,7 +76,7 @@ class CodeRunApi(APIView):
     throttle_scope = "code_run"
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        code = serializers.CharField(trim_whitespace=False, help_text="Python source to run.")
+        code = TextOnlyField(trim_whitespace=False, help_text="Python source to run.")
         wait = serializers.BooleanField(
             default=True,
             help_text="true: answer with the output (holds the request up to CODE_RUN_WAIT_S); "

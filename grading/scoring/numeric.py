@@ -1,5 +1,6 @@
 """Numeric answers: a list of accepted values with tolerances; the first match wins."""
 
+import re
 from typing import Any
 
 from grading.scoring.verdict import Verdict, clamp
@@ -28,6 +29,26 @@ def parse_number(raw: object) -> float:
     if not abs(raw) <= MAX_MAGNITUDE:
         raise ValueError(f"the number must be finite and at most {MAX_MAGNITUDE:g} in size")
     return float(raw)
+
+
+# "1,000" is a thousand to some students and one to others; "1,5" is one and a half to all.
+_AMBIGUOUS_COMMA = re.compile(r"[+-]?[0-9]{1,3},[0-9]{3}")
+
+
+def number_text_problem(raw: object) -> str | None:
+    """Why a number a student types cannot be read one way only, or None. Checked when an
+    answer is saved (answers saved before this rule are still scored as they were read)."""
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip()
+    if text.count(",") > 1 or ("," in text and "." in text):
+        return "write the number without thousands separators (1000000, not 1,000,000)"
+    if _AMBIGUOUS_COMMA.fullmatch(text):
+        return (
+            f"{text} could be read as a whole number or as a decimal: write it without the "
+            "comma, or with a point before the decimals"
+        )
+    return None
 
 
 def _matches(value: float, accepted: dict[str, Any]) -> bool:

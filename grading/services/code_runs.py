@@ -28,7 +28,10 @@ def code_run_source_check(source: str) -> None:
     """AnswerTooLarge when `source` is over the answer size limit."""
     limit = int(settings.GRADING_MAX_ANSWER_BYTES)
     if len(source.encode()) > limit:
-        raise AnswerTooLarge(f"The source is over the limit of {limit} bytes.")
+        raise AnswerTooLarge(
+            f"The source is over the limit of {limit:,} bytes.",
+            fields={"code": [f"at most {limit:,} bytes"]},
+        )
 
 
 def _signature(job_id: str, user_id: int) -> str:

@@ -21,7 +21,7 @@ from grading.errors import (
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.scoring import score_answer
-from grading.scoring.numeric import parse_number
+from grading.scoring.numeric import number_text_problem, parse_number
 from grading.selectors import own_attempt
 from grading.services.attempts import (
     TOTAL_FIELDS,
@@ -73,6 +73,8 @@ def _check_value(qtype: str, field: str, value: Any, content: dict[str, Any]) ->
             parse_number(value)
         except ValueError as exc:
             raise _invalid(field, f"Not a number: {exc}.") from None
+        if problem := number_text_problem(value):
+            raise _invalid(field, f"Not one number: {problem}.")
 
 
 def answer_validate(*, content: dict[str, Any], answer: Any) -> dict[str, Any] | None:
@@ -81,10 +83,13 @@ def answer_validate(*, content: dict[str, Any], answer: Any) -> dict[str, Any] |
         return None
     limit = int(settings.GRADING_MAX_ANSWER_BYTES)
     size = len(json.dumps(answer).encode())
-    if size > limit:
-        raise AnswerTooLarge(f"The answer is {size} bytes; the limit is {limit} bytes.")
     qtype = str(content.get("type"))
     field, kind = _SHAPES[qtype]
+    if size > limit:
+        raise AnswerTooLarge(
+            f"The answer is {size:,} bytes; the limit is {limit:,} bytes.",
+            fields={f"answer.{field}": [f"at most {limit:,} bytes"]},
+        )
     if not isinstance(answer, dict) or set(answer) != {field}:
         raise _invalid(field, f"A {qtype} answer is an object with exactly the key '{field}'.")
     value = answer[field]
@@ -169,8 +174,8 @@ def response_autosave(
             )
         if version != response.version:
             raise StaleVersion(
-                f"This answer was saved from version {version}, "
-                f"but version {response.version} is newer.",
+                f"This answer was edited from version {version}, but the saved answer is at "
+                f"version {response.version}: reload it, then save again.",
                 fields={"current_version": [str(response.version)]},
             )
         value = answer_validate(content=response.question_version.content, answer=answer)

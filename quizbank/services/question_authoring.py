@@ -126,8 +126,8 @@ def _check_current(question: Question, edited_version: int | None) -> None:
     number = current.number if current is not None else None
     if edited_version is not None and number is not None and edited_version != number:
         message = (
-            f"This question was saved as version {number} after you began editing version "
-            f"{edited_version}; reload it and make your change again."
+            f"This edit began from version {edited_version}, but the question is at version "
+            f"{number}; reload it and make your change again."
         )
         raise QuestionChanged(message, fields={"version": [message]})
 

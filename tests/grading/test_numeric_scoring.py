@@ -4,8 +4,10 @@ from typing import Any
 
 import pytest
 
+from grading.errors import InvalidAnswer
 from grading.scoring import Verdict, score_answer
-from grading.scoring.numeric import parse_number
+from grading.scoring.numeric import number_text_problem, parse_number
+from grading.services.responses import answer_validate
 
 
 def numeric(*answers: dict[str, Any]) -> dict[str, Any]:
@@ -54,6 +56,20 @@ def test_a_matching_answer_without_feedback_gives_empty_feedback_and_a_wrong_one
 def test_a_decimal_comma_is_read_as_a_point() -> None:
     assert parse_number(" 3,5 ") == 3.5
     assert score(numeric({"value": 3.5}), "3,5") == 1.0
+
+
+@pytest.mark.parametrize("raw", ["1,000", "-12,500", "1,000,000", "1,000.5", "1.000,5"])
+def test_a_comma_that_could_separate_thousands_is_refused_when_saved(raw: str) -> None:
+    assert number_text_problem(raw) is not None
+    with pytest.raises(InvalidAnswer) as refused:
+        answer_validate(content=numeric({"value": 1000}), answer={"value": raw})
+    assert refused.value.fields == {"answer.value": [refused.value.message]}
+
+
+@pytest.mark.parametrize("raw", ["1,5", "0,25", "12,3456", "1000", "1.000", 1000])
+def test_a_number_read_one_way_only_is_kept(raw: object) -> None:
+    assert number_text_problem(raw) is None
+    assert answer_validate(content=numeric({"value": 1000}), answer={"value": raw})
 
 
 @pytest.mark.parametrize(

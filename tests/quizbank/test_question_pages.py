@@ -137,7 +137,7 @@ def test_a_second_tab_saving_an_older_version_is_refused(author: User) -> None:
     )
     assert first.status_code == 302
     second = page.post(url, {"topic": "tensors", "content": text.replace("T", "t"), "version": 1})
-    assert "saved as version 2 after you began editing version 1" in second.content.decode()
+    assert "began from version 1, but the question is at version 2" in second.content.decode()
     assert question.versions.count() == 2
 
 

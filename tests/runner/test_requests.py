@@ -154,3 +154,9 @@ def test_an_oversized_queued_run_is_refused_before_anything_is_queued(
         "/api/code-runs/", {"code": "print('a long line')", "wait": False}, format="json"
     )
     assert (reply.status_code, reply.json()["error"]["code"]) == (413, "answer_too_large")
+    assert list(reply.json()["error"]["fields"]) == ["code"]
+    not_text = api_as(new_user()).post("/api/code-runs/", {"code": 5}, format="json")
+    assert (not_text.status_code, not_text.json()["error"]["fields"]) == (
+        400,
+        {"code": ["Not a valid string."]},
+    )
