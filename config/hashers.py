@@ -1,4 +1,5 @@
-"""The password hasher of sign-ins: Argon2id at OWASP's recommended minimum cost.
+"""The password hasher of sign-ins (Argon2id at OWASP's recommended minimum cost), and the
+longest password a user may choose.
 
 Django's own Argon2 parameters (100 MiB, 8 lanes) cost as much CPU per check as its PBKDF2,
 and a room of 300 students signing in within a minute spends that on two cores while their
@@ -9,9 +10,29 @@ these at its user's next sign-in.
 """
 
 from django.contrib.auth.hashers import Argon2PasswordHasher
+from django.core.exceptions import ValidationError
 
 
 class ExamArgon2PasswordHasher(Argon2PasswordHasher):
     time_cost = 2
     memory_cost = 19 * 1024  # KiB
     parallelism = 1
+
+
+class MaximumLengthValidator:
+    """A new password of at most `max_length` characters: a longer one protects no better
+    and costs every later sign-in its hashing."""
+
+    def __init__(self, max_length: int = 1000) -> None:
+        self.max_length = max_length
+
+    def validate(self, password: str, user: object = None) -> None:
+        if len(password) > self.max_length:
+            raise ValidationError(
+                f"This password is {len(password):,} characters long; "
+                f"use at most {self.max_length:,}.",
+                code="password_too_long",
+            )
+
+    def get_help_text(self) -> str:
+        return f"Your password can't be longer than {self.max_length:,} characters."

@@ -3,13 +3,15 @@ JSON in the one error shape, whatever produced it.
 
 DRF views render their errors through `config.exceptions.api_exception_handler`. What
 happens outside them (no URL matched, an unhandled exception, Django refusing a body,
-a debug page) reaches the client through the handlers and the middleware below.
+a debug page) reaches the client through the handlers and the middleware below; a page
+gets the site's own error pages (templates/4xx.html).
 """
 
 from collections.abc import Callable
 from http import HTTPStatus
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
 
 from config.exceptions import error_body
@@ -54,6 +56,11 @@ class ApiErrorMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if response.status_code == 405 and not is_api_path(request) and not response.content:
+            # A page asked with the wrong method (a link to a form's POST address).
+            page = render(request, "405.html", status=405)
+            page["Allow"] = response.get("Allow", "")
+            return page
         if response.status_code < 400 or not is_api_path(request) or _is_json(response):
             return response
         replacement = api_error_response(response.status_code)

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from config.exceptions import DomainError
@@ -60,6 +61,7 @@ def _client_state(view: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@never_cache  # Back after a submit must ask the server again, not show the open quiz
 @login_required
 def attempt_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
     """The quiz page of an open attempt; a submitted one goes to its result."""
@@ -77,6 +79,7 @@ def attempt_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
     return render(request, "web/attempt.html", context)
 
 
+@never_cache
 @login_required
 def attempt_result_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
     """What was saved, and scores, feedback and rubric marks once released."""

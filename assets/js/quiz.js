@@ -305,3 +305,9 @@ function showRun(out, result) {
 for (const button of document.querySelectorAll("[data-run]")) {
   button.addEventListener("click", () => runCode(Number(button.dataset.run), button));
 }
+
+// A page brought back from the browser's history cache (Back after submitting) shows the
+// attempt as it was then: load it again, and the server sends a submitted one to its result.
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted) window.location.reload();
+});

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from grading.api.marking_filters import MarkingQueueFilter
 from grading.api.marking_presenters import student_labels
 from grading.selectors.marking import marking_queue
-from quizbank.access import courses_for
+from quizbank.access import courses_for, require_role_somewhere
 from quizbank.models import Quiz, Role
 
 PAGE_SIZE = 50
@@ -19,6 +19,7 @@ PAGE_SIZE = 50
 @require_GET
 def marking_queue_page(request: HttpRequest) -> HttpResponse:
     """Viva answers to mark in the examiner's courses, filtered like the API's queue."""
+    require_role_somewhere(request.user, [Role.EXAMINER])
     rows = marking_queue(request.user).select_related(
         "attempt__quiz", "attempt__user", "question_version__question", "marking"
     )

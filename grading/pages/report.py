@@ -1,5 +1,6 @@
 """The quiz report page: the statistics API's figures as SVG charts and tables."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -26,6 +27,10 @@ def quiz_report_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
     scope = request.GET.get("attempts", AttemptScope.ALL)
     if scope not in AttemptScope.values:
+        # Shown on the page, as the API's 400 would say it: the figures are of every attempt.
+        messages.error(
+            request, f"Unknown attempts filter; choose one of: {', '.join(AttemptScope.values)}."
+        )
         scope = AttemptScope.ALL
     report = quiz_statistics(quiz, scope=scope)
     options, criteria = option_rows(report["questions"]), criterion_rows(report["questions"])

@@ -41,6 +41,13 @@ def test_the_owner_sees_the_quiz_page_and_others_get_404() -> None:
     assert owner.get("/attempts/99999999/").status_code == 404
 
 
+def test_the_quiz_and_result_pages_are_never_kept_in_a_cache() -> None:
+    # Back after submitting must ask the server, which sends a submitted attempt to its result.
+    attempt, owner, _ = _attempt_and_users()
+    for url in (f"/attempts/{attempt}/", f"/attempts/{attempt}/result/"):
+        assert "no-store" in owner.get(url)["Cache-Control"]
+
+
 def test_a_refused_start_is_a_message_on_the_dashboard() -> None:
     course = new_course()
     quiz = new_quiz(course=course, attempts_allowed=1)

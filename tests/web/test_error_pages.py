@@ -1,0 +1,72 @@
+"""What a person sees when a page refuses: the site's own pages with the reason, and a
+message for input that changes nothing."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from quizbank.models import Role
+from tests.grading.factories import member, new_course, new_quiz, new_user
+
+pytestmark = pytest.mark.django_db
+
+
+def _signed_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_a_page_the_role_does_not_allow_is_a_site_page_with_the_reason() -> None:
+    student = member(new_course(), Role.STUDENT)
+    reply = _signed_in(student).get("/examiner/marking/")
+    assert reply.status_code == 403
+    assert "Your role does not allow this." in reply.text
+    assert "Signed in as" in reply.text  # the site's layout, with its navigation
+
+
+def test_an_unknown_page_is_a_site_page() -> None:
+    reply = _signed_in(new_user()).get("/no/such/page/")
+    assert reply.status_code == 404
+    assert "Back to your dashboard" in reply.text
+
+
+def test_a_form_address_opened_as_a_page_says_so_and_keeps_allow() -> None:
+    course = new_course()
+    author = member(course, Role.AUTHOR)
+    reply = _signed_in(author).get("/author/questions/1/solution-checks/")
+    assert reply.status_code == 405
+    assert "This address is not a page" in reply.text
+    assert "POST" in reply["Allow"]
+
+
+def test_an_empty_sign_in_says_what_is_missing() -> None:
+    reply = Client().post("/signin/", {"username": "", "password": ""})
+    assert reply.status_code == 200
+    assert "Username: This field is required." in reply.text
+    assert "Password: This field is required." in reply.text
+
+
+def test_an_unknown_report_filter_is_a_message_not_ignored() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    reply = _signed_in(member(course, Role.EXAMINER)).get(
+        f"/examiner/quizzes/{quiz.pk}/report/?attempts=bogus"
+    )
+    assert reply.status_code == 200
+    assert "Unknown attempts filter; choose one of: all, first." in reply.text
+
+
+def test_a_new_password_of_a_megabyte_is_refused() -> None:
+    user = new_user()
+    user.set_password("old-password-4x!")
+    user.save()
+    huge = "p" * 1_000_001
+    reply = _signed_in(user).post(
+        "/password/",
+        {"old_password": "old-password-4x!", "new_password1": huge, "new_password2": huge},
+    )
+    assert reply.status_code == 200
+    assert "use at most 1,000" in reply.text
+    user.refresh_from_db()
+    assert user.check_password("old-password-4x!")
