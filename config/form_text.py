@@ -4,8 +4,8 @@ refused here with a 400 naming the field, before any view could try to store it.
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.utils.html import escape
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 from config.http_errors import is_api_path
 from config.text import TEXT_MESSAGE, is_storable
@@ -26,9 +26,10 @@ class StorableFormTextMiddleware:
                 }
             )
             if bad:
-                names = ", ".join(escape(name.replace("\x00", "")) for name in bad)
-                return HttpResponseBadRequest(
-                    f"<p>Not saved: the field {names} holds a character that cannot be stored. "
-                    f"{TEXT_MESSAGE} Go back, correct it and send the form again.</p>"
+                names = ", ".join(name.replace("\x00", "")[:40] for name in bad[:5])
+                message = (
+                    f"The field {names} holds a character that cannot be stored. "
+                    f"{TEXT_MESSAGE} Go back, correct it and send the form again."
                 )
+                return render(request, "400.html", {"message": message}, status=400)
         return self.get_response(request)

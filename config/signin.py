@@ -4,7 +4,7 @@ in the default cache (CACHE_URL: per process in development, shared in productio
 Past SIGNIN_FAILURES_PER_USERNAME failures for a username, or SIGNIN_FAILURES_PER_ADDRESS
 from one address, within SIGNIN_FAILURE_WINDOW_S, every sign-in with that username or
 from that address is refused for SIGNIN_LOCKOUT_S, the right password included: a 429
-with Retry-After, on the API's token endpoint and the admin login alike.
+with Retry-After, on the sign-in page, the API's token endpoint and the admin login alike.
 """
 
 import hashlib
