@@ -26,7 +26,7 @@ from typing import TypeGuard
 ALLOWED_IMPORTS = frozenset(
     """
     torch math cmath functools itertools operator collections typing dataclasses random
-    statistics numbers fractions decimal __future__ abc enum copy heapq bisect time re
+    statistics numbers fractions decimal __future__ abc copy heapq bisect time re
 """.split()
 )
 # Parts of allowed modules that reach the interpreter, raw memory, files or other processes.
@@ -39,7 +39,7 @@ REFUSED_PATHS = tuple(
     torch.cuda.memory torch.serialization torch.cuda.tunable torch.frombuffer
     operator.attrgetter operator.methodcaller typing.get_type_hints typing.ForwardRef
     functools.singledispatch functools.singledispatchmethod functools.update_wrapper
-    functools.wraps dataclasses.make_dataclass
+    functools.wraps dataclasses.make_dataclass typing.get_origin typing.Type
 """.split()
 )
 # Attribute names refused on any object: interpreter, frame and code internals, raw memory.
@@ -248,6 +248,7 @@ def _constant_str(node: ast.AST) -> str | None:
     return None
 
 
+FORMAT_METHODS = ("format", "format_map")
 # A replacement field whose name goes on to an attribute or an item: {0.attr}, {x[key]}.
 _FORMAT_FIELD = re.compile(r"\{[^{}!:]*[.\[]")
 
@@ -457,6 +458,8 @@ class _Scanner:
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.check_attribute(node.attr, node.value)
+        if node.attr in FORMAT_METHODS:  # not called at once on its template (visit_Call)
+            self.refuse(f"str.{node.attr} other than called on a constant template")
         if self.resolve(node) is None:
             self.usage.attributes.add(node.attr)
         for qualified in self.meanings(node):
@@ -475,7 +478,9 @@ class _Scanner:
 
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func
-        if isinstance(function, ast.Attribute) and function.attr in ("format", "format_map"):
+        if isinstance(function, ast.Attribute) and function.attr in FORMAT_METHODS:
+            self.skip.add(id(function))  # judged here, with its template
+            self.check_attribute(function.attr, function.value)
             self._format(function.value)
         if _is_attribute_builtin(function):
             self.skip.add(id(function))  # judged here, with its arguments
@@ -525,8 +530,41 @@ class _Scanner:
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.check_binding(node.name)
         if any(keyword.arg == "metaclass" for keyword in node.keywords):
             self.refuse("a metaclass")
+        elif any(keyword.arg is None for keyword in node.keywords):
+            self.refuse("class keywords given with ** (they could name a metaclass)")
+
+    def check_binding(self, name: str | None) -> None:
+        """A special name bound other than by `def` (a capture pattern, `except ... as`, an
+        import's alias, a class, a parameter) could stand in for a special method."""
+        if name is not None and _is_dunder(name) and name not in ALLOWED_DUNDERS:
+            self.refuse(f"binding the special name {name}")
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        self.check_binding(node.name)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        self.check_binding(node.name)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        self.check_binding(node.name)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        self.check_binding(node.rest)
+
+    def visit_alias(self, node: ast.alias) -> None:
+        self.check_binding(node.asname or node.name.split(".")[0])
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.check_binding(node.arg)
+
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        for name in node.names:
+            self.check_binding(name)
+
+    visit_Nonlocal = visit_Global
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         for name in node.kwd_attrs:

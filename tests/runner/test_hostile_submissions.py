@@ -97,6 +97,11 @@ def test_a_hostile_graded_answer_is_refused_or_gets_a_safe_verdict(
         "    def __globals__(self, value):\n        box.append(value)\n"
         "functools.update_wrapper(Holder(), print, assigned=('__globals__',), updated=())\n",
         "import abc\nGrumpy = abc.ABCMeta('Grumpy', (), dict(__del__=print))",
+        "import abc\nu = '_' * 2\nclass Probe(abc.ABC):\n"
+        "    match classmethod(lambda c, o: True):\n"
+        "        case __subclasshook__:\n            pass\n    match (u + 'globals' + u,):\n"
+        "        case __match_args__:\n            pass\nmatch print:\n    case Probe(found):\n"
+        "        pass\n",
     ],
     ids=[
         "ctypes by attribute",
@@ -107,6 +112,7 @@ def test_a_hostile_graded_answer_is_refused_or_gets_a_safe_verdict(
         "torch patched above its alias",
         "builtins through a copying helper",
         "a class factory with a finaliser",
+        "attributes by runtime names through a class pattern",
     ],
 )
 def test_a_graded_answer_reaching_a_refused_module_through_torch_is_refused(

@@ -287,3 +287,45 @@ def test_ordinary_special_methods_and_main_guards_are_fine() -> None:
         "        return None\nif __name__ == '__main__':\n    print('__ready')\n"
     )
     assert find_refusals(source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "refused"),
+    [
+        # Special names bound by something other than `name = ...` or `def`.
+        ("class P:\n    match m:\n        case __match_args__:\n            pass", "binding the"),
+        ("class A:\n    match f:\n        case [*__del__]:\n            pass", "binding the"),
+        ("class A:\n    match f:\n        case {**__del__}:\n            pass", "binding the"),
+        ("class A:\n    try:\n        pass\n    except E as __del__:\n        pass", "binding the"),
+        ("class C:\n    from operator import truth as __getattr__", "binding the"),
+        ("class B:\n    class __del__:\n        pass", "binding the"),
+        ("def f(__globals__):\n    pass", "binding the"),
+        ("def f():\n    global __builtins__", "binding the"),
+        # The refused builtin `type`, handed out by typing, and metaclasses by **.
+        ("import typing\nmaker = typing.get_origin(typing.List[int])", "typing.get_origin"),
+        ("import typing\ndef f(c: typing.Type[int]):\n    pass", "typing.Type"),
+        ("class X(**{'meta' + 'class': M}):\n    pass", "class keywords given with **"),
+        # Enum's functional form makes classes with any attribute, special ones included.
+        ("import enum\nE = enum.Enum('E', names)", "the module enum"),
+        # A format method kept to call later reads what a runtime template names.
+        ("render = template.format\nrender(f)", "str.format other than called"),
+        ("t = '{0}'\nt.format_map(m)", "str.format with a template that is not a constant"),
+    ],
+)
+def test_special_names_bound_any_way_and_class_makers_are_refused(
+    source: str, refused: str
+) -> None:
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found
+
+
+def test_ordinary_bindings_and_format_calls_are_fine() -> None:
+    source = (
+        "import torch\nfrom typing import Optional\n"
+        "def f(x: Optional[torch.Tensor], scale: float = 1.0) -> str:\n"
+        "    try:\n        y = x * scale\n    except RuntimeError as error:\n"
+        "        return 'failed: {}'.format(error)\n"
+        "    match y.dim():\n        case 0 | 1 as rank:\n            return f'{rank}'\n"
+        "        case _:\n            return '{0} by {1}'.format(*y.shape[:2])\n"
+    )
+    assert find_refusals(source) == []
