@@ -37,7 +37,7 @@ def student_traceback(error: BaseException) -> str:
 def _exec_source(source: str, name: str) -> dict[str, Any]:
     _register_source(source)
     namespace: dict[str, Any] = {"__name__": name, "__file__": STUDENT_FILE}
-    exec(compile(source, STUDENT_FILE, "exec"), namespace)  # noqa: S102 - the sandbox's job
+    exec(compile(source, STUDENT_FILE, "exec", dont_inherit=True), namespace)  # noqa: S102 - the sandbox's job
     return namespace
 
 

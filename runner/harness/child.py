@@ -66,7 +66,9 @@ def load_entry(
     register_source(ctx.filename, source)
     module = pristine.ModuleType("answer")
     try:
-        code = pristine.compile_(source, ctx.filename, "exec")
+        # dont_inherit: the answer is compiled without this module's `from __future__` flags
+        # (annotations as strings broke an answer's dataclass).
+        code = pristine.compile_(source, ctx.filename, "exec", dont_inherit=True)
         with ctx.guard.watching():
             pristine.exec_(code, module.__dict__)
     except (Exception, SystemExit) as error:  # noqa: BLE001  # any failure of the answer is data

@@ -19,6 +19,7 @@ from typing import Any
 
 from runner.harness.static import (
     ALLOWED_IMPORTS,
+    ALLOWED_TORCH_MODULES,
     DANGEROUS_MODULES,
     REFUSED_PATHS,
     Usage,
@@ -73,6 +74,21 @@ def _module_named(name: str) -> types.ModuleType | None:
         return None
 
 
+def _value_of(dotted: str) -> Any:
+    """What the expression `dotted` evaluates to: attributes first, as Python reads them
+    (`torch.autograd.gradcheck` is a function, though a module has that name too)."""
+    parts = dotted.split(".")
+    value: Any = _module_named(parts[0])
+    for index, part in enumerate(parts[1:], start=1):
+        if value is None:
+            return None
+        found = getattr(value, part, _MISSING)
+        if found is _MISSING and isinstance(value, types.ModuleType):
+            found = _module_named(".".join(parts[: index + 1]))  # import a.b binds a.b
+        value = None if found is _MISSING else found
+    return value
+
+
 def _named(dotted: str) -> list[Any]:
     """What `dotted` itself may name (see `_resolve`)."""
     return [value for prefix, value in _resolve(dotted) if prefix == dotted]
@@ -89,6 +105,8 @@ def _module_problem(module: types.ModuleType) -> str | None:
     if top not in ALLOWED_IMPORTS or top in DANGEROUS_MODULES:
         return f"the module {name}"
     if _within(name, REFUSED_PATHS) or _private(name):
+        return f"the module {name}"
+    if top == "torch" and name != "torch" and not _within(name, ALLOWED_TORCH_MODULES):
         return f"the module {name}"
     return None
 
@@ -128,7 +146,7 @@ def reached_refusals(usage: Usage) -> list[str]:
     found = {
         f"the module {dotted} used as a value"
         for dotted in usage.escaped
-        if any(isinstance(value, types.ModuleType) for value in _named(dotted))
+        if isinstance(_value_of(dotted), types.ModuleType)
     }
     for dotted in sorted(usage.qualified):
         for prefix, value in _resolve(dotted):

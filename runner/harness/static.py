@@ -25,7 +25,7 @@ from typing import TypeGuard
 # What a graded answer may import (and everything below these, unless refused below).
 ALLOWED_IMPORTS = frozenset(
     """
-    torch math cmath functools itertools operator collections typing dataclasses random
+    torch math cmath functools itertools operator collections typing random
     statistics numbers fractions decimal __future__ abc copy heapq bisect time re
 """.split()
 )
@@ -39,7 +39,9 @@ REFUSED_PATHS = tuple(
     torch.cuda.memory torch.serialization torch.cuda.tunable torch.frombuffer
     operator.attrgetter operator.methodcaller typing.get_type_hints typing.ForwardRef
     functools.singledispatch functools.singledispatchmethod functools.update_wrapper
-    functools.wraps dataclasses.make_dataclass typing.get_origin typing.Type
+    functools.wraps typing.get_origin typing.Type copy.dispatch_table torch.compiler
+    torch.ao torch.quantization torch.onnx torch.nn.utils.parametrize
+    torch.nn.utils.parametrizations torch.nn.utils.prune torch.nn.utils.stateless
 """.split()
 )
 # Attribute names refused on any object: interpreter, frame and code internals, raw memory.
@@ -48,7 +50,20 @@ REFUSED_ATTRIBUTES = frozenset(
     f_back f_globals f_locals f_builtins f_code f_trace f_lasti tb_frame tb_next
     gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code co_consts
     co_code co_names ctypes share_memory_ ops library overrides profiler jit fx hub
-    multiprocessing distributed from_file classes
+    multiprocessing distributed from_file classes dispatch_table
+""".split()
+)
+# Methods refused on objects the scan cannot name (`model.compile` runs torch.compile), not on
+# modules it can (`re.compile`).
+REFUSED_METHODS = frozenset({"compile"})
+# The parts of torch an answer may reach, below its top-level names: a closed list, since
+# torch's other modules build and run code from names (compilers, graph rewriters).
+ALLOWED_TORCH_MODULES = tuple(
+    """
+    torch.nn torch.linalg torch.special torch.fft torch.autograd torch.optim
+    torch.distributions torch.random torch.func torch.testing torch.cuda torch.types
+    torch.functional torch.backends torch.amp torch.masked torch.nested torch.sparse
+    torch.signal torch.return_types torch.version
 """.split()
 )
 # `type` hands out an answer's classes and torch's, which could then be patched (isinstance
@@ -458,6 +473,8 @@ class _Scanner:
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.check_attribute(node.attr, node.value)
+        if node.attr in REFUSED_METHODS and not self.meanings(node):
+            self.refuse(f"the method {node.attr} of an object the check cannot name")
         if node.attr in FORMAT_METHODS:  # not called at once on its template (visit_Call)
             self.refuse(f"str.{node.attr} other than called on a constant template")
         if self.resolve(node) is None:
@@ -511,6 +528,8 @@ class _Scanner:
                 self.refuse(f"changing {base}.{name}")
         else:
             self.usage.attributes.add(name)
+            if name in REFUSED_METHODS:
+                self.refuse(f"the method {name} of an object the check cannot name")
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if _is_dunder(node.name) and node.name not in ALLOWED_SPECIAL_METHODS:

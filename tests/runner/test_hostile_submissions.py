@@ -199,3 +199,12 @@ def test_reading_the_settings_module_and_the_bank_fails(supervisor: Supervisor) 
         )
         assert result.status == Status.ERROR
         assert "blocked: FileNotFoundError" in _run_texts(result), _run_texts(result)
+
+
+def test_answers_are_compiled_without_the_harness_future_imports(supervisor: Supervisor) -> None:
+    # The harness modules use `from __future__ import annotations`; an answer must not: its
+    # annotations are objects (a dataclass of a try-it run read them as strings and failed).
+    result = run_source("def f(x: int) -> None:\n    pass\nprint(f.__annotations__['x'] is int)\n")
+    assert result.stdout.strip() == "True", _run_texts(result)
+    source = "import torch\ndef f(x: torch.Tensor) -> torch.Tensor:\n    return torch.tanh(x) * 2\n"
+    assert grade_source(source).score == 1.0

@@ -187,7 +187,11 @@ def test_gradcheck_passes_a_right_backward_and_fails_a_wrong_one() -> None:
     assert only_message(results).startswith("case 1: gradcheck failed: ")
 
 
-def test_patching_torch_gradcheck_in_the_answer_changes_nothing() -> None:
+def test_patching_torch_gradcheck_in_the_answer_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # In-process the answer's patch would outlive the test: monkeypatch puts torch's back.
+    monkeypatch.setattr(torch.autograd, "gradcheck", torch.autograd.gradcheck)
     patched = (
         "import torch\ntorch.autograd.gradcheck = lambda *a, **k: True\n" + SQUARE_DETACHED_GRAD
     )
@@ -225,9 +229,9 @@ def test_gradcheck_catches_a_backward_that_ignores_the_upstream_gradient() -> No
     )
     checks = case("gradcheck", compare_output=False)
     assert grade(ignores.replace("return 2 * x  ", "return 2 * grad * x  "), SQUARE, checks)[0]
-    pristine.gradcheck = torch.autograd.gradcheck
+    original = pristine.gradcheck
     _score, results, _status, _message = grade(forged, SQUARE, checks)
-    pristine.gradcheck = torch.autograd.gradcheck
+    pristine.gradcheck = original
     assert "with a random upstream gradient" in only_message(results)
 
 

@@ -266,7 +266,7 @@ def test_modules_read_through_aliases_and_their_functions_as_values_are_fine() -
         ),
         (
             "import dataclasses\nS = dataclasses.make_dataclass('S', [], namespace=n)",
-            "dataclasses.make_dataclass",
+            "the module dataclasses",
         ),
         ("import torch\ny = torch" + ".nn" * 20, "a dotted name of more than 16 parts"),
     ],
@@ -329,3 +329,28 @@ def test_ordinary_bindings_and_format_calls_are_fine() -> None:
         "        case _:\n            return '{0} by {1}'.format(*y.shape[:2])\n"
     )
     assert find_refusals(source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "refused"),
+    [
+        # dataclasses paste field names into code they run; a field's name can be changed.
+        ("import dataclasses\ndataclasses.fields(B)[0].name = payload", "the module dataclasses"),
+        # copy's reduction table would set any attribute on any object.
+        ("import copy\ncopy.dispatch_table[Key] = reductor", "copy.dispatch_table"),
+        ("table = module.dispatch_table", "the attribute dispatch_table"),
+        # Compilers hand out graph modules that write code from runtime names.
+        ("import torch\nh = torch.compiler.compile(g, backend=b)", "torch.compiler"),
+        ("import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.compile()", "the method compile"),
+        ("import torch.nn.utils.parametrize as P", "torch.nn.utils.parametrize"),
+    ],
+)
+def test_code_writing_helpers_and_mutable_registries_are_refused(source: str, refused: str) -> None:
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found
+
+
+def test_a_module_named_compile_method_is_fine() -> None:
+    assert (
+        find_refusals("import re\npattern = re.compile('a+')\nrx = pattern.sub('b', 'aa')\n") == []
+    )

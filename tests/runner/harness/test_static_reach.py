@@ -161,6 +161,18 @@ def test_a_metaclass_is_refused_under_any_name() -> None:
     assert not _refused("import abc, torch\nbases = (abc.ABC, torch.autograd.Function)\n")
 
 
+def test_torch_modules_outside_the_allowed_list_are_refused_under_any_name() -> None:
+    assert _refused("import torch\nx = torch.nn.modules.module.torch.compiler\n")
+    assert _refused("import torch\nx = torch.nn.functional.torch.onnx\n")
+    usage = scan(
+        "import torch\nparts = (torch.autograd.gradcheck, torch.autograd.functional.jacobian,\n"
+        "    torch.optim.lr_scheduler.StepLR, torch.distributions.Normal, torch.func.grad,\n"
+        "    torch.testing.assert_close, torch.nn.utils.clip_grad_norm_, torch.vmap)\n"
+    )
+    assert usage is not None
+    assert (usage.refusals, reached_refusals(usage)) == (set(), [])
+
+
 def test_the_modules_answers_use_are_not_refused() -> None:
     source = (
         "import functools, heapq, bisect, operator, collections, math, itertools, typing\n"
