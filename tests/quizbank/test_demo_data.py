@@ -7,6 +7,7 @@ from pytest_django import Settings as SettingsWrapper
 
 from quizbank.models import CourseMembership, QuestionVersion
 from quizbank.models.quizzes import Quiz
+from quizbank.selectors import slot_pool
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +71,15 @@ def test_it_refuses_to_create_known_passwords_without_debug(settings: SettingsWr
     with pytest.raises(CommandError, match="DEBUG only"):
         load_demo()
     assert not User.objects.exists()
+
+
+def test_the_demo_quizs_drawn_question_is_always_auto_graded(settings: SettingsWrapper) -> None:
+    # The README's walkthrough ends with a score after one viva is marked: the draw must not
+    # add a second answer for an examiner.
+    settings.DEBUG = True
+    load_demo()
+    quiz = Quiz.objects.get(slug="fundamentals-check")
+    pools = [slot_pool(slot) for slot in quiz.slots.filter(question__isnull=True)]
+    assert pools
+    assert all(pools)
+    assert {question.type for pool in pools for question in pool} <= {"numeric", "single_choice"}
