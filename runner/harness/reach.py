@@ -19,6 +19,7 @@ from typing import Any
 
 from runner.harness.static import (
     ALLOWED_IMPORTS,
+    ALLOWED_TORCH_C_NAMES,
     ALLOWED_TORCH_MODULES,
     DANGEROUS_MODULES,
     REFUSED_PATHS,
@@ -99,6 +100,31 @@ def _refused_objects() -> dict[int, str]:
     return {id(value): path for path in REFUSED_PATHS for value in _named(path)}
 
 
+@functools.lru_cache(maxsize=1)
+def _torch_machinery() -> tuple[dict[int, str], tuple[type, ...]]:
+    """The C extension's public names other than ALLOWED_TORCH_C_NAMES (by identity), and
+    the storage classes."""
+    torch = importlib.import_module("torch")
+    refused = {
+        id(value): f"torch.{name}"
+        for name, value in vars(torch._C).items()
+        if not name.startswith("_")
+        and name not in ALLOWED_TORCH_C_NAMES
+        and not isinstance(value, types.ModuleType)
+    }
+    storages = (torch.UntypedStorage, torch.storage.TypedStorage, torch._C.StorageBase)
+    return refused, storages
+
+
+def _torch_problem(value: Any) -> str | None:
+    refused, storages = _torch_machinery()
+    if id(value) in refused:
+        return f"torch's C machinery: {refused[id(value)]}"
+    if isinstance(value, type) and issubclass(value, storages):
+        return f"the storage class {value.__name__}"
+    return None
+
+
 def _module_problem(module: types.ModuleType) -> str | None:
     name = str(getattr(module, "__name__", ""))
     top = name.split(".")[0]
@@ -122,7 +148,7 @@ def _object_problem(value: Any) -> str | None:
         # Called with a name, bases and a dict, a metaclass builds a class with any methods
         # (`abc.ABCMeta("A", (), {"__del__": f})`), as the refused `type` would.
         return f"the metaclass {value.__module__}.{value.__qualname__}"
-    refused = _refused_objects().get(id(value))
+    refused = _refused_objects().get(id(value)) or _torch_problem(value)
     if refused is not None:
         return refused
     owner = getattr(value, "__module__", None)

@@ -50,12 +50,26 @@ REFUSED_ATTRIBUTES = frozenset(
     f_back f_globals f_locals f_builtins f_code f_trace f_lasti tb_frame tb_next
     gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code co_consts
     co_code co_names ctypes share_memory_ ops library overrides profiler jit fx hub
-    multiprocessing distributed from_file classes dispatch_table
+    multiprocessing distributed from_file classes dispatch_table untyped_storage storage
+    set_ data_ptr
 """.split()
 )
 # Methods refused on objects the scan cannot name (`model.compile` runs torch.compile), not on
 # modules it can (`re.compile`).
 REFUSED_METHODS = frozenset({"compile"})
+# Torch's top-level names that are its C extension's own (`torch.Size` is `torch._C.Size`):
+# only these; the rest are TorchScript, serialisation and dispatch machinery
+# (`torch.PyTorchFileWriter` writes files, `torch.DisableTorchFunction` switches off the
+# guard's watch). Storage classes are refused wherever they are reached: a shrunk storage
+# under a tensor reads and writes memory outside it.
+ALLOWED_TORCH_C_NAMES = frozenset(
+    """
+    Generator Size device dtype finfo iinfo layout memory_format qscheme Stream Event
+    default_generator get_default_dtype get_num_threads get_num_interop_threads
+    is_grad_enabled is_inference_mode_enabled is_anomaly_enabled has_lapack has_mkl
+    has_openmp has_spectral OutOfMemoryError
+""".split()
+)
 # The parts of torch an answer may reach, below its top-level names: a closed list, since
 # torch's other modules build and run code from names (compilers, graph rewriters).
 ALLOWED_TORCH_MODULES = tuple(
@@ -70,7 +84,7 @@ ALLOWED_TORCH_MODULES = tuple(
 # answers the questions answers need).
 REFUSED_BUILTINS = frozenset(
     """
-    eval exec compile globals locals vars __import__ breakpoint open type
+    eval exec compile globals locals vars __import__ breakpoint open type id
 """.split()
 )
 ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})

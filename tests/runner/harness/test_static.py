@@ -354,3 +354,19 @@ def test_a_module_named_compile_method_is_fine() -> None:
     assert (
         find_refusals("import re\npattern = re.compile('a+')\nrx = pattern.sub('b', 'aa')\n") == []
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "refused"),
+    [
+        # A storage shrunk under its tensor lets the tensor read and write past its memory.
+        ("big = x.untyped_storage()\nbig.resize_(10)", "the attribute untyped_storage"),
+        ("s = x.storage()", "the attribute storage"),
+        ("y = x.set_(source)", "the attribute set_"),
+        ("address = x.data_ptr()", "the attribute data_ptr"),
+        ("address = id(x)", "the builtin id"),
+    ],
+)
+def test_raw_memory_routes_are_refused(source: str, refused: str) -> None:
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found

@@ -173,6 +173,18 @@ def test_torch_modules_outside_the_allowed_list_are_refused_under_any_name() -> 
     assert (usage.refusals, reached_refusals(usage)) == (set(), [])
 
 
+def test_torchs_c_machinery_and_storage_classes_are_refused() -> None:
+    # torch re-exports its C extension's names at the top level with `__module__ = "torch"`.
+    assert _refused("import torch\nwriter = torch.PyTorchFileWriter\n")
+    assert _refused("import torch\noff = torch.DisableTorchFunction\n")
+    assert _refused("from torch import import_ir_module_from_buffer as load\n")
+    assert _refused("import torch\nkind = torch.FloatStorage\n")
+    assert not _refused(
+        "import torch\nparts = (torch.Size, torch.Generator, torch.device, torch.finfo,\n"
+        "    torch.float32, torch.get_default_dtype, torch.is_grad_enabled, torch.tanh)\n"
+    )
+
+
 def test_the_modules_answers_use_are_not_refused() -> None:
     source = (
         "import functools, heapq, bisect, operator, collections, math, itertools, typing\n"
