@@ -42,6 +42,8 @@ REFUSED_PATHS = tuple(
     functools.wraps typing.get_origin typing.Type copy.dispatch_table torch.compiler
     torch.ao torch.quantization torch.onnx torch.nn.utils.parametrize
     torch.nn.utils.parametrizations torch.nn.utils.prune torch.nn.utils.stateless
+    torch.sparse_coo_tensor torch.sparse_csr_tensor torch.sparse_csc_tensor
+    torch.sparse_bsr_tensor torch.sparse_bsc_tensor torch.sparse_compressed_tensor
 """.split()
 )
 # Attribute names refused on any object: interpreter, frame and code internals, raw memory.
@@ -51,7 +53,7 @@ REFUSED_ATTRIBUTES = frozenset(
     gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code co_consts
     co_code co_names ctypes share_memory_ ops library overrides profiler jit fx hub
     multiprocessing distributed from_file classes dispatch_table untyped_storage storage
-    set_ data_ptr
+    set_ data_ptr numpy resize sparse_resize_ sparse_resize_and_clear_
 """.split()
 )
 # Methods refused on objects the scan cannot name (`model.compile` runs torch.compile), not on
@@ -76,15 +78,14 @@ ALLOWED_TORCH_MODULES = tuple(
     """
     torch.nn torch.linalg torch.special torch.fft torch.autograd torch.optim
     torch.distributions torch.random torch.func torch.testing torch.cuda torch.types
-    torch.functional torch.backends torch.amp torch.masked torch.nested torch.sparse
-    torch.signal torch.return_types torch.version
+    torch.functional torch.backends torch.amp torch.signal torch.return_types torch.version
 """.split()
 )
 # `type` hands out an answer's classes and torch's, which could then be patched (isinstance
 # answers the questions answers need).
 REFUSED_BUILTINS = frozenset(
     """
-    eval exec compile globals locals vars __import__ breakpoint open type id
+    eval exec compile globals locals vars __import__ breakpoint open type id hash
 """.split()
 )
 ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
@@ -269,6 +270,10 @@ def _constant_str(node: ast.AST) -> str | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _constant_str(node.left), _constant_str(node.right)
         return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # "_" * 2
+        text, count = _constant_str(node.left), node.right
+        if text is not None and isinstance(count, ast.Constant) and type(count.value) is int:
+            return text * count.value if 0 <= count.value <= 64 else None
     if isinstance(node, ast.JoinedStr):
         parts = [
             _constant_str(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values

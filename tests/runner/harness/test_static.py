@@ -71,7 +71,7 @@ def test_several_names_are_reported_sorted() -> None:
     [
         "import torch\nimport torch.nn.functional as F\nfrom typing import Any\nimport math\n"
         "def f(x: torch.Tensor) -> Any:\n    a, b = x.chunk(2)\n    y = torch.select(x, 0, 1)\n"
-        "    return F.softmax(x, dim=1) * math.pi + x.numpy().sum()\n",
+        "    return F.softmax(x, dim=1) * math.pi + x.sum().item()\n",
         "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self._w = 1\n    def forward(self, x):\n"
         "        return x * self._w\n",
@@ -368,5 +368,24 @@ def test_a_module_named_compile_method_is_fine() -> None:
     ],
 )
 def test_raw_memory_routes_are_refused(source: str, refused: str) -> None:
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found
+
+
+@pytest.mark.parametrize(
+    ("source", "refused"),
+    [
+        # numpy's resize frees a block its views still point at.
+        ("owner = x.numpy().copy()\nowner.resize(1 << 17, refcheck=False)", "the attribute numpy"),
+        ("owner.resize(1 << 17, refcheck=False)", "the attribute resize"),
+        # Sparse tensors are built without checking their indices.
+        ("import torch\ns = torch.sparse_coo_tensor(i, v, (4,))", "torch.sparse_coo_tensor"),
+        ("t.sparse_resize_((4,), 1, 0)", "the attribute sparse_resize_"),
+        # Addresses: hash() of most objects is their address.
+        ("where = hash(x)", "the builtin hash"),
+        ("name = '_' * 2 + 'import' + '_' * 2", "the special name '__import__' in a string"),
+    ],
+)
+def test_unchecked_memory_and_address_routes_are_refused(source: str, refused: str) -> None:
     found = [str(refusal) for refusal in find_refusals(source)]
     assert any(text.startswith(refused) for text in found), found

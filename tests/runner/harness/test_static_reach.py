@@ -164,6 +164,8 @@ def test_a_metaclass_is_refused_under_any_name() -> None:
 def test_torch_modules_outside_the_allowed_list_are_refused_under_any_name() -> None:
     assert _refused("import torch\nx = torch.nn.modules.module.torch.compiler\n")
     assert _refused("import torch\nx = torch.nn.functional.torch.onnx\n")
+    assert _refused("import torch.sparse\n")  # tensors built without checking their indices
+    assert _refused("import torch\nn = torch.nested\n")
     usage = scan(
         "import torch\nparts = (torch.autograd.gradcheck, torch.autograd.functional.jacobian,\n"
         "    torch.optim.lr_scheduler.StepLR, torch.distributions.Normal, torch.func.grad,\n"
