@@ -143,6 +143,24 @@ extract_tb = traceback.extract_tb
 linecache_entries = linecache.cache
 
 
+def _unchecked_kernel(name: str) -> Callable[..., Any]:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            f"torch.{name} (a fused optimiser kernel) is not available to graded code: "
+            "it does not check its tensors' sizes"
+        )
+
+    return refused
+
+
+# torch.optim's fused CPU kernels trust their tensors' sizes: a momentum buffer or a gradient
+# smaller than its parameter is read and written past its end (a red-team pass turned that
+# into reading and writing any memory). The optimisers look these up on torch at each step,
+# and an answer cannot name them (private), so fused=True, however set, is an error.
+for _kernel in ("_fused_sgd_", "_fused_adam_", "_fused_adamw_", "_fused_adagrad_"):
+    setattr(torch, _kernel, _unchecked_kernel(_kernel))
+
+
 def tensors_in(value: Any) -> list[torch.Tensor]:
     """Tensors in a (nested) value, in a fixed order (lists, then dict insertion order)."""
     found: list[torch.Tensor] = []

@@ -564,6 +564,8 @@ class _Scanner:
     def visit_keyword(self, node: ast.keyword) -> None:
         if node.arg is not None and _is_special_string(node.arg):
             self.refuse(f"the special name {node.arg!r} as a keyword argument")
+        elif node.arg == "fused":
+            self.refuse("fused=... (torch.optim's fused kernels do not check tensor sizes)")
 
     visit_AsyncFunctionDef = visit_FunctionDef
 

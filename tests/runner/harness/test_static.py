@@ -389,3 +389,19 @@ def test_raw_memory_routes_are_refused(source: str, refused: str) -> None:
 def test_unchecked_memory_and_address_routes_are_refused(source: str, refused: str) -> None:
     found = [str(refusal) for refusal in find_refusals(source)]
     assert any(text.startswith(refused) for text in found), found
+
+
+def test_fused_optimiser_kernels_are_refused_and_switched_off_in_the_child() -> None:
+    # They read and write past a momentum buffer or gradient smaller than its parameter.
+    import torch
+
+    from runner.harness import pristine  # noqa: F401  (the child's captures switch them off)
+
+    source = "import torch\nopt = torch.optim.SGD(params, lr=0.1, momentum=0.9, fused=True)"
+    assert [str(r) for r in find_refusals(source)][0].startswith("fused=...")
+    p = torch.nn.Parameter(torch.zeros(8, dtype=torch.float64))
+    p.grad = torch.ones(8, dtype=torch.float64)
+    optimiser = torch.optim.SGD([p], lr=0.1)
+    optimiser.param_groups[0]["fused"] = True  # a route the static check cannot see
+    with pytest.raises(RuntimeError, match="fused optimiser kernel"):
+        optimiser.step()
