@@ -15,6 +15,12 @@ from runner.harness.static import (
 INV = ["torch.linalg.inv"]
 
 
+def assert_refused(source: str, refused: str) -> None:
+    """Some refusal of `source` starts with `refused`."""
+    found = [str(refusal) for refusal in find_refusals(source)]
+    assert any(text.startswith(refused) for text in found), found
+
+
 @pytest.mark.parametrize(
     "source",
     [
@@ -134,8 +140,7 @@ def test_ordinary_answers_are_not_refused(source: str) -> None:
     ],
 )
 def test_introspection_and_escape_hatches_are_refused(source: str, refused: str) -> None:
-    found = [str(refusal) for refusal in find_refusals(source)]
-    assert any(text.startswith(refused) for text in found), found
+    assert_refused(source, refused)
 
 
 def test_a_refusal_names_its_line() -> None:
@@ -180,8 +185,7 @@ def test_a_forbidden_operation_covers_its_namesakes_in_other_torch_namespaces() 
     ],
 )
 def test_code_hidden_in_strings_is_refused_too(source: str, refused: str) -> None:
-    found = [str(refusal) for refusal in find_refusals(source)]
-    assert any(text.startswith(refused) for text in found), found
+    assert_refused(source, refused)
 
 
 def test_plain_format_templates_and_annotations_are_fine() -> None:
@@ -274,8 +278,7 @@ def test_modules_read_through_aliases_and_their_functions_as_values_are_fine() -
 def test_attribute_names_in_strings_and_class_factories_are_refused(
     source: str, refused: str
 ) -> None:
-    found = [str(refusal) for refusal in find_refusals(source)]
-    assert any(text.startswith(refused) for text in found), found
+    assert_refused(source, refused)
 
 
 def test_ordinary_special_methods_and_main_guards_are_fine() -> None:
@@ -315,8 +318,7 @@ def test_ordinary_special_methods_and_main_guards_are_fine() -> None:
 def test_special_names_bound_any_way_and_class_makers_are_refused(
     source: str, refused: str
 ) -> None:
-    found = [str(refusal) for refusal in find_refusals(source)]
-    assert any(text.startswith(refused) for text in found), found
+    assert_refused(source, refused)
 
 
 def test_ordinary_bindings_and_format_calls_are_fine() -> None:
@@ -346,8 +348,7 @@ def test_ordinary_bindings_and_format_calls_are_fine() -> None:
     ],
 )
 def test_code_writing_helpers_and_mutable_registries_are_refused(source: str, refused: str) -> None:
-    found = [str(refusal) for refusal in find_refusals(source)]
-    assert any(text.startswith(refused) for text in found), found
+    assert_refused(source, refused)
 
 
 def test_a_module_named_compile_method_is_fine() -> None:
@@ -368,8 +369,7 @@ def test_a_module_named_compile_method_is_fine() -> None:
     ],
 )
 def test_raw_memory_routes_are_refused(source: str, refused: str) -> None:
-    found = [str(refusal) for refusal in find_refusals(source)]
-    assert any(text.startswith(refused) for text in found), found
+    assert_refused(source, refused)
 
 
 @pytest.mark.parametrize(
@@ -387,8 +387,7 @@ def test_raw_memory_routes_are_refused(source: str, refused: str) -> None:
     ],
 )
 def test_unchecked_memory_and_address_routes_are_refused(source: str, refused: str) -> None:
-    found = [str(refusal) for refusal in find_refusals(source)]
-    assert any(text.startswith(refused) for text in found), found
+    assert_refused(source, refused)
 
 
 def test_fused_optimiser_kernels_are_refused_and_switched_off_in_the_child() -> None:
