@@ -202,10 +202,56 @@ NAMESAKE_NAMESPACES = (
 )
 
 
+# Torch operations that compute an operation inside one fused kernel, out of sight of the
+# guard's operator watch (scaled dot-product attention's softmax, an LSTM cell's tanh and
+# sigmoid): forbidding the operation forbids them too.
+CONTAINING = {
+    "softmax": (
+        "torch.nn.functional.scaled_dot_product_attention",
+        "torch.nn.functional.multi_head_attention_forward",
+        "torch.nn.MultiheadAttention",
+        "torch.nn.Transformer",
+        "torch.nn.TransformerEncoderLayer",
+        "torch.nn.TransformerDecoderLayer",
+    ),
+    "tanh": (
+        "torch.nn.LSTM",
+        "torch.nn.LSTMCell",
+        "torch.nn.GRU",
+        "torch.nn.GRUCell",
+        "torch.nn.RNN",
+        "torch.nn.RNNCell",
+        "torch.lstm",
+        "torch.lstm_cell",
+        "torch.gru",
+        "torch.gru_cell",
+        "torch.rnn_tanh",
+        "torch.rnn_tanh_cell",
+        "torch.nn.functional.mish",
+        "torch.nn.Mish",
+    ),
+    "sigmoid": (
+        "torch.nn.LSTM",
+        "torch.nn.LSTMCell",
+        "torch.nn.GRU",
+        "torch.nn.GRUCell",
+        "torch.lstm",
+        "torch.lstm_cell",
+        "torch.gru",
+        "torch.gru_cell",
+        "torch.nn.functional.silu",
+        "torch.nn.SiLU",
+        "torch.nn.functional.glu",
+        "torch.nn.GLU",
+    ),
+}
+
+
 def with_namesakes(forbidden: list[str]) -> dict[str, str]:
     """Each forbidden name, and the same operation's names in the other torch namespaces
-    (in-place variants included), mapped to the forbidden name they stand for:
-    `torch.dropout` and `torch.Tensor.dropout_` for `torch.nn.functional.dropout`."""
+    (in-place variants included) and the operations that contain it (`CONTAINING`), mapped
+    to the forbidden name they stand for: `torch.dropout` and `torch.Tensor.dropout_` for
+    `torch.nn.functional.dropout`, `torch.nn.LSTM` for `torch.tanh`."""
     names = {name: name for name in forbidden}
     for name in forbidden:
         parent, _, last = name.rpartition(".")
@@ -215,6 +261,8 @@ def with_namesakes(forbidden: list[str]) -> dict[str, str]:
                 names.setdefault(f"{namespace}.{base}", name)
             names.setdefault(f"torch.{base}_", name)
             names.setdefault(f"torch.Tensor.{base}_", name)
+        for containing in CONTAINING.get(last.strip("_"), ()):
+            names.setdefault(containing, name)
     return names
 
 

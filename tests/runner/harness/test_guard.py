@@ -22,6 +22,7 @@ from runner.harness.guard import (
     operator_names,
     same_modes,
 )
+from runner.harness.static import find_forbidden
 from tests.runner.harness.helpers import grade
 
 SOFTMAX = ["torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"]
@@ -48,6 +49,39 @@ def test_an_alias_of_a_forbidden_function_is_refused_at_run_time(body: str) -> N
     source = f"import torch\ndef f(x):\n    {body}\n"
     score, _results, status, message = grade(source, REFERENCE, CASES, forbidden=SOFTMAX)
     assert (score, status) == (0.0, Status.FORBIDDEN), message
+
+
+TANH_BY_LSTM = (
+    "import torch\ndef f(x):\n    m = torch.nn.LSTM(1, 1)\n    with torch.no_grad():\n"
+    "        m.weight_ih_l0.copy_(torch.tensor([[0.0], [0.0], [1.0], [0.0]]))\n"
+    "        m.weight_hh_l0.fill_(0.0)\n"
+    "        m.bias_ih_l0.copy_(torch.tensor([100.0, 0.0, 0.0, 0.0]))\n"
+    "        m.bias_hh_l0.fill_(0.0)\n"
+    "    out, (h, c) = m(x.reshape(1, -1, 1))\n    return 2 * c.reshape(x.shape)\n"
+)
+SOFTMAX_BY_ATTENTION = (
+    "import torch\nimport torch.nn.functional as F\ndef f(x):\n    d = x.shape[-1]\n"
+    "    e = torch.eye(d, dtype=x.dtype).reshape(1, 1, d, d)\n"
+    "    q = x.reshape(1, 1, -1, d)\n"
+    "    return F.scaled_dot_product_attention(q, e, e, scale=1.0).reshape(x.shape)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "reference", "forbidden"),
+    [
+        (TANH_BY_LSTM, "import torch\ndef f(x):\n    return 2 * torch.tanh(x)\n", ["torch.tanh"]),
+        (SOFTMAX_BY_ATTENTION, REFERENCE, SOFTMAX),
+    ],
+    ids=["tanh inside an LSTM cell", "softmax inside attention"],
+)
+def test_an_operation_that_contains_the_forbidden_one_is_refused(
+    source: str, reference: str, forbidden: list[str]
+) -> None:
+    # Their fused kernels compute it out of sight of the operator watch.
+    assert find_forbidden(source, forbidden)
+    _score, _results, status, message = grade(source, reference, CASES, forbidden=forbidden)
+    assert status == Status.FORBIDDEN, message
 
 
 def test_an_in_place_variant_counts_as_the_forbidden_function() -> None:
