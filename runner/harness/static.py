@@ -53,7 +53,8 @@ REFUSED_ATTRIBUTES = frozenset(
     gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code co_consts
     co_code co_names ctypes share_memory_ ops library overrides profiler jit fx hub
     multiprocessing distributed from_file classes dispatch_table untyped_storage storage
-    set_ data_ptr numpy resize sparse_resize_ sparse_resize_and_clear_
+    set_ data_ptr numpy resize resize_ resize_as_ sparse_resize_ sparse_resize_and_clear_
+    apply_ map_ map2_
 """.split()
 )
 # Methods refused on objects the scan cannot name (`model.compile` runs torch.compile), not on

@@ -381,6 +381,11 @@ def test_raw_memory_routes_are_refused(source: str, refused: str) -> None:
         # Sparse tensors are built without checking their indices.
         ("import torch\ns = torch.sparse_coo_tensor(i, v, (4,))", "torch.sparse_coo_tensor"),
         ("t.sparse_resize_((4,), 1, 0)", "the attribute sparse_resize_"),
+        # A callback that resizes the tensor leaves apply_/map_ on its freed buffer.
+        ("t.apply_(callback)", "the attribute apply_"),
+        ("t.map_(other, callback)", "the attribute map_"),
+        ("t.resize_(1 << 16)", "the attribute resize_"),
+        ("t.resize_as_(other)", "the attribute resize_as_"),
         # Addresses: hash() of most objects is their address.
         ("where = hash(x)", "the builtin hash"),
         ("name = '_' * 2 + 'import' + '_' * 2", "the special name '__import__' in a string"),
