@@ -1,8 +1,8 @@
 """What the names an answer uses really reach, found by importing them in the supervisor.
 
 The static look (`runner.harness.static`) sees names; allowed modules hand out
-others under names of their own (`enum.bltns` is `builtins`,
-`torch.nn.functional.np` is numpy, `torch.xpu.c_void_p` is ctypes' raw pointer,
+others under names of their own (`torch.nn.functional.np` is numpy,
+`torch.xpu.c_void_p` is ctypes' raw pointer,
 `torch.serialization.load` is `torch.load`, `torch.nn.modules.activation.torch.special.expit` is a
 forbidden sigmoid). The supervisor resolves each dotted name the answer
 builds from its imports (it imports only modules the policy allows, and
