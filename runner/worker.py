@@ -92,6 +92,9 @@ def harness_request(
         "forbidden": job.forbidden,
         "device": device,
         "role": role,
+        # The interpreter's veto (harness/audit.py) while the answer runs: only in a sandboxed
+        # child, which runs one job and exits (an audit hook stays for the process's life).
+        "audited": role == "student",
     }
 
 
@@ -143,6 +146,7 @@ def _timed(
     supervisor: Supervisor, job: GradingJob, case: int, device: str, *, role: str, calls: bool
 ) -> Measured:
     request = {
+        "audited": role == "student",
         "source": job.source if role == "student" else job.reference_source,
         "entry_point": job.entry_point,
         "cases": only_cases(job, [case]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.harness import pristine
+from runner.harness import audit, pristine
 from runner.harness.child_call import run_call_case
 from runner.harness.child_train import run_training_case
 from runner.harness.context import ChildContext
@@ -33,7 +33,7 @@ def run_request(request: dict[str, Any]) -> bytes:
         cases = parse_cases(request["cases"])
         device = _device(request.get("device", "cpu"))
         forbidden = list(request.get("forbidden", [])) if role == "student" else []
-        guard = Guard(forbidden)
+        guard = Guard(forbidden, audited=bool(request.get("audited", False)))
     except (CaseError, KeyError, TypeError, ValueError) as error:
         header["harness_error"] = f"invalid request: {error}"
         return pack(header, b"")
@@ -69,6 +69,8 @@ def load_entry(
         # dont_inherit: the answer is compiled without this module's `from __future__` flags
         # (annotations as strings broke an answer's dataclass).
         code = pristine.compile_(source, ctx.filename, "exec", dont_inherit=True)
+        if ctx.guard.audited:
+            audit.arm(code, ctx.filename, ctx.guard.refuse)
         with ctx.guard.watching():
             pristine.exec_(code, module.__dict__)
     except (Exception, SystemExit) as error:  # noqa: BLE001  # any failure of the answer is data

@@ -38,11 +38,12 @@ def run_timing(request: dict[str, Any]) -> bytes:
         repeats, calls = int(request["repeats"]), bool(request["calls"])
         device = str(request.get("device", "cpu"))
         forbidden = list(request.get("forbidden", []))
+        audited = bool(request.get("audited", False))
     except (CaseError, KeyError, IndexError, TypeError, ValueError) as error:
         header["harness_error"] = f"invalid timing request: {error}"
         return pack(header, b"")
     encoder = Encoder()
-    guard = Guard(forbidden)
+    guard = Guard(forbidden, audited=audited)
     ctx = ChildContext(_noop, device, guard, encoder, "<timed>")
     with guard.installed():
         loaded = load_entry(str(request["source"]), str(request["entry_point"]), ctx, header)

@@ -138,7 +138,8 @@ class GraphProbe(TorchFunctionMode):
 class Guard:
     """Knows the forbidden names, patches Python callables, and records hits."""
 
-    def __init__(self, forbidden: list[str]) -> None:
+    def __init__(self, forbidden: list[str], *, audited: bool = False) -> None:
+        self.audited = audited  # the interpreter's veto is armed for the answer (audit.py)
         self.hits: list[str] = []
         self.targets: dict[int, str] = {}
         self.patches: list[tuple[object, str, object]] = []

@@ -167,12 +167,45 @@ def _object_problem(value: Any) -> str | None:
     return None
 
 
+@functools.cache
+def _torch_private_names() -> frozenset[str]:
+    """The private attributes of the torch objects an answer's `self`, `cls` or `ctx` may be
+    (a tensor handed to a method, its storage, a module, an autograd context): `_typed_storage`,
+    `_resize_`, `_make_subclass` reach what the public names' refusals keep out."""
+    import torch
+    import torch.autograd.function
+
+    owners = (
+        torch.Tensor,
+        torch._C.TensorBase,
+        torch.nn.Parameter,
+        torch.nn.Module,
+        torch.autograd.function.FunctionCtx,
+        torch.autograd.function.BackwardCFunction,
+        torch.optim.Optimizer,
+        torch.Generator,
+        torch.TypedStorage,
+        torch.UntypedStorage,
+    )
+    return frozenset(
+        name
+        for owner in owners
+        for name in dir(owner)
+        if name.startswith("_") and not name.endswith("__")
+    )
+
+
 def reached_refusals(usage: Usage) -> list[str]:
     """What the answer's names reach that graded answers may not use, sorted."""
     found = {
         f"the module {dotted} used as a value"
         for dotted in usage.escaped
         if isinstance(_value_of(dotted), types.ModuleType)
+    }
+    found |= {
+        f"torch's private attribute {name} (line {line})"
+        for name, line in usage.private_on_self.items()
+        if name in _torch_private_names()
     }
     for dotted in sorted(usage.qualified):
         for prefix, value in _resolve(dotted):

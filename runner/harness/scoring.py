@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from runner.harness.audit import RUN_TIME_MARK
 from runner.harness.child import ENTRY_AUTOGRAD
 from runner.harness.judge import HIDDEN_MESSAGE, CaseContext, judge_case
 from runner.harness.judge_common import ReferenceFailure, argument_labels, parameter_names
@@ -20,7 +21,7 @@ from runner.harness.payload import PayloadError
 from runner.harness.results import CaseRecord, ChildResult, decode_result
 from runner.harness.spec import Case, parse_cases
 from runner.harness.spec_values import CaseError
-from runner.harness.static import find_forbidden
+from runner.harness.static import WHY, find_forbidden
 from runner.harness.tb import format_error
 from runner.types import CaseResult, GradingJob, Status
 
@@ -153,6 +154,9 @@ def _judged(
         return 0.0, [], Status.INTERNAL, f"the reference solution failed: {error}"
     hits = {name for run in runs if run for name in run.forbidden}
     hits |= {name for record in records.values() for name in record.forbidden}
+    vetoed = sorted(hit for hit in hits if hit.endswith(RUN_TIME_MARK))
+    if vetoed:
+        return 0.0, results, Status.FORBIDDEN, f"the answer tried {', '.join(vetoed)}: {WHY}"
     forbidden = set(find_forbidden(job.source, job.forbidden)) | {
         name
         for name in job.forbidden

@@ -33,7 +33,7 @@ ALLOWED_IMPORTS = frozenset(
 REFUSED_PATHS = tuple(
     """
     torch.ops torch.library torch.overrides torch.profiler torch.autograd.profiler
-    torch.jit torch.compile torch.fx torch.export torch.package torch.hub
+    torch.jit torch.compile torch.fx torch.export torch.package torch.hub torch.get_device_module
     torch.multiprocessing torch.distributed torch.utils torch.from_file torch.load
     torch.save torch.classes torch.storage torch.UntypedStorage torch.TypedStorage
     torch.cuda.memory torch.serialization torch.cuda.tunable torch.frombuffer
@@ -54,7 +54,8 @@ REFUSED_ATTRIBUTES = frozenset(
     co_code co_names ctypes share_memory_ ops library overrides profiler jit fx hub
     multiprocessing distributed from_file classes dispatch_table untyped_storage storage
     set_ data_ptr numpy resize resize_ resize_as_ sparse_resize_ sparse_resize_and_clear_
-    apply_ map_ map2_
+    apply_ map_ map2_ obj np serialization get_device_module load loads tofile fromfile
+    ctypeslib
 """.split()
 )
 # Methods refused on objects the scan cannot name (`model.compile` runs torch.compile), not on
@@ -159,6 +160,9 @@ class Usage:
     # Names used as values (passed, returned, stored, put in a container) rather than read
     # through, called or aliased: a module handed around this way hides what is read from it.
     escaped: set[str] = field(default_factory=set)
+    # Private attributes read on `self`, `cls` or `ctx`, with their lines: allowed for the
+    # answer's own, refused for torch's (reach.py), since `self` may be a tensor.
+    private_on_self: dict[str, int] = field(default_factory=dict)
     refusals: set[Refusal] = field(default_factory=set)
 
 
@@ -203,6 +207,15 @@ NAMESAKE_NAMESPACES = (
 )
 
 
+# The backends' whole recurrent layers and cells (oneDNN, MIOpen, quantized): each computes
+# its gates' sigmoid and tanh inside.
+FUSED_RECURRENT_KERNELS = (
+    "torch.mkldnn_rnn_layer",
+    "torch.miopen_rnn",
+    "torch.quantized_lstm_cell",
+    "torch.quantized_gru_cell",
+    "torch.quantized_rnn_tanh_cell",
+)
 # Torch operations that compute an operation inside one fused kernel, out of sight of the
 # guard's operator watch (scaled dot-product attention's softmax, an LSTM cell's tanh and
 # sigmoid): forbidding the operation forbids them too.
@@ -216,6 +229,7 @@ CONTAINING = {
         "torch.nn.TransformerDecoderLayer",
     ),
     "tanh": (
+        *FUSED_RECURRENT_KERNELS,
         "torch.nn.LSTM",
         "torch.nn.LSTMCell",
         "torch.nn.GRU",
@@ -232,6 +246,7 @@ CONTAINING = {
         "torch.nn.Mish",
     ),
     "sigmoid": (
+        *FUSED_RECURRENT_KERNELS,
         "torch.nn.LSTM",
         "torch.nn.LSTMCell",
         "torch.nn.GRU",
@@ -501,7 +516,9 @@ class _Scanner:
             if name not in ALLOWED_DUNDERS:
                 self.refuse(f"the special attribute {name}")
         elif name.startswith("_"):
-            if not (isinstance(base, ast.Name) and base.id in SELF_NAMES):
+            if isinstance(base, ast.Name) and base.id in SELF_NAMES:
+                self.usage.private_on_self.setdefault(name, self.line)
+            else:
                 self.refuse(f"the private attribute {name}")
         elif name in REFUSED_ATTRIBUTES or name in DANGEROUS_MODULES:
             self.refuse(f"the attribute {name}")

@@ -409,3 +409,10 @@ def test_fused_optimiser_kernels_are_refused_and_switched_off_in_the_child() -> 
     optimiser.param_groups[0]["fused"] = True  # a route the static check cannot see
     with pytest.raises(RuntimeError, match="fused optimiser kernel"):
         optimiser.step()
+
+
+@pytest.mark.parametrize("kernel", ["mkldnn_rnn_layer", "quantized_lstm_cell", "miopen_rnn"])
+def test_the_backends_fused_recurrent_kernels_stand_for_sigmoid_and_tanh(kernel: str) -> None:
+    source = f"import torch\ny = torch.{kernel}\n"
+    assert find_forbidden(source, ["torch.sigmoid"]) == [f"torch.{kernel} (as torch.sigmoid)"]
+    assert find_forbidden(source, ["torch.tanh"]) == [f"torch.{kernel} (as torch.tanh)"]

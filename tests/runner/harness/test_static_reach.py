@@ -196,3 +196,24 @@ def test_the_modules_answers_use_are_not_refused() -> None:
         "     torch.nn.Linear, torch.optim.SGD, torch.autograd.grad, torch.float32)\n"
     )
     assert not _refused(source)
+
+
+def test_modules_handed_back_by_calls_and_exceptions_are_refused() -> None:
+    """Values the scan cannot name: a function's result and an exception's `.obj`."""
+    assert _refused("import torch\nm = torch.get_device_module('cpu')\n")
+    assert _refused("from torch import get_device_module\n")
+    source = "import torch\ntry:\n    torch.amp.none\nexcept AttributeError as e:\n    m = e.obj\n"
+    assert _refused(source)
+    assert _refused("import torch\ndef f(m):\n    return m.torch.amp.autocast_mode.np\n")
+
+
+def test_torch_private_attributes_are_refused_on_self_and_the_answers_own_are_not() -> None:
+    storage = "import torch\ndef typed(self):\n    return self._typed_storage()\n"
+    assert _refused(storage)
+    assert _refused("import torch\ndef shrink(self):\n    self._resize_(1)\n")
+    own = (
+        "import torch\nclass Scaler(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self._factor = 2.0\n"
+        "    def forward(self, x):\n        return x * self._factor\n"
+    )
+    assert not _refused(own)

@@ -1,0 +1,150 @@
+"""The interpreter's veto (runner/harness/audit.py) in sandboxed children.
+
+These requests go straight to the child, past the static check, as an answer would that found
+a way around it: whatever it reached, the escapes themselves are refused while it runs.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from runner.api import GradingJob, Limits, Status
+from runner.harness.audit import RUN_TIME_MARK
+from runner.harness.results import ChildResult, decode_result
+from runner.supervisor import Supervisor
+from runner.worker import grade, harness_request
+from tests.runner.conftest import CASES, CORRECT, REFERENCE
+
+LIMITS = Limits(time_s=20.0, memory_mb=1024)
+
+
+def run_unchecked(supervisor: Supervisor, source: str, *, audited: bool = True) -> ChildResult:
+    """The student's run of `source` on CASES in a sandboxed child, with no static check."""
+    job = GradingJob(
+        job_id="audit", source=source, entry_point="f", reference_source=REFERENCE, cases=CASES
+    )
+    request = {**harness_request(job, role="student", device="cpu"), "audited": audited}
+    outcome = supervisor.run({"kind": "harness", "request": request}, LIMITS, device="cpu")
+    assert outcome.status == Status.OK, outcome.message
+    assert outcome.payload is not None
+    return decode_result(outcome.payload)
+
+
+def answer(body: str) -> str:
+    """An answer `f` that first runs `body` (indented under a try) and says how it went."""
+    return (
+        "import torch\n\n"
+        "def f(x):\n"
+        "    try:\n" + textwrap.indent(textwrap.dedent(body), " " * 8) + "\n"
+        "    except Exception as error:\n"
+        "        raise RuntimeError('vetoed: ' + str(error)) from None\n"
+        "    return torch.tanh(x) * 2\n"
+    )
+
+
+ESCAPES = {
+    "unpickling": """
+        import pickle
+        pickle.loads(b"cbuiltins\\nprint\\n(Vhi\\ntR.")
+    """,
+    "writing a file": """
+        handle = open("/tmp/planted.py", "w")
+    """,
+    "a frame": """
+        import sys
+        sys._getframe(1)
+    """,
+    "running a string": """
+        exec("y = 1")
+    """,
+    "a process": """
+        import os
+        os.system("true")
+    """,
+    "raw memory": """
+        import ctypes
+        ctypes.string_at(0, 1)
+    """,
+    "the collector's objects": """
+        import gc
+        gc.get_objects()
+    """,
+    "a new function object": """
+        import types
+        types.FunctionType(f.__code__, {})
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESCAPES))
+def test_an_escape_is_vetoed_and_recorded(supervisor: Supervisor, name: str) -> None:
+    result = run_unchecked(supervisor, answer(ESCAPES[name]))
+    [case] = result.cases
+    assert case.error is not None
+    assert "vetoed" in case.error.message
+    assert any(hit.endswith(RUN_TIME_MARK) for hit in case.forbidden), case.forbidden
+
+
+def test_without_the_veto_the_same_escape_runs(supervisor: Supervisor) -> None:
+    """The control: what the veto refuses is a real operation in this child."""
+    result = run_unchecked(supervisor, answer(ESCAPES["running a string"]), audited=False)
+    [case] = result.cases
+    assert case.error is None
+    assert case.forbidden == []
+
+
+def test_an_escape_while_the_answer_loads_fails_the_load(supervisor: Supervisor) -> None:
+    source = "import pickle\npickle.loads(b'cbuiltins\\nprint\\n(Vhi\\ntR.')\n" + CORRECT
+    result = run_unchecked(supervisor, source)
+    assert result.load_error is not None
+    assert "pickle.find_class" + RUN_TIME_MARK in result.load_error.message
+
+
+LEGITIMATE = {
+    "a named tuple": """
+        import typing
+        class Pair(typing.NamedTuple):
+            first: int
+            second: int
+        Pair(1, 2)
+    """,
+    "torch's lazily imported transforms": """
+        torch.func.grad(lambda t: (t * t).sum())(torch.ones(3))
+        torch.func.vmap(torch.sin)(torch.ones(2, 3))
+    """,
+    "a module and an optimiser": """
+        layer = torch.nn.Linear(4, 2)
+        optimiser = torch.optim.Adam(layer.parameters(), lr=0.1)
+        layer(torch.ones(3, 4)).sum().backward()
+        optimiser.step()
+    """,
+    "reading the time and a random number": """
+        import random, time
+        time.perf_counter()
+        random.random()
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEGITIMATE))
+def test_what_answers_and_torch_do_for_themselves_is_let_through(
+    supervisor: Supervisor, name: str
+) -> None:
+    result = run_unchecked(supervisor, answer(LEGITIMATE[name]))
+    [case] = result.cases
+    assert case.error is None, case.error
+    assert case.forbidden == []
+
+
+def test_a_graded_answer_runs_under_the_veto_and_scores_full_marks(supervisor: Supervisor) -> None:
+    job = GradingJob(
+        job_id="audit-correct",
+        source=CORRECT,
+        entry_point="f",
+        reference_source=REFERENCE,
+        cases=CASES,
+    )
+    result = grade(job)
+    assert (result.status, result.score) == (Status.OK, 1.0), result.message
