@@ -45,9 +45,12 @@ class CodeQuestion:
         return self.spec.job(job_id=job_id, source=source, reference_source=self.reference_source)
 
 
-def find_question_files(bank: Path) -> list[Path]:
-    """Every `TOPIC/SLUG/question.yaml` in the bank, sorted."""
-    return sorted(bank.glob("*/*/question.yaml"))
+def find_question_files(folder: Path) -> list[Path]:
+    """Every `TOPIC/SLUG/question.yaml` of a bank, sorted; a topic's `SLUG/question.yaml`
+    when `folder` is a topic, or the one question when it is a question's folder."""
+    if (folder / "question.yaml").is_file():
+        return [folder / "question.yaml"]
+    return sorted({*folder.glob("*/*/question.yaml"), *folder.glob("*/question.yaml")})
 
 
 def load_code_questions(bank: Path) -> tuple[list[CodeQuestion], list[str]]:

@@ -46,13 +46,17 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("bank", nargs="?", default=DEFAULT_BANK, help="bank folder")
+        parser.add_argument(
+            "bank", nargs="?", default=DEFAULT_BANK, help="a bank, one of its topics or a question"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         bank = Path(options["bank"])
         if not (bank / "bank.yaml").is_file() and not bank.is_dir():
-            raise CommandError(f"{bank}: not a bank folder")
+            raise CommandError(f"{bank}: not a folder")
         questions, problems = load_code_questions(bank)
+        if not questions and not problems:
+            raise CommandError(f"{bank}: no code question (TOPIC/SLUG/question.yaml) in it")
         for question in questions:
             notes, failures = check_question(question)
             where = f"{question.folder.parent.name}/{question.slug}"

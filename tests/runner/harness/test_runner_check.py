@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.core.management.base import CommandError
 
 from runner import api
 from runner.bankfiles import BankFileError, load_code_question
@@ -54,6 +55,18 @@ def test_a_good_bank_passes_with_a_line_per_question(tmp_path: Path) -> None:
     assert code == 0
     assert "ok   basics/double: reference 1.00, wrong_add.py 0.00" in out
     assert "1 code questions checked, 0 problems" in out
+
+
+@pytest.mark.parametrize("part", ["basics", "basics/double"])
+def test_a_topic_or_a_question_folder_is_checked_alone(tmp_path: Path, part: str) -> None:
+    out, _err, code = run_check(make_bank(tmp_path) / part)
+    assert code == 0
+    assert "1 code questions checked, 0 problems" in out
+
+
+def test_a_folder_without_code_questions_is_an_error_not_an_empty_pass(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="no code question"):
+        run_check(tmp_path)
 
 
 def test_a_wrong_solution_that_scores_full_marks_fails_the_check(tmp_path: Path) -> None:
