@@ -103,6 +103,8 @@ function saved(pos, answer, body) {
     pending.delete(pos);
     localStorage.removeItem(storeKey(pos));
   }
+  const banner = $("[data-error-banner]");
+  if (banner.textContent.startsWith(`Question ${pos + 1}:`)) banner.hidden = true; // fixed now
   if (!pending.size) showSave("saved", `Saved at ${new Date().toLocaleTimeString("en-GB")}`);
   return true;
 }
@@ -182,7 +184,8 @@ function tick() {
   for (const minutes of [5, 1]) {
     if (seconds <= minutes * 60 && seconds > 0 && !warned.has(minutes)) {
       warned.add(minutes);
-      warning.textContent = `${minutes} minute${minutes > 1 ? "s" : ""} left.`;
+      const left = Math.ceil(seconds / 60); // a short quiz starts under the 5-minute mark
+      warning.textContent = `${left} minute${left > 1 ? "s" : ""} left.`;
     }
   }
   if (seconds === 0) submit(true);
@@ -199,8 +202,10 @@ function goToResult() {
 async function submit(atDeadline) {
   if (submitting) return;
   submitting = true;
+  // At the deadline too: text typed in the last second is still waiting for its save, and a
+  // grace period lets the server take it.
+  const saves = await Promise.all([...pending.keys()].map((pos) => save(pos)));
   if (!atDeadline) {
-    const saves = await Promise.all([...pending.keys()].map((pos) => save(pos)));
     // Submitting now would leave out an answer the server has not taken.
     if ((stale && pending.size) || saves.includes(false)) {
       submitting = false;
@@ -236,7 +241,10 @@ async function submit(atDeadline) {
     showSave("error", "Not submitted: see the message above");
     return;
   }
-  for (const { position } of state.responses) localStorage.removeItem(storeKey(position));
+  // An answer the server never took stays in this browser (README: kept until the server has it).
+  for (const { position } of state.responses) {
+    if (!pending.has(position)) localStorage.removeItem(storeKey(position));
+  }
   goToResult();
 }
 

@@ -21,7 +21,15 @@ def parse_number(raw: object) -> float:
             raise ValueError(f"a number is at most {MAX_TEXT_LENGTH} characters")
         if "_" in raw:  # Python's float() reads "1_3" as 13; a student did not write 13
             raise ValueError("a number is written without underscores")
-        raw = float(raw.strip().replace(",", "."))
+        text = raw.strip().replace(",", ".")
+        try:
+            raw = float(text)
+        except ValueError:
+            shown = text if len(text) <= 20 else text[:20] + "…"
+            raise ValueError(
+                f"{shown!r} is not a number: write digits, with a point or a comma for "
+                "decimals and e for powers of ten (2.5, -0,75, 1e-3)"
+            ) from None
     if not isinstance(raw, int | float):
         raise ValueError("a number is required")
     # int and float compare exactly, so a huge int is refused before float() could

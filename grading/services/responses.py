@@ -72,7 +72,8 @@ def _check_value(qtype: str, field: str, value: Any, content: dict[str, Any]) ->
         try:
             parse_number(value)
         except ValueError as exc:
-            raise _invalid(field, f"Not a number: {exc}.") from None
+            reason = str(exc)
+            raise _invalid(field, f"{reason[:1].upper()}{reason[1:]}.") from None
         if problem := number_text_problem(value):
             raise _invalid(field, f"Not one number: {problem}.")
 
@@ -82,7 +83,8 @@ def answer_validate(*, content: dict[str, Any], answer: Any) -> dict[str, Any] |
     if answer is None:
         return None
     limit = int(settings.GRADING_MAX_ANSWER_BYTES)
-    size = len(json.dumps(answer).encode())
+    # UTF-8 as stored, not ASCII escapes: "é" is 2 bytes, not the 6 of "\u00e9".
+    size = len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode())
     qtype = str(content.get("type"))
     field, kind = _SHAPES[qtype]
     if size > limit:

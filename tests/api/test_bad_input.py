@@ -82,6 +82,19 @@ def test_an_answer_over_the_cap_is_a_413(world: World, student_api: APIClient) -
     assert _error(reply)["fields"] == {"answer.text": ["at most 100 bytes"]}
 
 
+@override_settings(GRADING_MAX_ANSWER_BYTES=100)
+def test_the_cap_counts_the_text_in_utf8_not_in_json_escapes(
+    world: World, student_api: APIClient
+) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    # 40 two-byte letters: 80 bytes as stored, 240 as "\u00e9" escapes.
+    saved = save(student_api, attempt["id"], 4, {"text": "é" * 40})
+    assert saved.status_code == 200
+    reply = save(student_api, attempt["id"], 4, {"text": "é" * 50}, saved.json()["version"])
+    assert reply.status_code == 413
+    assert "is 111 bytes" in str(_error(reply)["message"])  # {"text":"…"}: 11 + 100
+
+
 @override_settings(GRADING_MAX_REQUEST_BYTES=1000)
 def test_a_body_over_the_request_cap_is_a_413(world: World, student_api: APIClient) -> None:
     attempt = start(student_api, world.quiz.pk)

@@ -43,6 +43,14 @@ def test_an_examiner_marks_a_viva_with_the_keyboard_and_releases(site: Site) -> 
     expect(page.get_by_text("Mark saved.")).to_be_visible()
     mark = Mark.objects.get(response=viva)
     assert mark.levels == [min(2, len(c["levels"]) - 1) for c in VIVA["rubric"]]
+    # Changing the mark: the reason is typed, not read as level and criterion keys.
+    page.goto(f"/examiner/marking/{viva.pk}/")
+    checked = "[...document.querySelectorAll('input[type=radio]:checked')].map(i => i.value)"
+    levels_before = page.evaluate(checked)
+    reason = page.get_by_label("Why the mark changes")
+    reason.press_sequentially("typo fixed in 2nd pass, n p 1")
+    expect(reason).to_have_value("typo fixed in 2nd pass, n p 1")
+    assert page.evaluate(checked) == levels_before
     page.goto(f"/examiner/quizzes/{staff.quiz.pk}/release/")
     assert_accessible(page)
     screenshots(page, "examiner-release")

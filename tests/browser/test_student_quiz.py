@@ -131,6 +131,23 @@ def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[st
     expect(page.get_by_role("paragraph").filter(has_text=re.compile(r"^13$"))).to_be_visible()
 
 
+def test_text_typed_in_the_last_second_is_saved_before_the_deadline_submit(
+    site: Site, demo: dict[str, User]
+) -> None:
+    Quiz.objects.filter(slug="fundamentals-check").update(
+        time_limit=timedelta(seconds=6), grace_period=timedelta(seconds=30)
+    )
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    # Typed with no pause for the save: the 800 ms autosave is still waiting at 0:00.
+    page.wait_for_function("document.querySelector('[data-clock]').textContent === '00:01'")
+    page.wait_for_timeout(600)  # about 0.4 s left: the save's timer would fire after 0:00
+    page.locator("#q3 input").fill("13")
+    expect(page).to_have_url(re.compile(r"/result/$"), timeout=20_000)
+    attempt = Attempt.objects.get(user=demo["student"])
+    assert attempt.responses.get(position=3).answer == {"value": "13"}
+
+
 def test_a_refused_submit_keeps_the_page_and_a_failing_server_is_tried_again(
     site: Site, demo: dict[str, User]
 ) -> None:

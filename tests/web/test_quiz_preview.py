@@ -121,7 +121,7 @@ def test_nothing_is_saved() -> None:
 
 def _draw(page: str) -> list[str]:
     """The page's question titles and choice texts, in order."""
-    return re.findall(r'<h2 id="q\d+-title">\d+\. ([^<]+) <span|aria-label="([^"]+)"', page)
+    return re.findall(r'<h2 id="q\d+-title">\d+\. ([^<]+) <span|> <span>(.*?)</span></label>', page)
 
 
 def _draw_again(page: str) -> str:
@@ -142,9 +142,10 @@ def test_the_seed_draws_as_an_attempt_would_and_draw_again_changes_it() -> None:
     titles = re.findall(r'<h2 id="q\d+-title">\d+\. ([^<]+) <span', page)
     assert titles == [d.version.content["title"] for d in drawn]
     single = next(d for d in drawn if d.version.content["type"] == "single_choice")
-    texts = [single.version.content["choices"][i]["text"] for i in single.choice_order]
     section = page.split(f'id="q{drawn.index(single)}-title"')[1].split("</section>")[0]
-    assert re.findall(r'aria-label="([^"]+)"', section) == texts
+    texts = [single.version.content["choices"][i]["text"] for i in single.choice_order]
+    shown = re.findall(r"> <span>(.*?)</span></label>", section, re.DOTALL)
+    assert [re.sub(r"<[^>]+>", "", html).strip() for html in shown] == texts
     assert _draw_again(page) != str(seed)
 
 

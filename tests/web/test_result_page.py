@@ -53,3 +53,14 @@ def test_an_answer_still_pending_says_what_it_waits_for_in_words() -> None:
     page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
     assert "Waiting for an examiner" in page
     assert "needsmarking" not in page
+
+
+def test_feedback_without_cases_is_shown_rather_than_an_empty_heading() -> None:
+    staff, _ = staffed_quiz(SINGLE, SINGLE)
+    staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
+    staff.quiz.save()
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}})
+    client = Client()
+    client.force_login(staff.student)
+    page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+    assert "No answer was given." in page
