@@ -130,7 +130,7 @@ def score_updates(attempt: Attempt, now: datetime) -> dict[int, ScoreUpdate]:
         return {}
     changes = ScoreChange.objects.filter(
         response__attempt=attempt, created_at__gt=since, created_at__lte=now
-    ).order_by("created_at", "pk")
+    ).order_by("pk")  # the order written under the answer's lock (marking_history)
     updates: dict[int, ScoreUpdate] = {}
     for change in changes:
         if change.before is not None:

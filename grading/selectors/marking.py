@@ -87,8 +87,10 @@ def visible_marks(user: AnyUser, response: Response) -> list[Mark]:
 def marking_history(user: AnyUser, response: Response) -> dict[str, Any]:
     """The append-only logs of an answer (mark changes hidden while marking is blind); each
     score change says whether it came after the student was shown the result."""
-    changes = MarkChange.objects.filter(response=response).select_related("actor")
-    scores = ScoreChange.objects.filter(response=response).select_related("actor")
+    # In the order they were written (each under the answer's lock): two examiners saving at
+    # once take their times before the lock, so a later entry can carry an earlier time.
+    changes = MarkChange.objects.filter(response=response).select_related("actor").order_by("pk")
+    scores = ScoreChange.objects.filter(response=response).select_related("actor").order_by("pk")
     if marks_hidden(user, response):
         # Earlier scores would give the first mark away, so they wait too.
         changes, scores = changes.filter(actor_id=user_id(user)), scores.none()

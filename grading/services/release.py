@@ -120,6 +120,16 @@ def quiz_results_release(
         quiz = for_update(Quiz).get(pk=quiz.pk)
         released = _check(release_blockers(quiz), override)
         covered = list(release_pending_attempts(quiz).values_list("pk", flat=True))
+        last = QuizRelease.objects.filter(quiz=quiz).order_by("pk").last()
+        if (
+            not covered
+            and quiz.released_at is not None
+            and last is not None
+            and last.action == ReleaseAction.RELEASE
+        ):
+            # Released already and nothing new to show (a second click, a second examiner):
+            # the release that stands, with no new log entry, webhook or LMS send.
+            return last
         Attempt.objects.filter(pk__in=covered).update(released_at=now)
         quiz_release(quiz=quiz, now=now)
         return QuizRelease.objects.create(
@@ -156,6 +166,4 @@ def quiz_results_withdraw(*, quiz: Quiz, actor: User, now: datetime) -> QuizRele
 
 def quiz_release_history(quiz: Quiz) -> QuerySet[QuizRelease]:
     """Every release and withdrawal of the quiz, oldest first."""
-    return (
-        QuizRelease.objects.filter(quiz=quiz).select_related("actor").order_by("created_at", "pk")
-    )
+    return QuizRelease.objects.filter(quiz=quiz).select_related("actor").order_by("pk")

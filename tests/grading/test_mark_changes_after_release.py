@@ -132,3 +132,18 @@ def test_the_first_mark_of_an_answer_released_as_pending_is_not_an_update() -> N
         None,
         False,
     )
+
+
+def test_changes_read_in_the_order_written_when_a_later_one_took_an_earlier_time(
+    released: Any,
+) -> None:
+    """Two examiners saving at once each take the time before the answer's lock: the one
+    written second may carry the earlier time. The last change written is the mark that stands."""
+    staff, attempt, viva = released
+    assert _change(staff, viva, [1], "first save", T0 + timedelta(minutes=20)).status_code == 200
+    assert _change(staff, viva, [0], "second save", T0 + timedelta(minutes=19)).status_code == 200
+    history = api_as(staff.examiner).get(f"/api/marking/responses/{viva.pk}/history/").json()
+    assert history["mark_changes"][-1]["reason"] == "second save"
+    assert history["score_changes"][-1]["after"] == 0.0
+    answer = _result(staff, attempt)["questions"][1]
+    assert (answer["score"], answer["previous_score"]) == (0.0, 0.5)

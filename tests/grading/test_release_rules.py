@@ -165,3 +165,18 @@ def test_only_examiners_of_the_course_see_or_change_a_release(staff: Staff, meth
     assert getattr(api_as(staff.outsider), method)(url).status_code == 404
     assert getattr(APIClient(), method)(url).status_code in (401, 403)
     assert not QuizRelease.objects.exists()
+
+
+def test_releasing_again_with_nothing_new_logs_and_sends_nothing(staff: Staff) -> None:
+    attempt = _take(staff)
+    _mark(staff, _viva(attempt), [1])
+    first = _release(staff)
+    assert first.status_code == 200
+    again = _release(staff, {"override": {"responses": [], "reason": "a second click"}})
+    assert again.status_code == 200
+    assert again.json()["release"] == first.json()["release"]
+    assert QuizRelease.objects.filter(quiz=staff.quiz).count() == 1
+    later = _take(staff, member(staff.quiz.course, "student"))
+    _mark(staff, _viva(later), [2])
+    assert _release(staff).json()["release"]["attempts"] == [later.pk]
+    assert QuizRelease.objects.filter(quiz=staff.quiz).count() == 2
