@@ -7,6 +7,7 @@ from that address is refused for SIGNIN_LOCKOUT_S, the right password included: 
 with Retry-After, on the sign-in page, the API's token endpoint and the admin login alike.
 """
 
+import contextlib
 import hashlib
 import math
 import time
@@ -71,11 +72,43 @@ def count_in_window(key: str, window_s: int) -> int:
         return 1
 
 
-def signin_failed(*, username: str, address: str) -> None:
-    """Count one failed sign-in against the username and the address; lock either at its limit."""
+def _counters(username: str, address: str) -> tuple[tuple[str, int], ...]:
+    return _username_counter(username), _address_counter(address)
+
+
+def _uncount(keys: list[str]) -> None:
+    for key in keys:
+        with contextlib.suppress(ValueError):  # its window ran out meanwhile
+            cache.decr(key)
+
+
+def signin_begin(*, username: str, address: str) -> int:
+    """Seconds before this sign-in may be tried; 0 when it may go on, counted already.
+
+    A sign-in counts as a failure before its password is checked: parallel guesses would
+    otherwise all pass the lock check while none has failed yet. `signin_end` settles it.
+    """
+    seconds = signin_wait(username=username, address=address)
+    if seconds:
+        return seconds
+    counted: list[str] = []
+    for key, limit in _counters(username, address):
+        counted.append(key)
+        if count_in_window(key, settings.SIGNIN_FAILURE_WINDOW_S) > limit:
+            _uncount(counted)  # as many sign-ins as the limit allows are being checked now
+            return int(settings.SIGNIN_LOCKOUT_S)
+    return 0
+
+
+def signin_end(*, username: str, address: str, succeeded: bool) -> None:
+    """Settle a sign-in `signin_begin` let through: a success is not a failure after all;
+    a failure locks the username or the address once its count reached the limit."""
+    if succeeded:
+        _uncount([key for key, _ in _counters(username, address)])
+        return
     lockout = int(settings.SIGNIN_LOCKOUT_S)
-    for key, limit in (_username_counter(username), _address_counter(address)):
-        if count_in_window(key, settings.SIGNIN_FAILURE_WINDOW_S) >= limit:
+    for key, limit in _counters(username, address):
+        if int(cache.get(key, 0)) >= limit:
             cache.set(f"{key}:locked", time.time() + lockout, timeout=lockout)
             cache.delete(key)
 
@@ -121,10 +154,10 @@ def admin_login(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return admin.site.login(request)
     username, address = str(request.POST.get("username", "")), client_address(request)
-    seconds = signin_wait(username=username, address=address)
+    seconds = signin_begin(username=username, address=address)
     if seconds:
         return _too_many(seconds)
     reply = admin.site.login(request)
-    if not (reply.status_code == 302 and request.user.is_authenticated):
-        signin_failed(username=username, address=address)
+    succeeded = reply.status_code == 302 and request.user.is_authenticated
+    signin_end(username=username, address=address, succeeded=succeeded)
     return reply

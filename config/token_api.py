@@ -10,13 +10,14 @@ from django.contrib.auth import authenticate
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.exceptions import DomainError
-from config.signin import SignInThrottle, client_address, signin_failed
+from config.signin import SignInThrottle, client_address, signin_begin, signin_end
 
 
 class SignInFailed(DomainError):
@@ -26,9 +27,13 @@ class SignInFailed(DomainError):
 
 def token_for(*, request: Request, username: str, password: str) -> Token:
     """The user's API token (made on first use); SignInFailed, counted, otherwise."""
+    address = client_address(request)
+    seconds = signin_begin(username=username, address=address)
+    if seconds:
+        raise Throttled(wait=seconds)
     user = authenticate(request, username=username, password=password)
+    signin_end(username=username, address=address, succeeded=user is not None)
     if user is None:
-        signin_failed(username=username, address=client_address(request))
         message = "Unable to log in with provided credentials."
         raise SignInFailed(message, fields={"non_field_errors": [message]})
     token, _ = Token.objects.get_or_create(user=user)

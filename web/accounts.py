@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse_lazy
 
-from config.signin import client_address, signin_failed, signin_wait
+from config.signin import client_address, signin_begin, signin_end
 
 SIGNIN_TEMPLATE = "web/signin.html"
 
@@ -28,12 +28,12 @@ def sign_in(request: HttpRequest) -> HttpResponseBase:
     if request.method != "POST":
         return _sign_in_form(request)
     username, address = str(request.POST.get("username", "")), client_address(request)
-    seconds = signin_wait(username=username, address=address)
+    seconds = signin_begin(username=username, address=address)
     if seconds:
         return _locked(request, seconds)
     reply = _sign_in_form(request)
-    if not (reply.status_code == 302 and request.user.is_authenticated):
-        signin_failed(username=username, address=address)
+    succeeded = reply.status_code == 302 and request.user.is_authenticated
+    signin_end(username=username, address=address, succeeded=succeeded)
     return reply
 
 

@@ -12,6 +12,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from config.signin import signin_begin, signin_end
 from tests.api.conftest import World
 
 PASSWORD = "correct horse battery"
@@ -128,3 +129,16 @@ def test_the_token_endpoint_takes_only_bounded_json(db: None) -> None:
     assert too_big.json()["error"]["code"] == "request_too_large"
     assert form.status_code == 415
     assert form.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_sign_ins_being_checked_at_once_count_before_their_passwords_are_checked(
+    student: User,
+) -> None:
+    """Parallel guesses: ten still being checked leave no room for an eleventh, which is
+    refused before its password is read; a success does not count as a failure."""
+    begun = [signin_begin(username=student.username, address="203.0.113.7") for _ in range(10)]
+    assert begun == [0] * 10
+    assert signin_begin(username=student.username, address="203.0.113.7") > 0
+    for _ in range(10):
+        signin_end(username=student.username, address="203.0.113.7", succeeded=True)
+    assert _token(student.username, PASSWORD, address="203.0.113.7").status_code == 200
