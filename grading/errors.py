@@ -124,6 +124,11 @@ class NothingToRegrade(DomainError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class RegradeInProgress(DomainError):
+    code = "regrade_in_progress"
+    status_code = status.HTTP_409_CONFLICT
+
+
 class RegradeNotAllowed(DomainError):
     code = "regrade_request_not_allowed"
     status_code = status.HTTP_409_CONFLICT

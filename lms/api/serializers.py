@@ -65,6 +65,18 @@ class MembershipInputSerializer(serializers.Serializer[dict[str, Any]]):
 class RosterInputSerializer(serializers.Serializer[dict[str, Any]]):
     memberships = serializers.ListField(child=MembershipInputSerializer(), max_length=5000)
 
+    def validate_memberships(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """One entry per user: two would leave the user with whichever came last."""
+        first: dict[str, int] = {}
+        for index, entry in enumerate(value):
+            seen = first.setdefault(entry["external_id"], index)
+            if seen != index:
+                raise serializers.ValidationError(
+                    f"items {seen} and {index} both list external_id {entry['external_id']!r}; "
+                    "give each user once, with all their roles"
+                )
+        return value
+
 
 class RosterResultSerializer(serializers.Serializer[dict[str, Any]]):
     added = serializers.IntegerField()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
@@ -91,6 +92,7 @@ def interchange_import(
     check_format(fmt)
     check_size(data)
     conversion = READERS[fmt](data)
+    check_count(len(conversion.drafts) + len(conversion.skipped))
     report = InterchangeReport(course=course.slug, format=fmt, dry_run=dry_run)
     report.skipped.extend(conversion.skipped)
     accepted = [draft for draft in conversion.drafts if _valid(draft, report.skipped)]
@@ -99,6 +101,18 @@ def interchange_import(
         if dry_run:
             transaction.set_rollback(True)
     return report
+
+
+def check_count(questions: int) -> None:
+    """Refuse a file of more questions than one import writes: an import is one transaction,
+    and on SQLite (`make run`) that holds every other writer (autosaves, submits, sign-ins)
+    until it ends, about 12 ms a question."""
+    limit = int(settings.INTERCHANGE_MAX_QUESTIONS)
+    if questions > limit:
+        raise InterchangeRefused(
+            f"the file holds {questions:,} questions; one import takes at most {limit:,} "
+            "(INTERCHANGE_MAX_QUESTIONS): split it into smaller files"
+        )
 
 
 def _valid(draft: Draft, skipped: list[Skipped]) -> bool:

@@ -118,3 +118,20 @@ def test_students_and_other_courses_cannot_start_or_see_runs(setup: Any, eager: 
         url = f"/api/quizzes/{staff.quiz.pk}/regrade-runs/"
         assert client.post(url, body, format="json").status_code == code
     assert RegradeRun.objects.count() == 1
+
+
+def test_a_second_run_of_the_same_question_waits_for_the_first(setup: Any) -> None:
+    """Without a worker the first run stays pending: a double click is refused, not run twice."""
+    staff, question, _ = setup
+    client = APIClient()
+    client.force_authenticate(staff.examiner)
+    url = f"/api/quizzes/{staff.quiz.pk}/regrade-runs/"
+    body = {"question": question.pk, "mode": "keep", "reason": "Choice key was wrong"}
+    first = client.post(url, body, format="json")
+    assert first.status_code == 201
+    again = client.post(url, body, format="json")
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "regrade_in_progress"
+    assert RegradeRun.objects.count() == 1
+    RegradeRun.objects.filter(pk=first.json()["id"]).update(status="done")
+    assert client.post(url, body, format="json").status_code == 201

@@ -140,6 +140,7 @@ def test_code_chunks_go_to_the_queue_of_their_device(
     _code_answers(staff, cpu_code, [(RIGHT, 0.0)])
     run = _run(staff, cpu_code, "keep", django_capture_on_commit_callbacks)
     assert regrade_lanes(run) == {"cpu": _item_ids(run)}
+    RegradeRun.objects.filter(pk=run.pk).update(status="done")  # a second run waits for it
     new_version(cpu_code, {**CODE, "device": "cuda"})
     applied = _run(staff, cpu_code, "apply", django_capture_on_commit_callbacks)
     assert regrade_lanes(applied) == {"gpu": _item_ids(applied)}

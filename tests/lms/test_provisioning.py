@@ -94,6 +94,16 @@ def test_memberships_are_set_exactly_and_all_or_nothing(make_client: MakeClient)
     assert list(reply.json()["error"]["fields"]) == ["memberships[1].external_id"]
     listed = {(m["external_id"], m["role"]) for m in api.get(url).json()}
     assert listed == {("u1", "student"), ("u2", "examiner")}
+    twice = {
+        "memberships": [
+            {"external_id": "u1", "roles": ["examiner"]},
+            {"external_id": "u1", "roles": []},
+        ]
+    }
+    reply = api.post(url, twice, format="json")
+    assert reply.status_code == 400
+    assert "items 0 and 1 both list external_id 'u1'" in str(reply.json()["error"]["fields"])
+    assert {(m["external_id"], m["role"]) for m in api.get(url).json()} == listed
 
 
 def test_a_client_cannot_change_a_course_it_does_not_belong_to(make_client: MakeClient) -> None:

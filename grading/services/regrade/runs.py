@@ -11,7 +11,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTextTransform
 
-from grading.errors import NothingToRegrade
+from config.locking import for_update
+from grading.errors import NothingToRegrade, RegradeInProgress
 from grading.models import AttemptStatus, Response, ResponseStatus
 from grading.models.regrade import (
     RegradeItem,
@@ -52,6 +53,17 @@ def regrade_run_start(
 ) -> RegradeRun:
     """Create the run and its items; the workers start on it once this commits."""
     with transaction.atomic():
+        # Locked, so that two clicks (or two examiners) at once start one run, not two.
+        quiz = for_update(Quiz).get(pk=quiz.pk)
+        unfinished = RegradeRun.objects.filter(
+            quiz=quiz, question=question, status__in=[RegradeStatus.PENDING, RegradeStatus.RUNNING]
+        ).first()
+        if unfinished is not None:
+            raise RegradeInProgress(
+                f"Regrade run {unfinished.pk} of this question is still {unfinished.status}; "
+                "wait for it to finish.",
+                fields={"run": [str(unfinished.pk)]},
+            )
         rows = list(regrade_affected(quiz, question).values_list("pk", "score"))
         if not rows:
             raise NothingToRegrade("No graded answer to this question in this quiz.")

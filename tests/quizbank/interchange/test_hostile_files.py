@@ -104,6 +104,22 @@ def test_files_over_the_size_cap_are_refused(course: Course, fmt: str) -> None:
     assert "INTERCHANGE_MAX_FILE_BYTES" in message
 
 
+@override_settings(INTERCHANGE_MAX_QUESTIONS=3)
+def test_a_file_of_more_questions_than_one_import_takes_is_refused_whole(course: Course) -> None:
+    question = (
+        b'<question type="truefalse"><name><text>q</text></name><questiontext format="html">'
+        b'<text>t</text></questiontext><answer fraction="100"><text>true</text></answer>'
+        b'<answer fraction="0"><text>false</text></answer></question>'
+    )
+    assert "one import takes at most 3" in refused(
+        course, "moodle", b"<quiz>" + question * 4 + b"</quiz>", InterchangeRefused
+    )
+    report = interchange_import(
+        course=course, fmt="moodle", data=b"<quiz>" + question * 3 + b"</quiz>"
+    )
+    assert len(report.skipped) == 0
+
+
 @pytest.mark.parametrize(
     ("fmt", "data", "expected"),
     [
