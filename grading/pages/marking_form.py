@@ -30,12 +30,13 @@ def _levels(form: QueryDict, criteria: int) -> list[int]:
     return [n if (n := id_from_text(v)) is not None and n < 1000 else -1 for v in raw]
 
 
-def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: User) -> None:
-    """Second marking request, moderation of a flagged answer, or one's own (blind) mark."""
+def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: User) -> str:
+    """Second marking request, moderation of a flagged answer, or one's own (blind) mark;
+    what was done, in words."""
     now = timezone.now()
     if "second" in request.POST:
         second_mark_request(response_id=response_id, examiner=marker, now=now)
-        return
+        return "A blind second mark is asked for: the answer waits in the queue for it."
     data = MarkInput(
         levels=_levels(request.POST, len(view["rubric"])),
         comment=request.POST.get("comment", ""),
@@ -48,6 +49,7 @@ def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: 
         mark_create(response_id=response_id, marker=marker, data=data, now=now)
     else:
         mark_update(mark_id=own.pk, marker=marker, data=data, now=now)
+    return "Mark saved."
 
 
 def _next_unmarked(request: HttpRequest, after: int) -> int | None:
@@ -68,12 +70,14 @@ def marking_page(request: HttpRequest, response_id: int) -> HttpResponse:
     view = marking_view(request.user, answer, anonymous=anonymous)
     if request.method == "POST" and isinstance(request.user, User):
         try:
-            _save(request, answer.pk, view, request.user)
+            done = _save(request, answer.pk, view, request.user)
         except DomainError as refused:
             messages.error(request, f"Not saved: {refused.message}")
             return redirect(request.get_full_path())
-        messages.success(request, "Mark saved.")
         following = _next_unmarked(request, answer.pk) if "next" in request.POST else None
+        if "next" in request.POST and following is None:
+            done += " No answer is left to mark in your queue."
+        messages.success(request, done)
         target = following or answer.pk
         suffix = "?anonymous=true" if anonymous else ""
         return redirect(f"/examiner/marking/{target}/{suffix}")

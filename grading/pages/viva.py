@@ -89,6 +89,9 @@ def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
             messages.error(request, f"Not done: {refused.message}")
         return redirect("grading-pages:viva", session_id=session.pk)
     view = viva_session_view(request.user, session)
+    for question in view["questions"]:  # the levels this examiner recorded, shown checked
+        own = [mark for mark in question["marks"] if mark.marker_id == request.user.pk]
+        question["own_levels"] = own[0].levels if own else []
     topics = session.attempt.quiz.course.topics.all()
     return render(request, "grading/viva.html", {"view": view, "topics": topics})
 

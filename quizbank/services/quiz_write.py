@@ -92,7 +92,7 @@ def _check_settings(quiz: Quiz) -> None:
     """Every rule of a quiz's settings, checked on the quiz as it would be saved."""
     problems = schedule_problems(opens_at=quiz.opens_at, closes_at=quiz.closes_at)
     if quiz.opens_at and quiz.closes_at and quiz.closes_at <= quiz.opens_at:
-        problems["closes_at"] = ["Must be after opens_at."]
+        problems["closes_at"] = ["The closing time must be after the opening time (opens_at)."]
     if quiz.time_limit is not None and not timedelta(0) < quiz.time_limit <= MAX_TIME_LIMIT:
         problems["time_limit"] = [
             f"Must be positive and at most {MAX_TIME_LIMIT.days} days (empty: untimed)."

@@ -109,3 +109,14 @@ def test_a_second_mark_is_asked_for_and_a_flagged_disagreement_moderated(staff: 
     roles = sorted(Mark.objects.filter(response_id=answer).values_list("role", flat=True))
     assert roles == ["first", "moderator", "second"]
     assert "Moderate:" not in browser_as(staff.moderator).get(f"/examiner/marking/{answer}/").text
+
+
+def test_the_message_says_what_was_done_and_when_the_queue_is_empty(staff: Staff) -> None:
+    (only,) = _answers(staff, 1)
+    page = browser_as(staff.examiner)
+    body = {f"level-{i}": "1" for i in range(len(VIVA["rubric"]))}
+    saved = page.post(f"/examiner/marking/{only}/", {**body, "next": ""}, follow=True)
+    assert "Mark saved. No answer is left to mark in your queue." in saved.text
+    asked = page.post(f"/examiner/marking/{only}/", {"second": ""}, follow=True)
+    assert "A blind second mark is asked for" in asked.text
+    assert "Mark saved." not in asked.text

@@ -27,6 +27,9 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
     assert 'id="viva-timer"' in shown.text
     levels = {f"level-{i}": "1" for i in range(len(VIVA["rubric"]))}
     page.post(url, {"action": "record", "position": "0", "notes": "Said it sums.", **levels})
+    recorded = page.get(url).text
+    assert recorded.count(' value="1" checked>') == len(VIVA["rubric"])  # shown as recorded
+    assert recorded.count(" checked>") == len(VIVA["rubric"])
     page.post(url, {"action": "end"})
     session.refresh_from_db()
     attempt = session.attempt

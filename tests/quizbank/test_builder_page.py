@@ -94,7 +94,7 @@ def test_settings_that_break_a_rule_are_shown_on_the_form() -> None:
     bad = {**BASE, "opens_at": "2026-03-02T10:00", "closes_at": "2026-03-02T09:00"}
     reply = author.post(url, bad)
     assert reply.status_code == 200
-    assert "Must be after opens_at" in reply.text
+    assert "The closing time must be after the opening time" in reply.text
     assert author.post(url, {**BASE, "pool_topic": "999999"}).status_code == 200
     assert not Quiz.objects.filter(course=course).exists()
 

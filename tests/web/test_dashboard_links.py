@@ -70,3 +70,17 @@ def test_an_author_reaches_the_builder_and_access_pages_from_the_dashboard() -> 
         f"/author/quizzes/{staff.quiz.pk}/access/",
     ):
         assert _reached(seen, page), (page, sorted(seen))
+
+
+def test_the_home_page_offers_the_admin_only_to_staff() -> None:
+    student, staff = (
+        User.objects.create(username="home-student"),
+        User.objects.create(username="home-staff", is_staff=True),
+    )
+    pages = {}
+    for user in (student, staff):
+        client = Client()
+        client.force_login(user)
+        pages[user.username] = client.get("/").content.decode()
+    assert 'href="/admin/"' not in pages["home-student"]
+    assert 'href="/admin/"' in pages["home-staff"]
