@@ -19,7 +19,12 @@ export function mountEditors(root, onChange) {
       extensions: [
         lineNumbers(), history(), bracketMatching(), python(), indentUnit.of("    "),
         keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap]),
-        EditorView.contentAttributes.of({ "aria-labelledby": `${textarea.id}-label`, "aria-multiline": "true" }),
+        // tabindex: the editable area counts as the keyboard's way into the scrolling editor.
+        EditorView.contentAttributes.of({
+          "aria-labelledby": `${textarea.id}-label`,
+          "aria-multiline": "true",
+          tabindex: "0",
+        }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
           textarea.value = update.state.doc.toString();

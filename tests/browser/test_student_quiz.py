@@ -11,7 +11,7 @@ from playwright.sync_api import Page, Route, expect
 
 from grading.models import Attempt
 from quizbank.models import Quiz
-from tests.browser.conftest import Site, assert_accessible, screenshots
+from tests.browser.conftest import PHONE, Site, assert_accessible, screenshots
 
 VIVA = "backward() adds into .grad, so gradients of several calls sum; zero them each step."
 COMMENT = "Right about accumulation; say where zero_grad goes in the loop."
@@ -180,3 +180,10 @@ def test_a_refused_submit_keeps_the_page_and_a_failing_server_is_tried_again(
     page.get_by_role("button", name="Submit attempt").click()
     page.locator("[data-confirm-yes]").click()
     expect(page).to_have_url(re.compile(rf"/attempts/{attempt.pk}/result/$"))
+
+
+def test_the_quiz_page_passes_axe_on_a_phone(site: Site, demo: dict[str, User]) -> None:
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.set_viewport_size(PHONE)
+    assert_accessible(page)

@@ -1,6 +1,9 @@
 """Template filters of the pages."""
 
+from html import unescape
+
 from django import template
+from django.utils.html import strip_tags
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.models import ResponseStatus
@@ -13,6 +16,13 @@ register = template.Library()
 def markdown(text: object) -> SafeString:
     """An author's Markdown (feedback, descriptors) as sanitized HTML, math left for KaTeX."""
     return mark_safe(render_markdown(str(text or "")))  # noqa: S308 (nh3-sanitized in render_markdown)
+
+
+@register.filter
+def plain_text(html: object) -> str:
+    """Rendered HTML as the text a screen reader falls back to (tags dropped, entities read;
+    math stays TeX): an accessible name where the rendered form has none, e.g. KaTeX's."""
+    return unescape(strip_tags(str(html or ""))).strip()
 
 
 @register.filter
