@@ -73,6 +73,11 @@ function changed(pos) {
   markAnswered(pos, answer);
   pending.set(pos, answer);
   localStorage.setItem(storeKey(pos), JSON.stringify({ answer }));
+  if (stale) {
+    // Nothing more is saved from an out-of-date page; the text stays in this browser.
+    showSave("error", "Not saved: this page is out of date; reload it (your typing is kept)");
+    return;
+  }
   showSave("saving", "Saving…");
   clearTimeout(timers.get(pos));
   timers.set(pos, setTimeout(() => save(pos), 800));
@@ -259,9 +264,14 @@ $("[data-submit]").addEventListener("click", () => {
   const missing = state.responses
     .filter(({ position }) => document.querySelector(`[data-nav="${position}"]`).dataset.answered !== "true")
     .map(({ position }) => position + 1);
-  dialog.querySelector("[data-unanswered]").textContent = missing.length
+  const unsaved = [...pending.keys()].sort((a, b) => a - b).map((position) => position + 1);
+  const answered = missing.length
     ? `Not answered: question${missing.length > 1 ? "s" : ""} ${missing.join(", ")}.`
     : "Every question has an answer.";
+  const waiting = unsaved.length
+    ? ` Not saved yet: question${unsaved.length > 1 ? "s" : ""} ${unsaved.join(", ")} (submitting saves them first, or says why it cannot).`
+    : "";
+  dialog.querySelector("[data-unanswered]").textContent = answered + waiting;
   dialog.showModal();
 });
 $("[data-confirm-no]").addEventListener("click", () => dialog.close());

@@ -114,9 +114,12 @@ def test_a_stale_second_tab_shows_a_banner_and_keeps_its_text(
     second.locator("#q4 input").fill("typed in the stale tab")
     expect(second.locator("[data-stale-banner]")).to_be_visible()
     expect(second.locator("#q4 input")).to_have_value("typed in the stale tab")
+    second.locator("#q3 input").fill("13")  # another answer: not "Saving…" forever
+    expect(second.locator("[data-save-state]")).to_contain_text("this page is out of date")
     screenshots(second, "student-stale-tab")
     second.get_by_role("button", name="Reload").click()
     expect(second.locator("#q4 input")).to_have_value("typed in the stale tab")
+    expect(second.locator("#q3 input")).to_have_value("13")
     _saved(second)
 
 
