@@ -14,6 +14,8 @@ from django.template.defaultfilters import pluralize
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from quizbank.rendering import markdown_as_text
+
 WIDTH, HEIGHT, PAD = 480, 240, 36
 BAR_COLOUR = "#2f6690"
 
@@ -202,7 +204,7 @@ def distractor_rates_svg(
         marks.append(_question_heading(y + GAP, number, title))
         y += GAP + ROW
         for row in options:
-            label = _short(row.text, 22) + (" (correct)" if row.correct else "")
+            label = _short(markdown_as_text(row.text), 22) + (" (correct)" if row.correct else "")
             fill = "url(#correct-option)" if row.correct else BAR_COLOUR
             marks.append(_text(12, y + 13, label))
             marks.append(_hbar(y, row.rate, fill, f"{row.rate:.0%} ({row.count})", label))

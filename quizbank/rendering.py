@@ -8,7 +8,7 @@ links never reach a page.
 from __future__ import annotations
 
 from functools import lru_cache
-from html import escape
+from html import escape, unescape
 from typing import Any
 
 import nh3
@@ -77,6 +77,17 @@ def render_markdown(text: str) -> str:
             link_rel="noopener noreferrer",
         )
     )
+
+
+def plain_text(html: str) -> str:
+    """Rendered HTML as plain text: tags dropped, entities read, math left as its TeX. For
+    places that cannot show the rendered form (an accessible name, a chart's label)."""
+    return " ".join(unescape(nh3.clean(html or "", tags=set())).split())
+
+
+def markdown_as_text(text: str) -> str:
+    """An author's Markdown without its marks (`w2` for `` `w2` ``, bold for **bold**)."""
+    return plain_text(render_markdown(text))
 
 
 @lru_cache(maxsize=1)

@@ -62,6 +62,15 @@ def test_option_rows_skip_unanswered_and_non_choice_questions_and_keep_q_numbers
     assert "&lt;i&gt;yes&lt;/i&gt; (correct)" in text
 
 
+def test_option_labels_read_as_text_not_markdown() -> None:
+    choice = {"text": "`w2` and **b**", "correct": False, "count": 1, "rate": 1.0}
+    rows = option_rows([{"title": "q", "responses": 1, "choices": [choice]}])
+    text = str(distractor_rates_svg(rows))
+    assert "w2 and b" in text
+    assert "`" not in text
+    assert "**" not in text
+
+
 def test_charts_without_data_are_not_drawn() -> None:
     assert distractor_rates_svg(option_rows([])) is None
     assert marker_agreement_svg(criterion_rows([{"title": "t", "agreement": None}])) is None

@@ -1,12 +1,10 @@
 """Template filters of the pages."""
 
-from html import unescape
-
 from django import template
-from django.utils.html import strip_tags
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.models import ResponseStatus
+from quizbank import rendering
 from quizbank.rendering import render_markdown
 
 register = template.Library()
@@ -20,9 +18,9 @@ def markdown(text: object) -> SafeString:
 
 @register.filter
 def plain_text(html: object) -> str:
-    """Rendered HTML as the text a screen reader falls back to (tags dropped, entities read;
-    math stays TeX): an accessible name where the rendered form has none, e.g. KaTeX's."""
-    return unescape(strip_tags(str(html or ""))).strip()
+    """Rendered HTML as the text a screen reader falls back to: an accessible name where the
+    rendered form has none (KaTeX's)."""
+    return rendering.plain_text(str(html or ""))
 
 
 @register.filter
