@@ -11,7 +11,9 @@ from grading.services.marking.marks import TEXT_LIMITS, MarkInput
 
 class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
     levels = serializers.ListField(child=BoundedIntegerField(), allow_empty=False)
-    adjustment = serializers.FloatField(default=0.0)
+    adjustment = serializers.FloatField(
+        default=0.0, help_text="Points added to the rubric's (negative: taken off), in hundredths."
+    )
     adjustment_reason = serializers.CharField(
         default="", allow_blank=True, max_length=TEXT_LIMITS["adjustment_reason"]
     )
@@ -22,6 +24,12 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
         max_length=TEXT_LIMITS["reason"],
         help_text="Why the mark changes (kept in the marking history with the change).",
     )
+
+    def validate_adjustment(self, value: float) -> float:
+        # Points are kept to hundredths everywhere (regrade requests, totals): 1e-7 is a typo.
+        if round(value, 2) != value:
+            raise serializers.ValidationError("Give the adjustment in hundredths of a point.")
+        return value
 
     def to_input(self) -> MarkInput:
         data = self.validated_data

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BoundedIntegerField
 from grading.api.auth import signed_in_user
 from grading.models.release import QuizRelease
 from grading.services.release import (
@@ -42,7 +43,7 @@ class ReleaseLogSerializer(serializers.ModelSerializer[QuizRelease]):
 
 class OverrideSerializer(serializers.Serializer[dict[str, Any]]):
     responses = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=BoundedIntegerField(min_value=1),
         max_length=10000,
         help_text="Every answer that is not final yet (the `responses` of the 409), "
         "released anyway and shown to its student as pending.",

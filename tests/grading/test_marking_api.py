@@ -63,6 +63,16 @@ def test_an_adjustment_needs_a_reason(setup: tuple[Staff, Response]) -> None:
     assert ok.json()["score"] == pytest.approx(4 / 6)
 
 
+@pytest.mark.parametrize("adjustment", [1e-7, 5e-324, 0.125])
+def test_an_adjustment_finer_than_hundredths_is_refused(
+    setup: tuple[Staff, Response], adjustment: float
+) -> None:
+    staff, response = setup
+    reply = _mark(staff.examiner, response, [1, 1], adjustment=adjustment, adjustment_reason="x")
+    assert reply.status_code == 400
+    assert "hundredths" in str(reply.json()["error"]["fields"]["adjustment"])
+
+
 def test_a_level_outside_the_rubric_is_refused_with_its_field(
     setup: tuple[Staff, Response],
 ) -> None:

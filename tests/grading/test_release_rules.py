@@ -180,3 +180,9 @@ def test_releasing_again_with_nothing_new_logs_and_sends_nothing(staff: Staff) -
     _mark(staff, _viva(later), [2])
     assert _release(staff).json()["release"]["attempts"] == [later.pk]
     assert QuizRelease.objects.filter(quiz=staff.quiz).count() == 2
+
+
+def test_an_override_naming_an_impossible_id_is_a_400(staff: Staff) -> None:
+    reply = _release(staff, {"override": {"responses": [2**70], "reason": "x"}})
+    assert reply.status_code == 400
+    assert "override" in str(reply.json()["error"]["fields"])
