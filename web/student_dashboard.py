@@ -47,6 +47,8 @@ def _quiz_row(
     open_attempt = next((a.pk for a in mine if a.status == AttemptStatus.OPEN), None)
     if state is None and open_attempt is None:
         return None
+    if open_attempt is None and not quiz.slots.all():
+        return None  # nothing to draw yet: students meet the quiz once it has a question
     allowed = terms.attempts_allowed
     left = max(0, allowed - len(mine)) if allowed else None
     return QuizRow(

@@ -51,9 +51,12 @@ def test_an_author_builds_a_quiz_with_a_fixed_question_and_a_pool() -> None:
     quiz.refresh_from_db()
     assert quiz.title == "Week one"
     assert [s.is_pool for s in quiz.slots.all()] == [False, True], "the edit form kept the pool"
+    assert "no questions yet" not in author.get(f"/author/quizzes/{quiz.pk}/").content.decode()
     emptied = author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "title": "Week one"})
     assert emptied.status_code == 302
     assert quiz.slots.count() == 0
+    page = author.get(f"/author/quizzes/{quiz.pk}/").content.decode()
+    assert "no questions yet: students do not see it" in page
 
 
 def test_a_quiz_with_attempts_keeps_its_questions_and_the_form_says_why() -> None:

@@ -101,3 +101,15 @@ def test_the_sign_in_page_locks_after_too_many_failures() -> None:
     assert reply.status_code == 429
     assert int(reply["Retry-After"]) > 0
     cache.clear()
+
+
+def test_a_quiz_without_questions_is_not_offered_to_students() -> None:
+    course = new_course()
+    empty = new_quiz(course=course, title="Still being written")
+    ready = new_quiz(course=course, title="Ready to take")
+    add_slots(ready, question(course, NUMERIC))
+    client = Client()
+    client.force_login(member(course, Role.STUDENT))
+    page = client.get("/dashboard/").content.decode()
+    assert "Ready to take" in page
+    assert empty.title not in page
