@@ -67,6 +67,7 @@ def _check_choices(check: Checker, data: dict[str, Any], rows: bool) -> None:
     if choices is None:
         return
     correct = 0
+    seen: dict[str, int] = {}
     for index, item in enumerate(choices):
         path: FieldPath = ("choices", index)
         choice = check.mapping(item, path, "a choice")
@@ -74,6 +75,13 @@ def _check_choices(check: Checker, data: dict[str, Any], rows: bool) -> None:
             continue
         check.keys(choice, path, ("text", "correct", "feedback"))
         check.text(choice, "text", path, required=True)
+        if isinstance(choice.get("text"), str):
+            same = seen.setdefault(" ".join(choice["text"].split()).casefold(), index)
+            if same != index:
+                check.error(
+                    (*path, "text"),
+                    f"the same text as choice {same}: students could not tell them apart",
+                )
         check.boolean(choice, "correct", path)
         check.text(choice, "feedback", path)
         correct += choice.get("correct") is True

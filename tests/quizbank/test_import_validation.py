@@ -126,6 +126,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:4 choices: a single-choice question needs exactly one correct choice",
     ),
     (
+        "choices that read the same",
+        {"t/q.yaml": SINGLE + "  - text: A  b\n    correct: true\n  - text: a b\n"},
+        "t/q.yaml:7 choices[1].text: the same text as choice 0: students could not tell them apart",
+    ),
+    (
         "single choice: none correct",
         {"t/q.yaml": SINGLE + "  - text: a\n  - text: b\n"},
         "t/q.yaml:4 choices: a single-choice question needs exactly one correct choice",
