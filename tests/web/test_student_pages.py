@@ -1,6 +1,8 @@
 """The student's pages: anonymous users go to sign-in and come back, other users get 404,
 refusals are messages, never 500s."""
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.utils import timezone
@@ -9,6 +11,7 @@ from grading.services.attempts import attempt_start
 from quizbank.models import Role
 from tests.grading.content import NUMERIC
 from tests.grading.factories import add_slots, member, new_course, new_quiz, question
+from web.templatetags.pages import minutes
 
 pytestmark = pytest.mark.django_db
 
@@ -113,3 +116,16 @@ def test_a_quiz_without_questions_is_not_offered_to_students() -> None:
     page = client.get("/dashboard/").content.decode()
     assert "Ready to take" in page
     assert empty.title not in page
+
+
+@pytest.mark.parametrize(
+    ("limit", "shown"),
+    [
+        (timedelta(minutes=45), "45 min"),
+        (timedelta(hours=1), "1 h"),
+        (timedelta(hours=1, minutes=30), "1 h 30 min"),
+        (timedelta(seconds=20), "1 min"),
+    ],
+)
+def test_time_limits_read_in_hours_and_minutes(limit: timedelta, shown: str) -> None:
+    assert minutes(limit) == shown

@@ -1,5 +1,8 @@
 """Template filters of the pages."""
 
+import math
+from datetime import timedelta
+
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
@@ -21,6 +24,19 @@ def plain_text(html: object) -> str:
     """Rendered HTML as the text a screen reader falls back to: an accessible name where the
     rendered form has none (KaTeX's)."""
     return rendering.plain_text(str(html or ""))
+
+
+@register.filter
+def minutes(value: object) -> str:
+    """A time limit as people say it: "45 min", "1 h", "1 h 30 min" (seconds rounded up)."""
+    if not isinstance(value, timedelta):
+        return str(value)
+    total = math.ceil(value.total_seconds() / 60)
+    hours, mins = divmod(total, 60)
+    parts = [f"{hours} h"] if hours else []
+    if mins or not hours:
+        parts.append(f"{mins} min")
+    return " ".join(parts)
 
 
 @register.filter
