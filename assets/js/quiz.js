@@ -83,7 +83,18 @@ function changed(pos) {
   timers.set(pos, setTimeout(() => save(pos), 800));
 }
 
-async function save(pos) {
+// One PUT per answer at a time: two at once (a retry timer and the "online" event) would send
+// the same version, and the second would look like another tab's change.
+const inflight = new Map();
+
+function save(pos) {
+  if (inflight.has(pos)) return inflight.get(pos).then(() => save(pos));
+  const running = sendSave(pos).finally(() => inflight.delete(pos));
+  inflight.set(pos, running);
+  return running;
+}
+
+async function sendSave(pos) {
   if (stale || !pending.has(pos)) return true;
   const answer = pending.get(pos);
   let reply;
