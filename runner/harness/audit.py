@@ -89,16 +89,16 @@ def _refusal(
         return False
     if event == "import":
         return len(args) > 2 and tuple(args[2] or ()) != import_path
+    if event == "open" and not _writes(args):
+        return False  # reads: imports, linecache, /proc; the cheap test first
     caller = _getframe(2)  # 0 here, 1 the hook, 2 the code that raised the event
-    if _importing(caller):
+    # The frame's own file first: id() and frame reads are frequent in torch, the walk up the
+    # stack for the import machinery is not cheap.
+    if event in REFUSED_TO_THE_ANSWER and caller.f_code.co_filename != answer_file:
         return False
-    if event == "open":
-        return _writes(args)
-    if event in CODE_EVENTS:
-        return os.path.realpath(caller.f_code.co_filename) not in CODE_GENERATORS
-    if event in REFUSED_TO_THE_ANSWER:
-        return caller.f_code.co_filename == answer_file
-    return True
+    if event in CODE_EVENTS and os.path.realpath(caller.f_code.co_filename) in CODE_GENERATORS:
+        return False
+    return not _importing(caller)
 
 
 def _importing(frame: FrameType | None) -> bool:
