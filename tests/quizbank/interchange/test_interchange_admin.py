@@ -85,3 +85,15 @@ def test_a_staff_examiner_cannot_export_a_course(course: Course) -> None:
     reply = client.post("/admin/quizbank/course/", action)
     assert reply.status_code == 403
     assert "Content-Disposition" not in reply
+
+
+def test_the_course_list_links_to_the_import(course: Course) -> None:
+    page = staff_client(course, Role.AUTHOR).get("/admin/quizbank/course/").content.decode()
+    assert f'href="{URL}"' in page
+
+
+def test_a_file_with_nothing_importable_offers_no_import_button(course: Course) -> None:
+    # A numeric answer that is not a number: skipped, so there is nothing to confirm.
+    page = post_file(staff_client(course, Role.AUTHOR), course, b"::q:: What? {#not a number}\n")
+    assert 'name="confirm"' not in page
+    assert "No question in this file can be imported" in page
