@@ -65,7 +65,8 @@ def _next_number(quiz: Quiz, student: User) -> int:
     allowed = quiz_terms(quiz=quiz, user_id=student.pk).attempts_allowed
     if allowed and len(taken) >= allowed:
         raise NoAttemptsLeft(
-            f"{student.username} has used all {allowed} attempts at this quiz; "
+            f"{student.username} has used all {allowed} attempt{'s' if allowed != 1 else ''} "
+            "at this quiz; "
             "a live viva counts as one.",
             fields={"student": [f"{len(taken)} of {allowed} attempts used"]},
         )

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from quizbank.models import Role
+from quizbank.models import ReleasePolicy, Role
 from tests.grading.content import VIVA
 from tests.grading.factories import member, staffed_quiz, submitted_attempt
 
@@ -40,6 +40,8 @@ def _reached(seen: dict[str, int], pattern: str) -> bool:
 
 def test_an_examiner_reaches_marking_report_release_and_viva_from_the_dashboard() -> None:
     staff, _ = staffed_quiz(VIVA)
+    staff.quiz.release_policy = ReleasePolicy.MANUAL  # a live viva refuses "immediately"
+    staff.quiz.save()
     submitted_attempt(staff.quiz, staff.student, {0: {"text": "It adds."}})
     seen = _crawl(staff.examiner)
     assert all(status == 200 for status in seen.values()), {
@@ -84,3 +86,11 @@ def test_the_home_page_offers_the_admin_only_to_staff() -> None:
         pages[user.username] = client.get("/").content.decode()
     assert 'href="/admin/"' not in pages["home-student"]
     assert 'href="/admin/"' in pages["home-staff"]
+
+
+def test_no_live_viva_is_offered_for_a_quiz_that_releases_at_once() -> None:
+    staff, _ = staffed_quiz(VIVA)
+    client = Client()
+    client.force_login(staff.examiner)
+    page = client.get("/dashboard/").content.decode()
+    assert f"/examiner/quizzes/{staff.quiz.pk}/viva/" not in page
