@@ -20,12 +20,15 @@ from tests.runner.conftest import CASES, CORRECT, REFERENCE
 LIMITS = Limits(time_s=20.0, memory_mb=1024)
 
 
-def run_unchecked(supervisor: Supervisor, source: str, *, audited: bool = True) -> ChildResult:
-    """The student's run of `source` on CASES in a sandboxed child, with no static check."""
-    job = GradingJob(
+def job_of(source: str) -> GradingJob:
+    return GradingJob(
         job_id="audit", source=source, entry_point="f", reference_source=REFERENCE, cases=CASES
     )
-    request = {**harness_request(job, role="student", device="cpu"), "audited": audited}
+
+
+def run_unchecked(supervisor: Supervisor, source: str, *, audited: bool = True) -> ChildResult:
+    """The student's run of `source` on CASES in a sandboxed child, with no static check."""
+    request = {**harness_request(job_of(source), role="student", device="cpu"), "audited": audited}
     outcome = supervisor.run({"kind": "harness", "request": request}, LIMITS, device="cpu")
     assert outcome.status == Status.OK, outcome.message
     assert outcome.payload is not None
@@ -139,12 +142,5 @@ def test_what_answers_and_torch_do_for_themselves_is_let_through(
 
 
 def test_a_graded_answer_runs_under_the_veto_and_scores_full_marks(supervisor: Supervisor) -> None:
-    job = GradingJob(
-        job_id="audit-correct",
-        source=CORRECT,
-        entry_point="f",
-        reference_source=REFERENCE,
-        cases=CASES,
-    )
-    result = grade(job)
+    result = grade(job_of(CORRECT))
     assert (result.status, result.score) == (Status.OK, 1.0), result.message
