@@ -4,6 +4,7 @@ the JSON API (grading/api), so the rules live in one place."""
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -75,6 +76,7 @@ def attempt_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "view": view,
         "state": _client_state(view),
         "pygments_css": pygments_css(),
+        "max_answer_bytes": settings.GRADING_MAX_ANSWER_BYTES,
     }
     return render(request, "web/attempt.html", context)
 

@@ -6,6 +6,7 @@ import { csrfToken } from "./base.js";
 
 const state = JSON.parse(document.getElementById("attempt-state").textContent);
 const resultUrl = document.getElementById("quiz-script").dataset.resultUrl;
+const maxAnswerBytes = Number(document.getElementById("quiz-script").dataset.maxAnswerBytes);
 const api = `/api/attempts/${state.id}`;
 const storeKey = (pos) => `vivabank:attempt:${state.id}:${pos}`;
 const versions = new Map(state.responses.map((r) => [r.position, r.version]));
@@ -73,6 +74,17 @@ function changed(pos) {
   markAnswered(pos, answer);
   pending.set(pos, answer);
   localStorage.setItem(storeKey(pos), JSON.stringify({ answer }));
+  // Measured as the server does (compact JSON, UTF-8): said while typing, not after a 413.
+  const size = new TextEncoder().encode(JSON.stringify(answer)).length;
+  const banner = $("[data-error-banner]");
+  if (maxAnswerBytes && size > maxAnswerBytes) {
+    clearTimeout(timers.get(pos));
+    banner.hidden = false;
+    banner.textContent = `Question ${pos + 1}: the answer is ${size.toLocaleString("en-GB")} bytes; the limit is ${maxAnswerBytes.toLocaleString("en-GB")}. Shorten it: it is not saved while it is longer.`;
+    showSave("error", "Not saved: an answer is too long");
+    return;
+  }
+  if (banner.textContent.startsWith(`Question ${pos + 1}: the answer is`)) banner.hidden = true;
   if (stale) {
     // Nothing more is saved from an out-of-date page; the text stays in this browser.
     showSave("error", "Not saved: this page is out of date; reload it (your typing is kept)");

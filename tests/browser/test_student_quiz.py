@@ -123,6 +123,20 @@ def test_a_stale_second_tab_shows_a_banner_and_keeps_its_text(
     _saved(second)
 
 
+def test_an_answer_over_the_size_limit_is_said_while_typing_and_not_sent(
+    site: Site, demo: dict[str, User]
+) -> None:
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    answer = page.locator(f"#q{WRITTEN_VIVA} textarea")
+    answer.fill("ü" * 40_000)  # 80,000 bytes in UTF-8: over the 64 KiB limit
+    expect(page.locator("[data-error-banner]")).to_contain_text("the limit is 65,536")
+    expect(page.locator("[data-save-state]")).to_have_text("Not saved: an answer is too long")
+    answer.fill("It sums the gradients of every backward call.")
+    _saved(page)
+    expect(page.locator("[data-error-banner]")).to_be_hidden()
+
+
 def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[str, User]) -> None:
     Quiz.objects.filter(slug="fundamentals-check").update(time_limit=timedelta(seconds=8))
     page = site.context(demo["student"]).new_page()
