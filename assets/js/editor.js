@@ -13,6 +13,7 @@ export function mountEditors(root, onChange) {
     textarea.hidden = true;
     const label = document.querySelector(`label[for="${textarea.id}"]`);
     if (label) label.id = `${textarea.id}-label`;
+    const keys = document.getElementById(`${textarea.id.replace(/-input$/, "")}-keys`);
     new EditorView({
       doc: textarea.value,
       parent: holder,
@@ -24,6 +25,7 @@ export function mountEditors(root, onChange) {
           "aria-labelledby": `${textarea.id}-label`,
           "aria-multiline": "true",
           tabindex: "0",
+          ...(keys ? { "aria-describedby": keys.id } : {}),
         }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;

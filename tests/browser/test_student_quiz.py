@@ -204,3 +204,7 @@ def test_the_quiz_page_passes_axe_on_a_phone(site: Site, demo: dict[str, User]) 
     _start(page, "Fundamentals check: tensors and autograd")
     page.set_viewport_size(PHONE)
     assert_accessible(page)
+    editor = page.locator(".cm-content").first
+    expect(editor).to_have_attribute("aria-describedby", re.compile(r"^q\d+-keys$"))
+    hint = page.locator(f"#{editor.get_attribute('aria-describedby')}")
+    expect(hint).to_contain_text("press Esc, then Tab")
