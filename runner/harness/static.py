@@ -55,7 +55,8 @@ REFUSED_ATTRIBUTES = frozenset(
     multiprocessing distributed from_file classes dispatch_table untyped_storage storage
     set_ data_ptr numpy resize resize_ resize_as_ sparse_resize_ sparse_resize_and_clear_
     apply_ map_ map2_ obj np serialization get_device_module load loads tofile fromfile
-    ctypeslib
+    ctypeslib get_type_hints ForwardRef attrgetter methodcaller update_wrapper wraps
+    singledispatch get_origin
 """.split()
 )
 # Methods refused on objects the scan cannot name (`model.compile` runs torch.compile), not on
@@ -115,6 +116,10 @@ ALLOWED_SPECIAL_STRINGS = ALLOWED_DUNDERS | {"__main__"}
 # Dotted names longer than this are refused unread: resolving one imports each prefix.
 MAX_NAME_PARTS = 16
 SELF_NAMES = frozenset({"self", "cls", "ctx"})
+# Modules whose every public name is a plain numeric function or constant.
+STAR_IMPORTS = frozenset({"math", "cmath"})
+# A named tuple's documented API, underscored only to keep clear of field names.
+NAMED_TUPLE_NAMES = frozenset({"_replace", "_asdict", "_fields", "_field_defaults", "_make"})
 # Modules that hand out frames, tracing hooks, raw memory or processes, refused as attributes
 # too: allowed modules hold references to them (`torch.sys`, `F.torch.os`).
 DANGEROUS_MODULES = frozenset(
@@ -515,6 +520,8 @@ class _Scanner:
         if _is_dunder(name):
             if name not in ALLOWED_DUNDERS:
                 self.refuse(f"the special attribute {name}")
+        elif name in NAMED_TUPLE_NAMES:
+            pass
         elif name.startswith("_"):
             if isinstance(base, ast.Name) and base.id in SELF_NAMES:
                 self.usage.private_on_self.setdefault(name, self.line)
@@ -542,6 +549,10 @@ class _Scanner:
             if alias.name == "*":
                 self.use(node.module)
                 self.usage.dynamic.add(node.module)
+                if node.module not in STAR_IMPORTS:
+                    # The names it binds are never seen: `from typing import *` bound
+                    # get_type_hints, `from torch import *` torch.load and the storages.
+                    self.refuse(f"from {node.module} import * (import the names you use)")
                 continue
             qualified = f"{node.module}.{alias.name}"
             self.use(qualified)

@@ -74,6 +74,12 @@ ESCAPES = {
         import gc
         gc.get_objects()
     """,
+    "an annotation's source run by typing": """
+        import typing
+        def g(y: "int"):
+            return y
+        typing.get_type_hints(g)
+    """,
     "a new function object": """
         import types
         types.FunctionType(f.__code__, {})
@@ -88,6 +94,23 @@ def test_an_escape_is_vetoed_and_recorded(supervisor: Supervisor, name: str) -> 
     assert case.error is not None
     assert "vetoed" in case.error.message
     assert any(hit.endswith(RUN_TIME_MARK) for hit in case.forbidden), case.forbidden
+
+
+def test_replacing_the_veto_modules_names_changes_nothing(supervisor: Supervisor) -> None:
+    """The hook keeps what it decides with in its closure, not in the module's globals."""
+    tamper = """
+        import sys
+        audit = sys.modules["runner.harness.audit"]
+        audit._judge = audit.arm = lambda *args: (lambda *a: False)
+        audit.REFUSED = frozenset()
+        audit.REFUSED_PREFIXES = ()
+        import pickle
+        pickle.loads(b"cbuiltins\\nprint\\n(Vhi\\ntR.")
+    """
+    result = run_unchecked(supervisor, answer(tamper))
+    [case] = result.cases
+    assert case.error is not None
+    assert "pickle.find_class" + RUN_TIME_MARK in case.forbidden
 
 
 def test_without_the_veto_the_same_escape_runs(supervisor: Supervisor) -> None:

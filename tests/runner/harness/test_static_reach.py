@@ -217,3 +217,19 @@ def test_torch_private_attributes_are_refused_on_self_and_the_answers_own_are_no
         "    def forward(self, x):\n        return x * self._factor\n"
     )
     assert not _refused(own)
+
+
+def test_star_imports_are_refused_but_for_the_numeric_modules() -> None:
+    """`from typing import *` bound get_type_hints unseen, `from torch import *` torch.load."""
+    assert _refused("from typing import *\n")
+    assert _refused("from torch import *\n")
+    assert _refused("from functools import *\n")
+    assert not _refused("from math import *\nx = sqrt(2)\n")
+
+
+def test_a_named_tuples_documented_methods_are_not_private() -> None:
+    source = (
+        "from typing import NamedTuple\nclass P(NamedTuple):\n    a: int\n"
+        "def f(p):\n    return p._replace(a=1)._asdict(), p._fields\n"
+    )
+    assert not _refused(source)
