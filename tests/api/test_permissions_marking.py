@@ -58,6 +58,7 @@ def _course_objects() -> tuple[Target, dict[str, User]]:
     run = regrade_run_start(
         quiz=quiz, question=single, mode="keep", reason="r", actor=examiner, now=now
     )
+    RegradeRun.objects.filter(pk=run.pk).update(status="done")  # a new run may start
     request = regrade_request_create(
         response=attempt.responses.get(position=0), student=student, reason="why", now=now
     )
