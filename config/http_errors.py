@@ -10,7 +10,8 @@ gets the site's own error pages (templates/4xx.html).
 from collections.abc import Callable
 from http import HTTPStatus
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
 
@@ -61,6 +62,10 @@ class ApiErrorMiddleware:
             page = render(request, "405.html", status=405)
             page["Allow"] = response.get("Allow", "")
             return page
+        if response.status_code == 404 and settings.DEBUG and not is_api_path(request):
+            # DEBUG's own 404 lists every URL pattern; `make run` runs with DEBUG on, and a
+            # newcomer who mistypes an address should meet the site's page.
+            return page_not_found(request, Http404())
         if response.status_code < 400 or not is_api_path(request) or _is_json(response):
             return response
         replacement = api_error_response(response.status_code)

@@ -1,6 +1,8 @@
 """What a person sees when a page refuses: the site's own pages with the reason, and a
 message for input that changes nothing."""
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -29,6 +31,15 @@ def test_an_unknown_page_is_a_site_page() -> None:
     reply = _signed_in(new_user()).get("/no/such/page/")
     assert reply.status_code == 404
     assert "Back to your dashboard" in reply.text
+
+
+def test_an_unknown_page_is_a_site_page_under_debug_too(settings: Any) -> None:
+    """`make run` serves with DEBUG on, whose own 404 page lists every URL pattern."""
+    settings.DEBUG = True
+    reply = _signed_in(new_user()).get("/no/such/page/")
+    assert reply.status_code == 404
+    assert "Back to your dashboard" in reply.text
+    assert "URLconf" not in reply.text
 
 
 def test_a_form_address_opened_as_a_page_says_so_and_keeps_allow() -> None:
