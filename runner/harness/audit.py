@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import gc
 import os
 import sys
 import typing
@@ -59,6 +60,7 @@ def arm(answer_code: CodeType, answer_file: str, refuse: Callable[[str], object]
     judge = _judge(tuple(sys.path), answer_file)
     loaded = [False]
     busy = [False]
+    collecting, stop_collecting, collect = gc.isenabled, gc.disable, gc.enable
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if busy[0]:
@@ -66,11 +68,17 @@ def arm(answer_code: CodeType, answer_file: str, refuse: Callable[[str], object]
         if event == "exec" and args and args[0] is answer_code and not loaded[0]:
             loaded[0] = True
             return
+        # The collector stays off while busy: a collection there would run the answer's
+        # __del__ methods with every event they raise let through.
+        was_collecting = collecting()
+        stop_collecting()
         busy[0] = True
         try:
             refused = judge(event, args)
         finally:
             busy[0] = False
+            if was_collecting:
+                collect()
         if refused:
             refuse(event + RUN_TIME_MARK)
 
@@ -102,7 +110,7 @@ def _judge(
             allowed = runners if event == "exec" else compilers
             if realpath(filename) in allowed:
                 return False
-        return not importing(caller)
+        return not importing(caller, answer_file)
 
     return judge
 
@@ -122,14 +130,6 @@ def _watched(
     )
 
 
-def _importing(frame: FrameType | None, machinery: str = _IMPORT_MACHINERY) -> bool:
-    while frame is not None:
-        if frame.f_code.co_filename.startswith(machinery):
-            return True
-        frame = frame.f_back
-    return False
-
-
 def _writes(args: tuple[Any, ...], write_flags: int = _WRITE_FLAGS) -> bool:
     """Whether an `open` event (path, mode, flags) opens for writing."""
     mode = args[1] if len(args) > 1 else None
@@ -139,8 +139,25 @@ def _writes(args: tuple[Any, ...], write_flags: int = _WRITE_FLAGS) -> bool:
     return isinstance(flags, int) and bool(flags & write_flags)
 
 
-def _not_in_a_file(filename: str, answer_file: str, machinery: str = _IMPORT_MACHINERY) -> bool:
-    """The answer's code, or source text run from it ("<string>"), not a module's file."""
-    return filename == answer_file or (
-        filename.startswith("<") and not filename.startswith(machinery)
-    )
+def _not_in_a_file(filename: str, answer_file: str, frozen: str = "<frozen ") -> bool:
+    """The answer's code, or source text run from it ("<string>"), not a module's file nor
+    the standard library's frozen modules ("<frozen os>", the import machinery)."""
+    return filename == answer_file or (filename.startswith("<") and not filename.startswith(frozen))
+
+
+def _importing(
+    frame: FrameType | None,
+    answer_file: str,
+    machinery: str = _IMPORT_MACHINERY,
+    not_in_a_file: Callable[[str, str], bool] = _not_in_a_file,
+) -> bool:
+    """Whether the event comes from an import under way, not from the answer's code that the
+    import called back (a str subclass's method, a __del__ the collector ran mid-import)."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith(machinery):
+            return True
+        if not_in_a_file(filename, answer_file):
+            return False
+        frame = frame.f_back
+    return False

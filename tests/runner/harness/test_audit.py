@@ -6,7 +6,10 @@ a way around it: whatever it reached, the escapes themselves are refused while i
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +86,13 @@ ESCAPES = {
     "a new function object": """
         import types
         types.FunctionType(f.__code__, {})
+    """,
+    "the answer's code called back by an import": """
+        class Name(str):
+            def rpartition(self, separator):
+                exec("y = 1")
+                return str.rpartition(self, separator)
+        __import__(Name("vivabank_never_imported.module"))
     """,
 }
 
@@ -167,3 +177,31 @@ def test_what_answers_and_torch_do_for_themselves_is_let_through(
 def test_a_graded_answer_runs_under_the_veto_and_scores_full_marks(supervisor: Supervisor) -> None:
     result = grade(job_of(CORRECT))
     assert (result.status, result.score) == (Status.OK, 1.0), result.message
+
+
+def test_the_collector_is_off_while_the_hook_judges() -> None:
+    """A collection inside the hook would run the answer's __del__ methods unjudged (the
+    hook lets its own events through); a fresh interpreter, since a hook stays for good."""
+    script = """
+import gc
+from runner.harness import audit
+seen = []
+judge_of = audit._judge
+def spying(*args):
+    judge = judge_of(*args)
+    def judged(event, event_args):
+        seen.append(gc.isenabled())
+        return judge(event, event_args)
+    return judged
+audit._judge = spying
+audit.arm(compile("", "answer.py", "exec"), "answer.py", lambda hit: None)
+id(seen)
+print(len(seen), any(seen), gc.isenabled())
+"""
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
+    )
+    judged, collecting_while_judged, collecting_after = done.stdout.split()
+    assert int(judged) >= 1
+    assert (collecting_while_judged, collecting_after) == ("False", "True")
