@@ -39,7 +39,8 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     if case.has("purity"):
         _zero_input_grads(inputs)
     try:
-        with peak_memory(ctx.device) if case.has("efficiency") else _unmeasured() as memory:
+        measuring = case.has("efficiency")
+        with peak_memory(ctx.device, inputs) if measuring else _unmeasured() as memory:
             called = ctx.call(*inputs, case.seed, probe_graph=case.has("no_graph"))
     except StudentError as error:
         record["error"] = error.info

@@ -56,3 +56,27 @@ def test_materialising_a_big_intermediate_uses_too_much_memory(supervisor: Super
     result = _grade(wasteful, max_memory_ratio=3.0)
     assert result.score == 0.0
     assert result.cases[0].message.startswith("case 1: peak memory "), result.cases
+
+
+def test_a_buffer_made_at_load_and_filled_with_out_counts_as_memory(
+    supervisor: Supervisor,
+) -> None:
+    """The intermediate lives in a module-level buffer made before the call, written with
+    `out=`: no allocation happens during the call, and the memory is held all the same."""
+    preallocated = (
+        "import torch\n"
+        "SCRATCH = torch.empty(1000 * 400 * 400)\n"
+        "def total(x):\n"
+        "    outer = SCRATCH[: x.numel() * x.shape[1]].view(x.shape[0], x.shape[1], x.shape[1])\n"
+        "    torch.mul(x.unsqueeze(2), x.unsqueeze(1), out=outer)\n"
+        "    return outer.diagonal(dim1=1, dim2=2).sum(dim=1)\n"
+    )
+    result = _grade(preallocated, max_memory_ratio=3.0)
+    assert result.score == 0.0, result.cases
+    assert result.cases[0].message.startswith("case 1: peak memory "), result.cases
+
+
+def test_writing_into_its_own_arguments_is_not_counted(supervisor: Supervisor) -> None:
+    in_place = "import torch\ndef total(x):\n    return x.mul_(x).sum(dim=1)\n"
+    result = _grade(in_place, max_memory_ratio=3.0)
+    assert (result.status, result.score) == (Status.OK, 1.0), result.cases
