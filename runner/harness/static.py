@@ -221,6 +221,9 @@ FUSED_RECURRENT_KERNELS = (
     "torch.quantized_gru_cell",
     "torch.quantized_rnn_tanh_cell",
 )
+# A tensor's autograd graph, walked and its nodes called by hand, computes what backward
+# does without calling it: forbidding autograd's gradients forbids reading the graph too.
+AUTOGRAD_GRAPH = ("torch.Tensor.grad_fn", "torch.autograd.graph")
 # Torch operations that compute an operation inside one fused kernel, out of sight of the
 # guard's operator watch (scaled dot-product attention's softmax, an LSTM cell's tanh and
 # sigmoid): forbidding the operation forbids them too.
@@ -265,6 +268,8 @@ CONTAINING = {
         "torch.nn.functional.glu",
         "torch.nn.GLU",
     ),
+    "grad": AUTOGRAD_GRAPH,
+    "backward": AUTOGRAD_GRAPH,
 }
 
 

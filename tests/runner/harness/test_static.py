@@ -167,7 +167,22 @@ def test_a_forbidden_operation_covers_its_namesakes_in_other_torch_namespaces() 
     assert find_forbidden("y = x.dropout_(0.5)", dropout) == [
         "torch.Tensor.dropout_ (as torch.nn.functional.dropout)"
     ]
-    assert with_namesakes(["torch.autograd.grad"]) == {"torch.autograd.grad": "torch.autograd.grad"}
+    assert with_namesakes(["torch.autograd.grad"]) == {
+        "torch.autograd.grad": "torch.autograd.grad",
+        "torch.Tensor.grad_fn": "torch.autograd.grad",
+        "torch.autograd.graph": "torch.autograd.grad",
+    }
+
+
+@pytest.mark.parametrize("forbidden", ["torch.autograd.grad", "torch.Tensor.backward"])
+def test_forbidding_autograd_forbids_calling_its_graph_by_hand(forbidden: str) -> None:
+    """An outside attack walked `loss.grad_fn.next_functions` and called each node: every
+    gradient of backward, without backward."""
+    walk = "def f(loss):\n    node = loss.grad_fn\n    return node(loss)\n"
+    assert find_forbidden(walk, [forbidden]) == [f"torch.Tensor.grad_fn (as {forbidden})"]
+    hooks = "import torch.autograd.graph\n"
+    assert find_forbidden(hooks, [forbidden]) == [f"torch.autograd.graph (as {forbidden})"]
+    assert find_forbidden(walk, ["torch.tanh"]) == []
 
 
 @pytest.mark.parametrize(
