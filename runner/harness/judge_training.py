@@ -127,9 +127,11 @@ def _kind(value: Any) -> str:
 
 
 def _decreases(case: Case, spec: Training, params: Any, tolerance: float) -> Outcome:
-    tensors = [p.tensor for p in params] if isinstance(params, list) else []
-    if not tensors or not all(isinstance(p, TensorValue) for p in params):
+    if not (
+        isinstance(params, list) and params and all(isinstance(p, TensorValue) for p in params)
+    ):
         return Outcome(False, "the model's parameters could not be read after training")
+    tensors = [p.tensor for p in params]
     initial, final = _initial_and_final_loss(case, spec, tensors)
     if final is None:
         return Outcome(False, "the parameters after training do not fit the model")

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from runner.api import Status
+from runner.harness.judge_training import _decreases
+from runner.harness.payload import Rejected, TensorValue
+from runner.harness.spec import parse_cases
 from tests.runner.harness.helpers import grade
 
 GOOD = """
@@ -118,3 +123,16 @@ def test_the_loss_after_the_update_is_not_the_steps_loss() -> None:
     _score, results, _status, _message = run(after)
     assert not results[0].passed
     assert "but the loss before that step's update was" in results[0].message
+
+
+def test_parameters_the_child_could_not_send_fail_the_check_not_the_judge() -> None:
+    """A parameter list with a value the payload refused (over its size cap) is a failed
+    check: nothing a child sends may make the grading itself fail."""
+    spec = parse_cases(training())[0]
+    loop = spec.training
+    assert loop is not None
+    kept = TensorValue(torch.zeros(2), False, True, "cpu", "Tensor")
+    for params in ([kept, Rejected("too large")], [], None, "weights"):
+        outcome = _decreases(spec, loop, params, 0.05)
+        assert not outcome.ok
+        assert outcome.message == "the model's parameters could not be read after training"
