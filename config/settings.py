@@ -144,6 +144,8 @@ STATICFILES_DIRS = [("vendor", BASE_DIR / "vendor")]
 # The site's own sign-in page (web/accounts.py); pages that need a user come back via ?next=.
 LOGIN_URL = "web:signin"
 LOGIN_REDIRECT_URL = "web:dashboard"
+# A form from a page opened before its visitor signed in or out: the site's page, not Django's.
+CSRF_FAILURE_VIEW = "web.accounts.csrf_failure"
 LOGOUT_REDIRECT_URL = "quizbank:home"
 
 # Security headers that matter once DEBUG is off (checked by `check --deploy`).

@@ -12,6 +12,7 @@ from config.exceptions import BROKER_ERRORS, BROKER_UNAVAILABLE, DomainError
 from grading.api.solution_checks import solution_check_body
 from grading.services.solution_checks import solution_check_start, solution_check_state
 from quizbank.access import access_question
+from web.accounts import form_action_login_required
 
 FRAGMENT = "web/solution_check.html"
 
@@ -22,7 +23,7 @@ class _CheckRate:
     throttle_scope = "solution_check"
 
 
-@login_required
+@form_action_login_required
 @require_POST
 def solution_check_start_page(request: HttpRequest, question_id: int) -> HttpResponse:
     question = access_question(request.user, question_id)

@@ -23,10 +23,11 @@ from grading.services.responses import attempt_close_if_overdue
 from quizbank.access import access_quiz
 from quizbank.models import Role
 from quizbank.rendering import pygments_css
+from web.accounts import form_action_login_required
 
 
 @require_POST
-@login_required
+@form_action_login_required
 def quiz_start(request: HttpRequest, quiz_id: int) -> HttpResponse:
     """Start (or resume) an attempt and open it; a refusal is a message on the dashboard."""
     quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])

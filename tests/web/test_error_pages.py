@@ -81,3 +81,47 @@ def test_a_new_password_of_a_megabyte_is_refused() -> None:
     assert "use at most 1,000" in reply.text
     user.refresh_from_db()
     assert user.check_password("old-password-4x!")
+
+
+def test_a_sign_in_from_a_second_tab_goes_on_to_the_dashboard() -> None:
+    """Signed in in one tab, the other tab's sign-in form carries a stale CSRF token."""
+    user = new_user()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    reply = client.post("/signin/", {"username": user.username, "password": "x", "next": ""})
+    assert reply.status_code == 302
+    assert reply["Location"] == "/dashboard/"
+    onward = client.post("/signin/", {"username": "u", "password": "x", "next": "/attempts/3/"})
+    assert onward["Location"] == "/attempts/3/"
+    away = client.post("/signin/", {"username": "u", "password": "x", "next": "https://evil.test/"})
+    assert away["Location"] == "/dashboard/"
+
+
+def test_any_other_stale_form_is_the_sites_page_saying_what_to_do() -> None:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(new_user())
+    reply = client.post("/quizzes/1/start/")
+    assert reply.status_code == 403
+    assert "This form has expired" in reply.text
+    assert "reload the page" in reply.text
+    assert "CSRF verification failed" not in reply.text
+
+
+@pytest.mark.parametrize(
+    ("referer", "next_page"),
+    [
+        ("http://testserver/dashboard/?tab=2", "/dashboard/"),
+        ("http://testserver/attempts/9/", "/attempts/9/"),
+        ("https://elsewhere.test/dashboard/", "/dashboard/"),
+        (None, "/dashboard/"),
+    ],
+)
+def test_a_form_sent_after_signing_out_returns_to_its_page_after_signing_in(
+    referer: str | None, next_page: str
+) -> None:
+    """The start button's address only answers a POST: after signing in, the visitor goes
+    back to the page the button was on, never to that address."""
+    headers = {"HTTP_REFERER": referer} if referer else {}
+    reply = Client().post("/quizzes/1/start/", **headers)
+    assert reply.status_code == 302
+    assert reply["Location"] == f"/signin/?next={next_page}"
