@@ -7,13 +7,15 @@ reported as the answer's error, so harness code never runs under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from runner.harness import pristine, values
 from runner.harness.encode import Encoder
-from runner.harness.guard import Guard, leftover_state, mode_stacks, same_modes
+from runner.harness.guard import GraphProbe, Guard, leftover_state, mode_stacks, same_modes
 from runner.harness.tb import describe
 
 
@@ -54,30 +56,34 @@ class ChildContext:
     ) -> Called:
         """Seed every RNG and call the entry point under the guard (raises StudentError)."""
         values.seed_everything(seed, self.device)
-        depths = _depths()
-        try:
-            with self.guard.watching(probe_graph=probe_graph) as watch:
-                modes = mode_stacks()
-                output = self.entry(*args, **kwargs)
-                if not same_modes(modes):
-                    raise GraderWatchChanged
-        except (Exception, SystemExit) as error:  # noqa: BLE001  # student code: any failure is data
-            raise StudentError(describe(error, self.filename)) from None
-        finally:
-            _raise_on_leftover_state(depths)
+        with self._student_code(self.guard.watching(probe_graph=probe_graph)) as watch:
+            output = self.entry(*args, **kwargs)
         return Called(output, bool(watch and watch.graph_recorded))
 
     def run(self, action: Callable[[], Any]) -> Any:
         """Run harness steps that execute student code (backward, training) as data."""
+        with self._student_code(self.guard.watching(operators=False)):
+            return action()
+
+    @contextlib.contextmanager
+    def _student_code(
+        self, watching: AbstractContextManager[GraphProbe | None]
+    ) -> Iterator[GraphProbe | None]:
+        """Run the block under the guard's watch; any failure becomes a StudentError."""
         depths = _depths()
         try:
-            with self.guard.watching(operators=False):
-                modes = mode_stacks()
-                result = action()
-                if not same_modes(modes):
-                    raise GraderWatchChanged
-                return result
-        except (Exception, SystemExit) as error:  # noqa: BLE001  # student code: any failure is data
+            with watching as watch:
+                try:
+                    modes = mode_stacks()
+                    yield watch
+                    if not same_modes(modes):
+                        raise GraderWatchChanged
+                except (Exception, SystemExit) as error:  # noqa: BLE001  # student code: data
+                    # Described while still watched: an exception's __str__ is answer code.
+                    raise StudentError(describe(error, self.filename)) from None
+        except StudentError:
+            raise
+        except (Exception, SystemExit) as error:  # noqa: BLE001  # the watch's own exit refused
             raise StudentError(describe(error, self.filename)) from None
         finally:
             _raise_on_leftover_state(depths)

@@ -51,6 +51,18 @@ def test_an_alias_of_a_forbidden_function_is_refused_at_run_time(body: str) -> N
     assert (score, status) == (0.0, Status.FORBIDDEN), message
 
 
+def test_an_exception_message_is_read_while_the_guard_still_watches() -> None:
+    """The answer's exception's __str__ is the answer's code: a forbidden operation in it
+    counts, though the call has already failed."""
+    source = (
+        "import torch\nclass Loud(Exception):\n    def __str__(self):\n"
+        "        torch.__dict__['soft' + 'max'](torch.ones(2), 0)\n        return 'loud'\n"
+        "def f(x):\n    raise Loud()\n"
+    )
+    score, _results, status, message = grade(source, REFERENCE, CASES, forbidden=SOFTMAX)
+    assert (score, status) == (0.0, Status.FORBIDDEN), message
+
+
 TANH_BY_LSTM = (
     "import torch\ndef f(x):\n    m = torch.nn.LSTM(1, 1)\n    with torch.no_grad():\n"
     "        m.weight_ih_l0.copy_(torch.tensor([[0.0], [0.0], [1.0], [0.0]]))\n"
