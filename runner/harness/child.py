@@ -8,6 +8,7 @@ here; the supervisor judges the data.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from runner.harness import audit, pristine
@@ -61,7 +62,8 @@ def load_entry(
 ) -> tuple[Any, str] | None:
     """Exec the source in a fresh module: (callable, entry kind), or None with load_error set.
 
-    An `autograd.Function` subclass is called through its `apply`.
+    An `autograd.Function` subclass is called through the `apply` it inherits, even if it
+    defines its own.
     """
     register_source(ctx.filename, source)
     module = pristine.ModuleType("answer")
@@ -82,7 +84,7 @@ def load_entry(
         return None
     entry: Any = module.__dict__.get(entry_point)
     if pristine.isinstance_(entry, type) and pristine.issubclass_(entry, pristine.Function):
-        return entry.apply, ENTRY_AUTOGRAD
+        return functools.partial(pristine.function_apply, entry), ENTRY_AUTOGRAD
     if not pristine.callable_(entry):
         message = f"the answer does not define a function named {entry_point}"
         header["load_error"] = {"type": "NameError", "message": message, "traceback": ""}

@@ -37,7 +37,7 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     hits_before = len(ctx.guard.hits)
     inputs = fresh_inputs(case, ctx.device)
     if case.has("purity"):
-        _zero_input_grads(inputs)
+        _preset_input_grads(inputs)
     try:
         measuring = case.has("efficiency")
         with peak_memory(ctx.device, inputs) if measuring else _unmeasured() as memory:
@@ -69,8 +69,13 @@ def _unmeasured() -> Iterator[Measured]:
     yield Measured()
 
 
-def _zero_input_grads(inputs: Any) -> None:
+# Not zero: an answer that zeroed the caller's gradients, or read its own result from `.grad`
+# after running backward into the caller's tensors, would look right on zeros.
+PRESET_GRAD = 0.25
+
+
+def _preset_input_grads(inputs: Any) -> None:
     # A call that runs backward on, or resets the gradients of, the caller's tensors shows here.
     for tensor in pristine.tensors_in(inputs):
         if pristine.requires_grad_of(tensor) and pristine.is_leaf_of(tensor):
-            pristine.set_grad(tensor, pristine.zeros_like(tensor))
+            pristine.set_grad(tensor, pristine.mul(pristine.ones_like(tensor), PRESET_GRAD))

@@ -41,6 +41,9 @@ set_grad: Callable[[torch.Tensor, torch.Tensor | None], None] = _descriptors["gr
 Tensor = torch.Tensor
 Generator = torch.Generator
 Function = torch.autograd.Function
+# The inherited `apply`, called with the answer's class: an answer that overrides `apply`
+# would otherwise be graded on whatever it computes there, its forward and backward unused.
+function_apply: Callable[..., Any] = torch.autograd.Function.__dict__["apply"].__func__
 strided = torch.strided
 float32 = torch.float32
 float64 = torch.float64
