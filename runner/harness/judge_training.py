@@ -91,11 +91,11 @@ def _runs(student: CaseRecord, steps: int) -> Outcome:
 def _returned_loss(step: int, value: Any, before: Any) -> Outcome:
     """A step returns its loss before the update: a number or a 0-D tensor without a graph."""
     if isinstance(value, TensorValue):
-        if value.tensor.numel() != 1:
+        if value.tensor.dim() != 0:
             return Outcome(
                 False,
-                f"step {step} returned a tensor of shape "
-                f"{tuple(value.tensor.shape)}, not a single loss value",
+                f"step {step} returned a tensor of shape {tuple(value.tensor.shape)}, not the "
+                "loss as one number (a 0-D tensor: loss.detach(), or loss.item())",
             )
         if value.requires_grad:
             return Outcome(

@@ -73,6 +73,13 @@ def test_forgetting_zero_grad_runs_but_does_not_match_the_reference() -> None:
     assert results[2].message.startswith("case 1: the loss after step 2 is off by")
 
 
+def test_a_loss_of_shape_one_is_not_the_loss_as_one_number() -> None:
+    shaped = GOOD.replace("return loss.detach()", "return loss.detach().reshape(1)")
+    _score, results, _status, _message = run(shaped)
+    assert results[0].passed is False
+    assert "returned a tensor of shape (1,), not the loss as one number" in results[0].message
+
+
 def test_a_step_that_never_updates_fails_loss_decreases() -> None:
     no_step = GOOD.replace("    optimizer.step()\n", "")
     score, results, _status, _message = run(no_step)
