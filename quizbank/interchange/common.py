@@ -3,9 +3,11 @@ carries what a format has no field for, so that our own bank round-trips unchang
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Any
 
 from quizbank.bankfiles import canonicalize, schema
@@ -30,6 +32,14 @@ def is_slug(text: str | None, max_length: int = schema.MAX_QUESTION_SLUG) -> boo
     return bool(text) and len(str(text)) <= max_length and bool(schema.SLUG_RE.match(str(text)))
 
 
+def numbered_slugs(wanted: str) -> Iterator[str]:
+    """`wanted`, then `wanted-2`, `wanted-3`... each cut to fit a slug."""
+    yield wanted
+    for number in itertools.count(2):
+        suffix = f"-{number}"
+        yield wanted[: schema.MAX_QUESTION_SLUG - len(suffix)].rstrip("-") + suffix
+
+
 class SlugPool:
     """Hands out slugs unique within one import: `name`, `name-2`, `name-3`..."""
 
@@ -37,11 +47,7 @@ class SlugPool:
         self.used: set[str] = set()
 
     def take(self, wanted: str) -> str:
-        slug, number = wanted, 1
-        while slug in self.used:
-            number += 1
-            suffix = f"-{number}"
-            slug = wanted[: schema.MAX_QUESTION_SLUG - len(suffix)].rstrip("-") + suffix
+        slug = next(slug for slug in numbered_slugs(wanted) if slug not in self.used)
         self.used.add(slug)
         return slug
 

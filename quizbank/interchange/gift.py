@@ -151,6 +151,15 @@ def read_block(
     closing = find_unescaped(text, "}", opening + 1) if opening >= 0 else -1
     if opening < 0 or closing < 0:
         raise Unsupported("no answer part {...}: a description, not a question")
+    if find_unescaped(text[opening + 1 : closing], "{") >= 0:
+        raise Unsupported(
+            "a second { before the answer part's closing }: a } is missing (or a blank line "
+            "before the next question), or a { in an answer is not written \\{"
+        )
+    if find_unescaped(text, "{", closing + 1) >= 0:
+        raise Unsupported(
+            "two answer parts {...} in one question: a blank line must separate questions"
+        )
     before, after = _FORMAT.sub("", text[:opening]).strip(), text[closing + 1 :].strip()
     prompt = unescape(before) + (f" _____ {unescape(after)}" if after else "")
     content: dict[str, Any] = {"title": title_of(title or prompt, "Untitled question")}

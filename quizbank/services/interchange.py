@@ -18,10 +18,11 @@ from django.db import transaction
 from config.text import unstorable_text
 from quizbank.bankfiles import canonicalize
 from quizbank.errors import ExportImpossible, InterchangeRefused
+from quizbank.interchange.common import numbered_slugs
 from quizbank.interchange.formats import EXTENSIONS, FORMATS, READERS, WRITERS
 from quizbank.interchange.limits import check_size
 from quizbank.interchange.report import Draft, Exported, Skipped, TopicRef
-from quizbank.models import Course, Quiz, Topic
+from quizbank.models import Course, Question, Quiz, Topic
 from quizbank.selectors import course_questions, quiz_slots
 from quizbank.services.assets import asset_blobs_missing, asset_blobs_store, asset_images
 from quizbank.services.bank_import import bank_write_question, question_problems
@@ -140,15 +141,19 @@ def _missing_images(draft: Draft) -> list[str]:
 def _write(course: Course, drafts: list[Draft], user: User | None, report: Any) -> None:
     topics: dict[str, Topic] = {}
     existing = {q.slug: q for q in course.questions.select_related("current_version")}
+    written: set[str] = set()
     for draft in drafts:
         topic = topics.get(draft.topic.slug) or _topic(course, draft.topic)
         topics[draft.topic.slug] = topic
         asset_blobs_store(images=draft.images)
+        _keep_apart(draft, existing, written)
+        written.add(draft.slug)
+        question = existing.get(draft.slug)
         outcome = bank_write_question(
             course=course,
             topic=topic,
             slug=draft.slug,
-            question=existing.get(draft.slug),
+            question=question,
             content=draft.content,
             user=user,
         )
@@ -163,6 +168,25 @@ def _write(course: Course, drafts: list[Draft], user: User | None, report: Any) 
                 notes=draft.notes,
             )
         )
+
+
+def _keep_apart(draft: Draft, existing: dict[str, Question], written: set[str]) -> None:
+    """A draft named like a question of another type ("Q1" is many files' first name) goes
+    to the first of `name-2`, `name-3`... that is free or holds its own type, so a re-import
+    updates what the last one wrote and never turns a question into another type."""
+    kind = draft.content["type"]
+
+    def fits(slug: str) -> bool:
+        question = existing.get(slug)
+        return slug not in written and (question is None or question.type == kind)
+
+    if fits(draft.slug):
+        return
+    slug = next(slug for slug in numbered_slugs(draft.slug) if fits(slug))
+    taken = existing.get(draft.slug)
+    why = f"a {taken.type} question" if taken and draft.slug not in written else "taken"
+    draft.notes.append(f"imported as {slug}: {draft.slug} is {why} in the bank")
+    draft.slug = slug
 
 
 def _topic(course: Course, ref: TopicRef) -> Topic:
