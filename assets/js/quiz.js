@@ -296,6 +296,8 @@ $("[data-submit]").addEventListener("click", () => {
     : "";
   dialog.querySelector("[data-unanswered]").textContent = answered + waiting;
   dialog.showModal();
+  // With questions left unanswered, Enter keeps working rather than submitting.
+  dialog.querySelector(missing.length ? "[data-confirm-no]" : "[data-confirm-yes]").focus();
 });
 $("[data-confirm-no]").addEventListener("click", () => dialog.close());
 $("[data-confirm-yes]").addEventListener("click", () => {

@@ -66,6 +66,7 @@ def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[
 
     page.get_by_role("button", name="Submit attempt").click()
     expect(page.locator("[data-unanswered]")).to_contain_text("Not answered: questions 2, 3, 5")
+    expect(page.locator("[data-confirm-no]")).to_be_focused()  # Enter keeps working
     page.locator("[data-confirm-yes]").click()
     expect(page).to_have_url(re.compile(rf"/attempts/{attempt.pk}/result/$"))
     expect(page.get_by_text(VIVA)).to_be_visible()
