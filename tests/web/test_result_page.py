@@ -64,3 +64,16 @@ def test_feedback_without_cases_is_shown_rather_than_an_empty_heading() -> None:
     client.force_login(staff.student)
     page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
     assert "No answer was given." in page
+
+
+def test_an_unreleased_attempt_says_it_waits_for_release_even_while_marking_goes_on() -> None:
+    staff, _ = staffed_quiz(SINGLE, VIVA, points="4")
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "t"}})
+    client = Client()
+    client.force_login(staff.student)
+    page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+    assert "appear once your examiner releases them" in page
+    assert "This page updates itself" not in page  # nothing to wait for here until release
+    assert "hx-trigger" not in page
