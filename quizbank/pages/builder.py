@@ -104,7 +104,7 @@ class QuizForm(forms.Form):
             course.questions.filter(current_version__isnull=False).order_by("slug")
         )
         self.fields["questions"].choices = [  # type: ignore[attr-defined]  # a ChoiceField
-            (str(q.pk), f"{q.title} ({q.type})") for q in self.bank
+            (str(q.pk), f"{q.title} ({q.get_type_display()})") for q in self.bank
         ]
         for q in self.bank:
             label = f"Points in this quiz for {q.title} (empty: its own {q.points})"
@@ -185,6 +185,19 @@ def _save(course: Course, quiz: Quiz | None, data: dict[str, Any]) -> Quiz:
     return quiz_update(quiz=quiz, data=settings, slots=slots)
 
 
+def _show_refusal(form: QuizForm, refused: DomainError) -> None:
+    """Each problem beside its field; the refusal's own message only for problems no field
+    of the form shows (once, not again above the field that says it)."""
+    placed = 0
+    for name, problems in refused.fields.items():
+        field = "pool_draw" if name.endswith(".draw_count") else FORM_FIELDS.get(name, name)
+        if field in form.fields:
+            form.add_error(field, "; ".join(problems))
+            placed += 1
+    if placed < len(refused.fields) or not refused.fields:
+        form.add_error(None, refused.message)
+
+
 def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpResponse:
     initial = _initial(quiz) if quiz else {}
     form = QuizForm(course, request.POST or None, initial=initial)
@@ -194,10 +207,7 @@ def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpRespon
             messages.success(request, f"Saved {saved.title}.")
             return redirect("quizbank-pages:quiz-edit", quiz_id=saved.pk)
         except DomainError as refused:
-            for name, problems in refused.fields.items():
-                field = FORM_FIELDS.get(name, name)
-                form.add_error(field if field in form.fields else None, "; ".join(problems))
-            form.add_error(None, refused.message)
+            _show_refusal(form, refused)
     context = {
         "form": form,
         "course": course,

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.template.defaultfilters import pluralize
 
 from config.locking import for_update
 from quizbank.errors import QuizInvalid, QuizLocked, SlugTaken
@@ -92,7 +93,7 @@ def _check_settings(quiz: Quiz) -> None:
     """Every rule of a quiz's settings, checked on the quiz as it would be saved."""
     problems = schedule_problems(opens_at=quiz.opens_at, closes_at=quiz.closes_at)
     if quiz.opens_at and quiz.closes_at and quiz.closes_at <= quiz.opens_at:
-        problems["closes_at"] = ["The closing time must be after the opening time (opens_at)."]
+        problems["closes_at"] = ["The closing time must be after the opening time."]
     if quiz.time_limit is not None and not timedelta(0) < quiz.time_limit <= MAX_TIME_LIMIT:
         problems["time_limit"] = [
             f"Must be positive and at most {MAX_TIME_LIMIT.days} days (empty: untimed)."
@@ -170,10 +171,13 @@ def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
             "A slot needs a question or a pool.",
             fields={where: ["Name a question, or a pool tag, topic or difficulty."]},
         )
-    if not 1 <= spec.draw_count <= len(slot_pool(slot)):
+    held = len(slot_pool(slot))
+    if not 1 <= spec.draw_count <= held:
+        questions = f"{held} question{pluralize(held)}" if held else "no question"
+        most = f"At most {held}: the pool" if held else "The pool"
         raise QuizInvalid(
-            "The pool holds fewer questions than the slot draws.",
-            fields={f"{where}.draw_count": ["More than the pool holds."]},
+            f"The pool holds {questions}; this slot draws {spec.draw_count}.",
+            fields={f"{where}.draw_count": [f"{most} holds {questions}."]},
         )
     return slot
 

@@ -97,8 +97,20 @@ def test_settings_that_break_a_rule_are_shown_on_the_form() -> None:
     bad = {**BASE, "opens_at": "2026-03-02T10:00", "closes_at": "2026-03-02T09:00"}
     reply = author.post(url, bad)
     assert reply.status_code == 200
-    assert "The closing time must be after the opening time" in reply.text
+    assert reply.text.count("The closing time must be after the opening time") == 1
     assert author.post(url, {**BASE, "pool_topic": "999999"}).status_code == 200
+    assert not Quiz.objects.filter(course=course).exists()
+
+
+def test_a_pool_drawing_more_than_it_holds_says_how_many_it_holds_beside_the_field() -> None:
+    course = new_course()
+    topic = new_topic(course=course)
+    question(course, NUMERIC, topic=topic)
+    author = _browser(member(course, Role.AUTHOR))
+    body = {**BASE, "pool_topic": topic.slug, "pool_draw": "3"}
+    reply = author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
+    assert reply.status_code == 200
+    assert reply.context["form"].errors == {"pool_draw": ["At most 1: the pool holds 1 question."]}
     assert not Quiz.objects.filter(course=course).exists()
 
 

@@ -8,6 +8,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from grading.models import ResponseStatus
 from quizbank import rendering
+from quizbank.models import QuestionType
 from quizbank.rendering import render_markdown
 
 register = template.Library()
@@ -37,6 +38,12 @@ def minutes(value: object) -> str:
     if mins or not hours:
         parts.append(f"{mins} min")
     return " ".join(parts)
+
+
+@register.filter
+def question_type(value: object) -> str:
+    """A question type as people read it ("true_false": "True/false")."""
+    return QuestionType(value).label if value in QuestionType.values else str(value)
 
 
 @register.filter

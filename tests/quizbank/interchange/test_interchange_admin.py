@@ -51,6 +51,14 @@ def test_preview_then_confirm_imports_what_the_preview_showed(course: Course) ->
     assert course.questions.count() == 8
 
 
+def test_the_preview_names_types_as_people_read_them(course: Course) -> None:
+    client = staff_client(course, Role.AUTHOR)
+    page = post_file(client, course, b"::Leaf:: A leaf has no grad_fn. {TRUE}\n")
+    assert "1 question: 1 true/false." in page
+    assert "<td>True/false</td>" in page
+    assert "true_false" not in page
+
+
 def test_a_refused_file_shows_the_reason_on_the_form(course: Course) -> None:
     page = post_file(staff_client(course, Role.AUTHOR), course, BILLION_LAUGHS, "moodle")
     assert "declares a DTD" in page
