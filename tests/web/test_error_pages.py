@@ -121,7 +121,7 @@ def test_a_form_sent_after_signing_out_returns_to_its_page_after_signing_in(
 ) -> None:
     """The start button's address only answers a POST: after signing in, the visitor goes
     back to the page the button was on, never to that address."""
-    headers = {"HTTP_REFERER": referer} if referer else {}
-    reply = Client().post("/quizzes/1/start/", **headers)
+    headers = {"Referer": referer} if referer else {}
+    reply = Client().post("/quizzes/1/start/", headers=headers)
     assert reply.status_code == 302
     assert reply["Location"] == f"/signin/?next={next_page}"

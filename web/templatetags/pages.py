@@ -43,7 +43,11 @@ def minutes(value: object) -> str:
 @register.filter
 def question_type(value: object) -> str:
     """A question type as people read it ("true_false": "True/false")."""
-    return QuestionType(value).label if value in QuestionType.values else str(value)
+    return (
+        QuestionType(value).label
+        if isinstance(value, str) and value in QuestionType.values
+        else str(value)
+    )
 
 
 @register.filter
