@@ -16,7 +16,9 @@ from quizbank.interchange.report import Unsupported
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 # An extension value of None means "the format gave this key, our question does not have it".
 EXTENSION_DROP = None
-PLACEHOLDER_MODEL_ANSWER = "No model answer came with the imported question; write one here."
+PLACEHOLDER_MODEL_ANSWER = (
+    "No model answer came with the imported question; its author can write one in the bank."
+)
 
 
 def slugify(

@@ -83,8 +83,20 @@ def parse_xml(data: bytes, what: str = "the file") -> XmlDoc:
             "they are refused, as they allow entity expansion bombs and reading local files"
         ) from exc
     except ParseError as exc:
-        raise InterchangeRefused(f"{what} is not well-formed XML: {exc}") from exc
+        hint = (
+            ""
+            if _looks_like_xml(data)
+            else (
+                " (it does not begin with <, as XML does: is it in another format, such as GIFT? "
+                "Choose the format the file is in)"
+            )
+        )
+        raise InterchangeRefused(f"{what} is not well-formed XML: {exc}{hint}") from exc
     return XmlDoc(root=root, lines=lines)
+
+
+def _looks_like_xml(data: bytes) -> bool:
+    return data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
 def safe_member_name(name: str) -> str:

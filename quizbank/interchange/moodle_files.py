@@ -57,8 +57,8 @@ def embedded_images(element: Element) -> dict[str, tuple[str, str, bytes]]:
     others = [file.get("name", "?") for file in element.iter("file") if file not in kept]
     if others:
         raise Unsupported(
-            f"embedded files ({', '.join(others)}) are not kept: "
-            "only images in a question's texts are"
+            f"it holds embedded files ({', '.join(others)}) that are not images in its "
+            "texts; only those are imported, and the question would be incomplete without them"
         )
     images: dict[str, tuple[str, str, bytes]] = {}
     names: set[str] = set()

@@ -98,7 +98,10 @@ def read_item(root: Element, location: str) -> Draft:
         raise Unsupported(f"the {interaction.tag} has no counterpart in the bank")
     files = [e.get("src") or e.get("data") for e in body.iter() if e.tag in ("img", "object")]
     if files:
-        raise Unsupported(f"embedded files ({', '.join(map(str, files))}) are not kept")
+        raise Unsupported(
+            f"it shows files from the package ({', '.join(map(str, files))}); a QTI package's "
+            "files are not imported, and the question would be incomplete without them"
+        )
     identifier = root.get("identifier", "")
     content: dict[str, Any] = {
         "title": title_of(root.get("title", ""), identifier or "Untitled question"),

@@ -124,6 +124,7 @@ def test_a_file_of_more_questions_than_one_import_takes_is_refused_whole(course:
     ("fmt", "data", "expected"),
     [
         ("moodle", b"<quiz><question", "not well-formed XML"),
+        ("moodle", b"::Q1:: 2 + 2? {=4 ~3}", "is it in another format, such as GIFT?"),
         ("moodle", b"<assessmentItem/>", "root element must be <quiz>"),
         ("gift", b"\xff\xfe\x00bad", "UTF-8"),
         ("qti", b"PK\x03\x04 not really a zip", "not a zip file"),

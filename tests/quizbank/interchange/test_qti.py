@@ -74,7 +74,7 @@ def test_qti21_text_entry_keeps_the_case_variants_and_their_scores(course: Cours
 def test_qti21_items_with_images_are_reported(course: Course, name: str) -> None:
     report = import_file(course, "qti", QTI21 / name)
     assert report.questions == []
-    assert "embedded files (images/" in skipped_reasons(report)["item"]
+    assert "files from the package (images/" in skipped_reasons(report)["item"]
 
 
 def test_qti3_items_map_onto_each_bank_type(course: Course) -> None:
