@@ -2,6 +2,7 @@
 refusals are messages, never 500s."""
 
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.test import Client
@@ -11,7 +12,7 @@ from grading.services.attempts import attempt_start
 from quizbank.models import Role
 from tests.grading.content import NUMERIC
 from tests.grading.factories import add_slots, member, new_course, new_quiz, question
-from web.templatetags.pages import minutes
+from web.templatetags.pages import minutes, points
 
 pytestmark = pytest.mark.django_db
 
@@ -129,3 +130,19 @@ def test_a_quiz_without_questions_is_not_offered_to_students() -> None:
 )
 def test_time_limits_read_in_hours_and_minutes(limit: timedelta, shown: str) -> None:
     assert minutes(limit) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (Decimal("0.750"), "0.75"),
+        (Decimal("13.000"), "13"),
+        (Decimal("100"), "100"),
+        (Decimal("10.2505"), "10.251"),
+        (2.5, "2.5"),
+        (None, ""),
+        ("n/a", "n/a"),
+    ],
+)
+def test_scores_read_without_trailing_zeros(value: object, shown: str) -> None:
+    assert points(value) == shown

@@ -1,6 +1,7 @@
 """Template filters of the pages."""
 
 import math
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from datetime import timedelta
 
 from django import template
@@ -38,6 +39,18 @@ def minutes(value: object) -> str:
     if mins or not hours:
         parts.append(f"{mins} min")
     return " ".join(parts)
+
+
+@register.filter
+def points(value: object) -> str:
+    """A score as people write it: at most three decimals, no trailing zeros ("0.75", "13")."""
+    if value is None or value == "":
+        return ""
+    try:
+        number = Decimal(str(value)).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        return str(value)
+    return f"{number.normalize():f}"
 
 
 @register.filter
