@@ -125,7 +125,10 @@ def test_a_quiz_without_questions_is_not_offered_to_students() -> None:
         (timedelta(minutes=45), "45 min"),
         (timedelta(hours=1), "1 h"),
         (timedelta(hours=1, minutes=30), "1 h 30 min"),
-        (timedelta(seconds=20), "1 min"),
+        (timedelta(seconds=20), "20 s"),
+        (timedelta(minutes=2, seconds=30), "2 min 30 s"),
+        (timedelta(seconds=0.2), "1 s"),
+        (timedelta(0), "0 min"),
     ],
 )
 def test_time_limits_read_in_hours_and_minutes(limit: timedelta, shown: str) -> None:

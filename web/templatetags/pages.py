@@ -1,8 +1,8 @@
 """Template filters of the pages."""
 
 import math
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from datetime import timedelta
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
@@ -30,14 +30,18 @@ def plain_text(html: object) -> str:
 
 @register.filter
 def minutes(value: object) -> str:
-    """A time limit as people say it: "45 min", "1 h", "1 h 30 min" (seconds rounded up)."""
+    """A time limit as people say it: "45 min", "1 h", "1 h 30 min", "2 min 30 s" (extra
+    time can make a limit that is not whole minutes; whole seconds, rounded up)."""
     if not isinstance(value, timedelta):
         return str(value)
-    total = math.ceil(value.total_seconds() / 60)
-    hours, mins = divmod(total, 60)
+    total = math.ceil(value.total_seconds())
+    hours, rest = divmod(total, 3600)
+    mins, secs = divmod(rest, 60)
     parts = [f"{hours} h"] if hours else []
-    if mins or not hours:
+    if mins or not (hours or secs):
         parts.append(f"{mins} min")
+    if secs:
+        parts.append(f"{secs} s")
     return " ".join(parts)
 
 
