@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from quizbank.pages import access, builder, questions
+from quizbank.pages import access, builder, importing, questions
 
 app_name = "quizbank-pages"
 
@@ -17,4 +17,5 @@ urlpatterns = [
         name="question-create",
     ),
     path("questions/<int:question_id>/", questions.question_edit_page, name="question-edit"),
+    path("courses/<int:course_id>/import/", importing.import_page, name="import"),
 ]

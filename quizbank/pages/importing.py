@@ -1,0 +1,92 @@
+"""Importing a Moodle XML, GIFT or QTI file: upload, preview (a dry run of the same service
+the API and the command use), confirm. Only a course's authors may do it, by the one access
+rule; the uploaded bytes wait in the session between the two steps. Served as an author's
+page (/author/courses/<id>/import/) and in the admin, with the same form and steps."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+
+from config.exceptions import DomainError
+from quizbank.access import AUTHORS, access_course, courses_for
+from quizbank.interchange.formats import FORMATS
+from quizbank.interchange.limits import max_file_bytes
+from quizbank.models import Course
+from quizbank.services.interchange import interchange_import
+
+_SESSION_KEY = "interchange_upload"
+_FORMAT_NAMES = {"moodle": "Moodle XML", "gift": "GIFT", "qti": "QTI 2.1/3.0 item or package"}
+
+
+class InterchangeImportForm(forms.Form):
+    course = forms.ModelChoiceField(queryset=Course.objects.none())
+    format = forms.ChoiceField(choices=[(name, _FORMAT_NAMES[name]) for name in FORMATS])
+    file = forms.FileField()
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["course"].queryset = courses_for(user, AUTHORS)  # type: ignore[attr-defined]  # a ModelChoiceField
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        if upload.size > max_file_bytes():
+            raise forms.ValidationError(f"The file is over {max_file_bytes()} bytes.")
+        return upload
+
+
+def import_steps(request: HttpRequest, course: Course | None = None) -> dict[str, Any]:
+    """The page's context: GET the form (for `course` if given); POST with a file the
+    preview; POST `confirm` the import itself."""
+    if request.method == "POST" and "confirm" in request.POST:
+        return _confirm(request)
+    initial = {"course": course.pk} if course is not None else {}
+    form = InterchangeImportForm(
+        request.POST or None, request.FILES or None, user=request.user, initial=initial
+    )
+    context: dict[str, Any] = {"form": form}
+    if request.method == "POST" and form.is_valid():
+        chosen = access_course(request.user, form.cleaned_data["course"].pk, AUTHORS)
+        data = form.cleaned_data["file"].read()
+        fmt = form.cleaned_data["format"]
+        try:
+            report = interchange_import(course=chosen, fmt=fmt, data=data, dry_run=True)
+        except DomainError as exc:
+            form.add_error("file", exc.message)
+        else:
+            request.session[_SESSION_KEY] = {
+                "course": chosen.pk,
+                "format": fmt,
+                "data": base64.b64encode(data).decode(),
+            }
+            context.update(report=report, preview=True, course=chosen)
+    return context
+
+
+def _confirm(request: HttpRequest) -> dict[str, Any]:
+    pending = request.session.pop(_SESSION_KEY, None)
+    form = InterchangeImportForm(user=request.user)
+    if pending is None:
+        return {"form": form, "error": "Nothing to import: upload the file again."}
+    course = access_course(request.user, int(pending["course"]), AUTHORS)
+    data = base64.b64decode(pending["data"])
+    user = request.user if request.user.is_authenticated else None
+    try:
+        report = interchange_import(course=course, fmt=pending["format"], data=data, user=user)
+    except DomainError as exc:
+        return {"form": form, "error": exc.message, "course": course}
+    return {"form": form, "report": report, "done": True, "course": course}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def import_page(request: HttpRequest, course_id: int) -> HttpResponse:
+    course = access_course(request.user, course_id, roles=AUTHORS)
+    context = {"course": course, **import_steps(request, course)}
+    return render(request, "quizbank/author/import.html", context)

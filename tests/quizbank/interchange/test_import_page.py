@@ -1,0 +1,66 @@
+"""The author's import page (/author/courses/<id>/import/): the admin's steps for authors who
+are not staff, linked from the course's questions."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from quizbank.models import Course, Role
+from tests.quizbank.factories import make_course, make_membership, make_user
+
+pytestmark = pytest.mark.django_db
+GIFT = b"::Leaf:: A leaf tensor has no grad_fn. {TRUE}\n\n::Sum:: 2 + 2? {#4}\n"
+
+
+def signed_in(course: Course, role: str) -> Client:
+    user = make_user(username=f"member-{role}")  # not staff: no way into the admin
+    make_membership(course=course, user=user, role=role)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def url(course: Course) -> str:
+    return f"/author/courses/{course.pk}/import/"
+
+
+def test_an_author_previews_then_imports_from_the_questions_page() -> None:
+    course = make_course()
+    author = signed_in(course, Role.AUTHOR)
+    listing = author.get(f"/author/courses/{course.pk}/questions/").content.decode()
+    assert f'href="{url(course)}"' in listing
+    form = author.get(url(course))
+    assert form.status_code == 200
+    assert form.context["form"].initial == {"course": course.pk}
+    upload = SimpleUploadedFile("bank.gift", GIFT)
+    preview = author.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
+    page = preview.content.decode()
+    assert f"Preview: what the import would do in {course.title}" in page
+    assert "2 questions: 1 true/false, 1 numeric." in page
+    assert not course.questions.exists()
+    done = author.post(url(course), {"confirm": "1"}).content.decode()
+    assert f"Imported into {course.title}" in done
+    assert sorted(course.questions.values_list("slug", flat=True)) == ["leaf", "sum"]
+
+
+def test_a_file_in_another_format_is_refused_on_the_form_with_a_hint() -> None:
+    course = make_course()
+    author = signed_in(course, Role.AUTHOR)
+    upload = SimpleUploadedFile("bank.gift", GIFT)
+    page = author.post(url(course), {"course": course.pk, "format": "moodle", "file": upload})
+    assert page.status_code == 200
+    assert "is it in another format, such as GIFT?" in page.content.decode()
+    assert not course.questions.exists()
+
+
+def test_only_the_course_authors_import() -> None:
+    course = make_course()
+    assert signed_in(course, Role.STUDENT).get(url(course)).status_code == 403
+    assert signed_in(course, Role.EXAMINER).get(url(course)).status_code == 403
+    outsider = signed_in(make_course(), Role.AUTHOR)
+    assert outsider.get(url(course)).status_code == 404
+    upload = SimpleUploadedFile("bank.gift", GIFT)
+    outsider.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
+    assert not course.questions.exists()
