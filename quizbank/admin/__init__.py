@@ -15,8 +15,9 @@ from django.utils.html import format_html
 from config.exceptions import DomainError
 from quizbank.admin import inlines, quizzes  # noqa: F401  (registers the quiz admin)
 from quizbank.admin.forms import QuestionForm
-from quizbank.admin.interchange import export_response, interchange_import_view
+from quizbank.admin.interchange import interchange_import_view
 from quizbank.models import Course, Question, QuestionVersion, RubricCriterion, Topic
+from quizbank.pages.importing import export_response
 from quizbank.services.versioning import question_snapshot
 
 

@@ -1,7 +1,8 @@
 """Importing a Moodle XML, GIFT or QTI file: upload, preview (a dry run of the same service
 the API and the command use), confirm. Only a course's authors may do it, by the one access
 rule; the uploaded bytes wait in the session between the two steps. Served as an author's
-page (/author/courses/<id>/import/) and in the admin, with the same form and steps."""
+page (/author/courses/<id>/import/) and in the admin, with the same form and steps; and the
+export of a course's bank as a file, on the same two sides."""
 
 from __future__ import annotations
 
@@ -9,17 +10,18 @@ import base64
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_http_methods
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
 from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_course, courses_for
 from quizbank.interchange.formats import FORMATS
 from quizbank.interchange.limits import max_file_bytes
 from quizbank.models import Course
-from quizbank.services.interchange import interchange_import
+from quizbank.services.interchange import interchange_export, interchange_import
 
 _SESSION_KEY = "interchange_upload"
 _FORMAT_NAMES = {"moodle": "Moodle XML", "gift": "GIFT", "qti": "QTI 2.1/3.0 item or package"}
@@ -90,3 +92,25 @@ def import_page(request: HttpRequest, course_id: int) -> HttpResponse:
     course = access_course(request.user, course_id, roles=AUTHORS)
     context = {"course": course, **import_steps(request, course)}
     return render(request, "quizbank/author/import.html", context)
+
+
+def export_response(request: HttpRequest, course: Course, fmt: str) -> HttpResponse:
+    """The course's bank as a file in `fmt`, for one of its authors."""
+    course = access_course(request.user, course.pk, AUTHORS)
+    exported = interchange_export(course=course, fmt=fmt)
+    reply = HttpResponse(exported.data, content_type=exported.content_type)
+    reply["Content-Disposition"] = f'attachment; filename="{exported.filename}"'
+    reply["X-Skipped-Questions"] = str(len(exported.skipped))
+    return reply
+
+
+@login_required
+@require_GET
+def export_page(request: HttpRequest, course_id: int) -> HttpResponse:
+    """`?format=moodle|gift|qti`: the file, or back to the questions with what went wrong."""
+    course = access_course(request.user, course_id, roles=AUTHORS)
+    try:
+        return export_response(request, course, str(request.GET.get("format", ""))[:20])
+    except DomainError as refused:
+        messages.error(request, f"Not exported: {refused.message}")
+        return redirect("quizbank-pages:question-list", course_id=course.pk)

@@ -18,4 +18,5 @@ urlpatterns = [
     ),
     path("questions/<int:question_id>/", questions.question_edit_page, name="question-edit"),
     path("courses/<int:course_id>/import/", importing.import_page, name="import"),
+    path("courses/<int:course_id>/export/", importing.export_page, name="export"),
 ]

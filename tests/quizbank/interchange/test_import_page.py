@@ -64,3 +64,33 @@ def test_only_the_course_authors_import() -> None:
     upload = SimpleUploadedFile("bank.gift", GIFT)
     outsider.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
     assert not course.questions.exists()
+
+
+def test_an_author_exports_the_bank_from_the_questions_page() -> None:
+    course = make_course()
+    author = signed_in(course, Role.AUTHOR)
+    upload = SimpleUploadedFile("bank.gift", GIFT)
+    author.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
+    author.post(url(course), {"confirm": "1"})
+    exported = author.get(f"/author/courses/{course.pk}/export/?format=gift")
+    assert exported.status_code == 200
+    assert (
+        exported["Content-Disposition"].endswith('.gift"')
+        or "attachment" in exported["Content-Disposition"]
+    )
+    assert b"A leaf tensor has no grad_fn" in exported.content
+
+
+def test_an_export_that_cannot_be_made_says_why_on_the_questions_page() -> None:
+    course = make_course()
+    author = signed_in(course, Role.AUTHOR)
+    unknown = author.get(f"/author/courses/{course.pk}/export/?format=pdf", follow=True)
+    assert "Not exported: unknown format &#x27;pdf&#x27;" in unknown.content.decode()
+    empty = author.get(f"/author/courses/{course.pk}/export/?format=gift", follow=True)
+    assert "Not exported:" in empty.content.decode()
+    assert (
+        signed_in(course, Role.STUDENT)
+        .get(f"/author/courses/{course.pk}/export/?format=gift")
+        .status_code
+        == 403
+    )
