@@ -74,10 +74,7 @@ def test_an_author_exports_the_bank_from_the_questions_page() -> None:
     author.post(url(course), {"confirm": "1"})
     exported = author.get(f"/author/courses/{course.pk}/export/?format=gift")
     assert exported.status_code == 200
-    assert (
-        exported["Content-Disposition"].endswith('.gift"')
-        or "attachment" in exported["Content-Disposition"]
-    )
+    assert exported["Content-Disposition"] == f'attachment; filename="{course.slug}.gift.txt"'
     assert b"A leaf tensor has no grad_fn" in exported.content
 
 
