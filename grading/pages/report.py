@@ -40,6 +40,10 @@ def quiz_report_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
         "scope": scope,
         "histogram": score_histogram_svg(report["distribution"]),
         "scatter": facility_discrimination_svg(report["questions"], described_by="questions"),
+        "plotted": any(
+            q.get("facility") is not None and q.get("discrimination_index") is not None
+            for q in report["questions"]
+        ),
         "options": options,
         "options_chart": distractor_rates_svg(options, described_by="option-rates"),
         "criteria": criteria,

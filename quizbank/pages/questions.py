@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_course, access_question
+from quizbank.bankfiles import schema
 from quizbank.models import Course, Question, QuestionType
 from quizbank.selectors import course_questions, question_versions
 from quizbank.services.question_authoring import (
@@ -32,7 +33,15 @@ NO_TOPIC = (
 
 
 class QuestionForm(forms.Form):
-    slug = forms.SlugField(max_length=80, help_text="Its name in the bank: letters, digits, -.")
+    slug = forms.RegexField(
+        regex=schema.SLUG_RE,
+        max_length=80,
+        help_text="Its name in the bank: lowercase letters and digits, words joined by hyphens.",
+        error_messages={
+            "invalid": "Use lowercase letters and digits, words joined by single hyphens "
+            "(autograd-leaf-tensors)."
+        },
+    )
     topic = forms.ChoiceField(choices=[])
     content = forms.CharField(
         label="The question (bank-format YAML)",
@@ -42,7 +51,8 @@ class QuestionForm(forms.Form):
             attrs={"rows": 30, "spellcheck": "false", "class": "code-text", "wrap": "off"}
         ),
         # Django shows help text as HTML: the file name pattern is escaped here.
-        help_text="The fields of docs/bank-format.md; a code question's files go under "
+        help_text='The fields of the <a href="/author/help/bank-format/">bank format</a>; '
+        "a code question's files go under "
         "<code>files:</code> (reference.py and at least one wrong_&lt;name&gt;.py).",
     )
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from quizbank.pages import access, builder, importing, questions
+from quizbank.pages import access, builder, importing, questions, reference
 
 app_name = "quizbank-pages"
 
@@ -19,4 +19,5 @@ urlpatterns = [
     path("questions/<int:question_id>/", questions.question_edit_page, name="question-edit"),
     path("courses/<int:course_id>/import/", importing.import_page, name="import"),
     path("courses/<int:course_id>/export/", importing.export_page, name="export"),
+    path("help/<slug:name>/", reference.reference_page, name="help"),
 ]

@@ -1,0 +1,31 @@
+"""Reference pages for authors and examiners: the bank format and the item statistics, read
+from the same files in docs/ that the repository documents them in, so they cannot differ."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET
+
+from quizbank.rendering import render_markdown
+
+PAGES = {"bank-format": "bank-format.md", "statistics": "statistics.md"}
+
+
+@lru_cache(maxsize=len(PAGES))
+def _rendered(name: str) -> str:
+    return render_markdown((settings.BASE_DIR / "docs" / PAGES[name]).read_text(encoding="utf-8"))
+
+
+@login_required
+@require_GET
+def reference_page(request: HttpRequest, name: str) -> HttpResponse:
+    if name not in PAGES:
+        raise Http404
+    html = mark_safe(_rendered(name))  # noqa: S308 (nh3-sanitized in render_markdown)
+    return render(request, "quizbank/reference.html", {"html": html})

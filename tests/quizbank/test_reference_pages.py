@@ -1,0 +1,52 @@
+"""The reference pages the question form and the report link to, rendered from docs/."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from quizbank.models import Role
+from tests.grading.factories import member, new_course, new_quiz
+
+pytestmark = pytest.mark.django_db
+
+
+def _signed_in(role: str) -> tuple[Client, int]:
+    course = new_course()
+    client = Client()
+    client.force_login(member(course, role))
+    return client, course.pk
+
+
+def test_the_question_form_links_the_bank_format_page_which_renders_its_tables() -> None:
+    client, course_id = _signed_in(Role.AUTHOR)
+    form = client.get(f"/author/courses/{course_id}/questions/new/").content.decode()
+    assert 'href="/author/help/bank-format/"' in form
+    assert "Version:" not in form  # the hidden version field has no visible label
+    page = client.get("/author/help/bank-format/")
+    assert page.status_code == 200
+    assert "<table>" in page.content.decode()
+    assert "entry_point" in page.content.decode()
+
+
+def test_the_report_links_the_statistics_page() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    client = Client()
+    client.force_login(member(course, Role.EXAMINER))
+    report = client.get(f"/examiner/quizzes/{quiz.pk}/report/").content.decode()
+    assert 'href="/author/help/statistics/"' in report
+    assert client.get("/author/help/statistics/").status_code == 200
+
+
+def test_only_the_named_pages_are_served() -> None:
+    client, _ = _signed_in(Role.STUDENT)
+    assert client.get("/author/help/README/").status_code == 404
+    assert client.get("/author/help/..%2Fsettings/").status_code == 404
+    assert Client().get("/author/help/bank-format/").status_code == 302
+
+
+def test_a_slug_outside_the_bank_rules_says_what_the_rules_are() -> None:
+    client, course_id = _signed_in(Role.AUTHOR)
+    reply = client.post(f"/author/courses/{course_id}/questions/new/", {"slug": "Bad_Slug"})
+    assert "Use lowercase letters and digits, words joined by single hyphens" in reply.text
