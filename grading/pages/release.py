@@ -9,7 +9,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
+from config.fields import id_from_text
 from grading.services.release import (
+    ReleaseOverride,
     quiz_release_history,
     quiz_results_release,
     release_blockers,
@@ -26,7 +28,10 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
     if request.method == "POST" and isinstance(request.user, User):
         try:
-            quiz_results_release(quiz=quiz, actor=request.user, now=timezone.now())
+            override = _override(request) if "override" in request.POST else None
+            quiz_results_release(
+                quiz=quiz, actor=request.user, now=timezone.now(), override=override
+            )
             messages.success(request, "Results released: students can now see them.")
         except DomainError as refused:
             messages.error(request, f"Not released: {refused.message}")
@@ -38,3 +43,13 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
         "history": quiz_release_history(quiz).select_related("actor"),
     }
     return render(request, "grading/release.html", context)
+
+
+def _override(request: HttpRequest) -> ReleaseOverride:
+    """The answers the page listed as not final (released anyway, as the examiner saw them:
+    one that became a blocker since is not named, so the release is refused) and why."""
+    named = (id_from_text(value) for value in request.POST.getlist("responses")[:10000])
+    return ReleaseOverride(
+        responses=frozenset(pk for pk in named if pk is not None),
+        reason=request.POST.get("reason", "")[:2000],
+    )

@@ -59,3 +59,25 @@ def test_a_quiz_releasing_immediately_says_so_and_offers_no_release(staff: Staff
     staff.quiz.release_policy = ReleasePolicy.MANUAL
     staff.quiz.save()
     assert "1 submitted attempt not yet released" in browser_as(staff.examiner).get(url).text
+
+
+def test_release_anyway_names_the_listed_answers_and_needs_a_reason(staff: Staff) -> None:
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "x"}})
+    viva = attempt.responses.get(position=1)
+    url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
+    page = browser_as(staff.examiner)
+    shown = page.get(url).text
+    assert "Release anyway" in shown
+    assert f'name="responses" value="{viva.pk}"' in shown
+    blank = page.post(url, {"override": "1", "responses": [viva.pk], "reason": " "}, follow=True)
+    assert "Not released: An override needs a reason." in blank.text
+    unnamed = page.post(url, {"override": "1", "responses": ["x"], "reason": "Deadline"})
+    assert unnamed.status_code == 302
+    attempt.refresh_from_db()
+    assert attempt.released_at is None
+    body = {"override": "1", "responses": [viva.pk], "reason": "Grades due today"}
+    released = page.post(url, body, follow=True)
+    assert "Results released" in released.text
+    attempt.refresh_from_db()
+    assert attempt.released_at is not None
+    assert "(Grades due today)" in released.text  # the page's release log
