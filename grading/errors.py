@@ -144,6 +144,13 @@ class VivaQuizReleasesImmediately(DomainError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class QuestionKept(DomainError):
+    """A live viva's question that cannot be put back (not the last drawn, or marked)."""
+
+    code = "viva_question_kept"
+    status_code = status.HTTP_409_CONFLICT
+
+
 class NoSuchPosition(DomainError):
     code = "no_such_position"
     status_code = status.HTTP_404_NOT_FOUND

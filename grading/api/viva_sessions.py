@@ -27,6 +27,7 @@ from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
     MAX_NOTES_CHARS,
     Pool,
+    viva_session_discard,
     viva_session_draw,
     viva_session_end,
     viva_session_notes,
@@ -150,6 +151,14 @@ class VivaRecordApi(APIView):
             request.user, access_marking_response(request.user, answer.pk), anonymous=False
         )
         return Response(Question(view).data)
+
+    @extend_schema(request=None, responses=SessionSerializer, operation_id="viva_discard")
+    def delete(self, request: Request, session_id: int, position: int) -> Response:
+        """Put the last question drawn back unasked (not once it is marked): it leaves the
+        attempt and is not drawn again in this session."""
+        session = access_viva_session(request.user, session_id)
+        viva_session_discard(session=session, position=position, now=timezone.now())
+        return _session_reply(request, session_id)
 
 
 def _record_mark(response_id: int, examiner: User, mark: MarkInput) -> None:

@@ -25,6 +25,8 @@ class VivaSession(models.Model):
         max_length=8, choices=VivaSessionStatus.choices, default=VivaSessionStatus.OPEN
     )
     notes = models.TextField(blank=True)
+    # Questions drawn and put back unasked (ids): never drawn again in this session.
+    discarded = models.JSONField(default=list, blank=True)
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
 

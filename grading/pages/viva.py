@@ -19,6 +19,7 @@ from grading.selectors.viva_sessions import access_viva_session
 from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
     Pool,
+    viva_session_discard,
     viva_session_draw,
     viva_session_end,
     viva_session_notes,
@@ -64,6 +65,14 @@ def _draw(request: HttpRequest, session: VivaSession) -> str:
     return "A question was drawn."
 
 
+def _discard(request: HttpRequest, session: VivaSession) -> str:
+    position = _number(request.POST.get("position", ""))
+    viva_session_discard(
+        session=session, position=-1 if position is None else position, now=timezone.now()
+    )
+    return "The question was put back; it is not drawn again in this viva."
+
+
 def _act(request: HttpRequest, session: VivaSession, examiner: User) -> str:
     """What was done, as a message; a DomainError says why nothing was."""
     action = request.POST.get("action")
@@ -71,10 +80,12 @@ def _act(request: HttpRequest, session: VivaSession, examiner: User) -> str:
         return _draw(request, session)
     if action == "record":
         return _record(request, session, examiner)
+    if action == "discard":
+        return _discard(request, session)
     if action == "end":
         viva_session_end(session=session, now=timezone.now())
         return "The viva is over and its marks are totalled."
-    raise DomainError("Choose draw, record or end.", fields={"action": ["unknown"]})
+    raise DomainError("Choose draw, record, discard or end.", fields={"action": ["unknown"]})
 
 
 @login_required

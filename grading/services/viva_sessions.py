@@ -21,6 +21,7 @@ from grading.errors import (
     NoSuchPosition,
     NotAStudent,
     PoolExhausted,
+    QuestionKept,
     SessionClosed,
     UnmarkedQuestions,
     VivaQuizReleasesImmediately,
@@ -121,7 +122,8 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
     with transaction.atomic():
         locked = _locked_open(session)
         attempt = locked.attempt
-        drawn = set(attempt.responses.values_list("question_version__question_id", flat=True))
+        asked = list(attempt.responses.values_list("question_version__question_id", flat=True))
+        drawn = {*asked, *locked.discarded}
         candidates = _candidates(attempt.quiz, pool, drawn)
         if not candidates:
             raise PoolExhausted("No viva question in this pool is left to ask in this session.")
@@ -131,14 +133,44 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
             raise PoolExhausted("The drawn question has no version.")
         response = Response.objects.create(
             attempt=attempt,
-            position=len(drawn),
-            slot_position=len(drawn),
+            position=len(asked),
+            slot_position=len(asked),
             question_version=picked.current_version,
             points=picked.points,
             status=ResponseStatus.NEEDS_MARKING,
         )
         attempt_refresh_total(attempt=attempt, now=now)
         return response
+
+
+def viva_session_discard(*, session: VivaSession, position: int, now: datetime) -> VivaSession:
+    """Put the last question drawn back unasked (drawn by mistake, or not one to ask this
+    student): it leaves the attempt and is not drawn again in this session. A marked
+    question stays: its mark is part of the record."""
+    with transaction.atomic():
+        locked = _locked_open(session)
+        attempt = attempt_lock(locked.attempt_id)
+        last = attempt.responses.order_by("-position").first()
+        if last is None or not 0 <= position <= last.position:
+            raise NoSuchPosition(
+                f"No question was drawn at position {position} in this session.",
+                fields={"position": ["no such question"]},
+            )
+        if last.position != position:
+            raise QuestionKept(
+                f"Only the last question drawn (question {last.position + 1}) can be put back.",
+                fields={"position": ["not the last question drawn"]},
+            )
+        if last.marks.exists():
+            raise QuestionKept(
+                "This question is marked; a marked question stays in the viva.",
+                fields={"position": ["marked"]},
+            )
+        locked.discarded = [*locked.discarded, last.question_version.question_id]
+        locked.save(update_fields=["discarded"])
+        last.delete()
+        attempt_refresh_total(attempt=attempt, now=now)
+        return locked
 
 
 # The longest notes an examiner keeps of one question, from the page or the API.

@@ -112,6 +112,7 @@ ENDPOINTS: dict[str, tuple[str, str, Any, dict[str, int]]] = {
         {"notes": "n"},
         EXAMINERS_ONLY,
     ),
+    "viva put back": ("delete", "/api/viva-sessions/{session}/questions/0/", None, EXAMINERS_ONLY),
     "viva end": ("post", "/api/viva-sessions/{session}/end/", None, _expect(403, 409, 403, 409)),
     "regrade start": (
         "post",

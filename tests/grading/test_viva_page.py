@@ -49,7 +49,8 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
     for body, said in (
         ({"action": "record", "position": "7"}, "Not done: No question was drawn at position 7"),
         ({"action": "draw", "topic": "x"}, "Not done: Choose a topic from the list"),
-        ({"action": "zzz"}, "Not done: Choose draw, record or end."),
+        ({"action": "zzz"}, "Not done: Choose draw, record, discard or end."),
+        ({"action": "discard", "position": "x"}, "Not done: No question was drawn at position"),
         ({"action": "end"}, "Not done: Mark every question asked"),
         ({"action": "draw"}, "A question was drawn."),
         ({"action": "record", "position": "0", "notes": "n"}, "Notes saved; choose a level"),
@@ -64,3 +65,16 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
     assert session.attempt.responses.get(position=0).answer == {"text": "n"}
     assert browser_as(staff.outsider).get(url).status_code == 404
     assert browser_as(staff.student).get(url).status_code in (403, 404)
+
+
+def test_a_question_drawn_by_mistake_is_put_back_from_the_page(staff: Staff) -> None:
+    page = browser_as(staff.examiner)
+    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    url = f"/examiner/vivas/{session.pk}/"
+    page.post(url, {"action": "draw"})
+    assert "Put this question back unasked" in page.get(url).text
+    put_back = page.post(url, {"action": "discard", "position": "0"}, follow=True)
+    assert "The question was put back; it is not drawn again in this viva." in put_back.text
+    assert "No question drawn yet." in put_back.text
+    assert session.attempt.responses.count() == 0

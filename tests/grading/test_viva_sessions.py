@@ -63,6 +63,47 @@ def test_ending_with_an_unmarked_question_is_refused(staff: Staff) -> None:
     assert reply.json()["error"]["fields"]["positions"] == ["0"]
 
 
+def test_a_question_put_back_unasked_leaves_the_viva_and_is_not_drawn_again(
+    staff: Staff,
+) -> None:
+    client = api_as(staff.examiner)
+    session = _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    first = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    put_back = client.delete(f"{base}/questions/0/")
+    assert put_back.status_code == 200, put_back.json()
+    assert put_back.json()["questions"] == []
+    second = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    assert second["question"]["title"] != first["question"]["title"]
+    assert second["position"] == 0
+    exhausted = client.post(f"{base}/draws/", {"tag": "oral"}, format="json")
+    assert exhausted.json()["error"]["code"] == "pool_exhausted"  # the one put back stays out
+    marked = client.post(f"{base}/questions/0/", {"levels": [1, 1]}, format="json")
+    assert marked.status_code == 200
+    ended = client.post(f"{base}/end/").json()
+    assert ended["status"] == "ended"
+    attempt = Attempt.objects.get(pk=session["attempt"])
+    assert attempt.responses.count() == 1
+    assert float(attempt.max_score or 0) == 6
+
+
+def test_only_the_last_unmarked_question_can_be_put_back(staff: Staff) -> None:
+    client = api_as(staff.examiner)
+    session = _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    client.post(f"{base}/draws/", {"tag": "oral"}, format="json")
+    client.post(f"{base}/draws/", {"tag": "oral"}, format="json")
+    earlier = client.delete(f"{base}/questions/0/")
+    assert earlier.status_code == 409
+    assert "Only the last question drawn (question 2)" in earlier.json()["error"]["message"]
+    assert client.delete(f"{base}/questions/5/").status_code == 404
+    client.post(f"{base}/questions/1/", {"levels": [1, 1]}, format="json")
+    marked = client.delete(f"{base}/questions/1/")
+    assert marked.status_code == 409
+    assert marked.json()["error"]["code"] == "viva_question_kept"
+    assert Attempt.objects.get(pk=session["attempt"]).responses.count() == 2
+
+
 def test_the_student_can_neither_save_nor_submit_over_a_live_viva(staff: Staff) -> None:
     session = _start(staff).json()
     api_as(staff.examiner).post(f"/api/viva-sessions/{session['id']}/draws/", {}, format="json")
