@@ -16,6 +16,10 @@ class EnrolmentOutput(serializers.Serializer[Any]):
     added = serializers.ListField(child=serializers.CharField())
     already = serializers.ListField(child=serializers.CharField())
     unknown = serializers.ListField(child=serializers.CharField())
+    staff = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Of those added, who also author or examine the course.",
+    )
 
 
 class CourseEnrolApi(APIView):

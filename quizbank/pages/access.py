@@ -69,7 +69,14 @@ def _enrol(request: HttpRequest, quiz: Quiz) -> str:
         entries += entries_from_csv(upload.read())
     result = course_enrol_students(course=quiz.course, entries=entries)
     unknown = f"; no account for {_listed(result.unknown)}" if result.unknown else ""
-    return f"Enrolled {len(result.added)}, already enrolled {len(result.already)}{unknown}."
+    staff = (
+        f"; {_listed(result.staff)} also teach{'es' if len(result.staff) == 1 else ''} this "
+        "course: as students they see its quizzes as students do, and cannot mark their own "
+        "answers"
+        if result.staff
+        else ""
+    )
+    return f"Enrolled {len(result.added)}, already enrolled {len(result.already)}{unknown}{staff}."
 
 
 def _override(request: HttpRequest, quiz: Quiz) -> str:
@@ -105,15 +112,18 @@ def quiz_access_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     """GET: students, overrides and rules; POST: one of the forms (`action`)."""
     quiz = access_quiz(request.user, quiz_id, roles=AUTHORS)
     action = ACTIONS.get(request.POST.get("action", ""))
+    posted = None
     if request.method == "POST":
         try:
             note = action(request, quiz) if action else "Unknown form."
             messages.info(request, note)
+            return redirect("quizbank-pages:quiz-access", quiz_id=quiz.pk)
         except DomainError as refused:
             messages.error(request, f"Not saved: {refused.message}")
-        return redirect("quizbank-pages:quiz-access", quiz_id=quiz.pk)
+            posted = request.POST  # the form comes back as typed, to be corrected
     context = {
         "quiz": quiz,
+        "posted": posted,
         "students": quiz.course.memberships.filter(role=Role.STUDENT)
         .select_related("user")
         .order_by("user__username"),

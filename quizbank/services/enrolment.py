@@ -27,6 +27,9 @@ class EnrolmentResult:
     added: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    # Of those added, the ones who also author or examine this course (said, not refused:
+    # a teacher may try a quiz as a student).
+    staff: list[str] = field(default_factory=list)
 
 
 def entries_from_text(text: str) -> list[str]:
@@ -93,4 +96,8 @@ def course_enrol_students(*, course: Course, entries: list[str]) -> EnrolmentRes
                 course=course, user=user, role=Role.STUDENT
             )
             (result.added if created else result.already).append(user.username)
+        teaching = CourseMembership.objects.filter(
+            course=course, user__username__in=result.added, role__in=[Role.AUTHOR, Role.EXAMINER]
+        )
+        result.staff = sorted(set(teaching.values_list("user__username", flat=True)))
     return result

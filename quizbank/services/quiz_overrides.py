@@ -27,30 +27,32 @@ class OverrideInput:
 
 
 def _check_override(data: OverrideInput) -> None:
+    """Every problem of the override at once, each under its field."""
+    problems: dict[str, list[str]] = {}
     if not 0 <= data.extra_time_percent <= MAX_EXTRA_TIME_PERCENT:
-        raise AccessRuleInvalid(
-            f"Extra time is between 0 and {MAX_EXTRA_TIME_PERCENT}%.",
-            fields={"extra_time_percent": ["out of range"]},
-        )
+        problems["extra_time_percent"] = [
+            f"Extra time is a whole number of percent from 0 to {MAX_EXTRA_TIME_PERCENT}."
+        ]
     if not 0 <= data.extra_attempts <= MAX_EXTRA_ATTEMPTS:
-        raise AccessRuleInvalid(
-            f"Extra attempts are between 0 and {MAX_EXTRA_ATTEMPTS}.",
-            fields={"extra_attempts": ["out of range"]},
-        )
+        problems["extra_attempts"] = [
+            f"Extra attempts are a whole number from 0 to {MAX_EXTRA_ATTEMPTS}."
+        ]
     if len(data.reason) > MAX_OVERRIDE_REASON:
-        raise AccessRuleInvalid(
+        problems["reason"] = [
             f"The reason is {len(data.reason):,} characters long; keep it to "
-            f"{MAX_OVERRIDE_REASON} (a note such as 'extra time: exam arrangement').",
-            fields={"reason": [f"at most {MAX_OVERRIDE_REASON} characters"]},
-        )
-    if problems := schedule_problems(opens_at=data.opens_at, closes_at=data.closes_at):
-        name, [message] = next(iter(problems.items()))
-        raise AccessRuleInvalid(f"The student's {name}: {message}", fields=problems)
+            f"{MAX_OVERRIDE_REASON} (a note such as 'extra time: exam arrangement')."
+        ]
+    for name, messages in schedule_problems(
+        opens_at=data.opens_at, closes_at=data.closes_at
+    ).items():
+        problems[name] = [f"The student's {name}: {message}" for message in messages]
     if data.opens_at and data.closes_at and data.closes_at <= data.opens_at:
-        raise AccessRuleInvalid(
-            "The student's window must close after it opens.",
-            fields={"closes_at": ["not after opens_at"]},
+        problems.setdefault("closes_at", []).append(
+            "The student's window must close after it opens."
         )
+    if problems:
+        said = " ".join(message for messages in problems.values() for message in messages)
+        raise AccessRuleInvalid(said, fields=problems)
 
 
 @transaction.atomic

@@ -113,5 +113,10 @@ def test_authors_enrol_students_and_others_cannot(world: World) -> None:
     assert _api(world.examiner).post(url, body, format="json").status_code == 403
     assert _api(member(new_course(), Role.AUTHOR)).post(url, body, format="json").status_code == 404
     reply = _api(world.author).post(url, body, format="json")
-    assert reply.json() == {"added": ["newcomer"], "already": [], "unknown": ["nobody"]}
+    assert reply.json() == {
+        "added": ["newcomer"],
+        "already": [],
+        "unknown": ["nobody"],
+        "staff": [],
+    }
     assert newcomer.course_memberships.filter(role=Role.STUDENT).exists()

@@ -82,3 +82,42 @@ def test_only_the_course_authors_open_it() -> None:
     assert _browser(member(course, Role.STUDENT)).get(url).status_code == 403
     assert _browser(member(course, Role.EXAMINER)).get(url).status_code == 403
     assert _browser(member(new_course(), Role.AUTHOR)).get(url).status_code == 404
+
+
+def test_a_refused_accommodation_names_every_problem_and_keeps_what_was_typed() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    User.objects.create(username="sam", email="sam@example.org")
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    author.post(url, {"action": "enrol", "entries": "sam"})
+    body = {
+        "action": "override",
+        "student": "sam",
+        "extra_time_percent": "900",
+        "extra_attempts": "abc",
+        "reason": "exam arrangement",
+    }
+    refused = author.post(url, body)
+    assert refused.status_code == 200
+    page = refused.text
+    assert "Extra time is a whole number of percent from 0 to" in page
+    assert "Extra attempts are a whole number from 0 to" in page
+    assert 'value="sam"' in page
+    assert 'value="exam arrangement"' in page
+    assert 'value="900"' in page
+    assert not QuizAccessOverride.objects.exists()
+
+
+def test_enrolling_a_member_of_staff_says_so() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    examiner = member(course, Role.EXAMINER)
+    reply = author.post(
+        f"/author/quizzes/{quiz.pk}/access/",
+        {"action": "enrol", "entries": examiner.username},
+        follow=True,
+    )
+    assert "Enrolled 1" in reply.text
+    assert f"{examiner.username} also teaches this course" in reply.text
