@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from config.locking import for_update
 from config.text import unstorable_text
 from quizbank.bankfiles import canonicalize
 from quizbank.errors import ExportImpossible, InterchangeRefused
@@ -98,6 +99,9 @@ def interchange_import(
     report.skipped.extend(conversion.skipped)
     accepted = [draft for draft in conversion.drafts if _valid(draft, report.skipped)]
     with transaction.atomic():
+        # One import of a course at a time: each decides new or updated from the bank as it
+        # finds it, and two at once would both create the same slug.
+        for_update(Course).get(pk=course.pk)
         _write(course, accepted, user, report)
         if dry_run:
             transaction.set_rollback(True)
