@@ -80,7 +80,8 @@ function changed(pos) {
   if (maxAnswerBytes && size > maxAnswerBytes) {
     clearTimeout(timers.get(pos));
     banner.hidden = false;
-    banner.textContent = `Question ${pos + 1}: the answer is ${size.toLocaleString("en-GB")} bytes; the limit is ${maxAnswerBytes.toLocaleString("en-GB")}. Shorten it: it is not saved while it is longer.`;
+    const over = (size - maxAnswerBytes).toLocaleString("en-GB");
+    banner.textContent = `Question ${pos + 1}: the answer is ${size.toLocaleString("en-GB")} bytes; the limit is ${maxAnswerBytes.toLocaleString("en-GB")}. Shorten it by at least ${over} (a plain letter or digit is one byte, an accented letter two): it is not saved while it is longer.`;
     showSave("error", "Not saved: an answer is too long");
     return;
   }

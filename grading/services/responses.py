@@ -89,7 +89,8 @@ def answer_validate(*, content: dict[str, Any], answer: Any) -> dict[str, Any] |
     field, kind = _SHAPES[qtype]
     if size > limit:
         raise AnswerTooLarge(
-            f"The answer is {size:,} bytes; the limit is {limit:,} bytes.",
+            f"The answer is {size:,} bytes; the limit is {limit:,} bytes: shorten it by at "
+            f"least {size - limit:,} (a plain letter or digit is one byte, an accented one two).",
             fields={f"answer.{field}": [f"at most {limit:,} bytes"]},
         )
     if not isinstance(answer, dict) or set(answer) != {field}:

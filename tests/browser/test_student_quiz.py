@@ -132,6 +132,8 @@ def test_an_answer_over_the_size_limit_is_said_while_typing_and_not_sent(
     answer = page.locator(f"#q{WRITTEN_VIVA} textarea")
     answer.fill("ü" * 40_000)  # 80,000 bytes in UTF-8: over the 64 KiB limit
     expect(page.locator("[data-error-banner]")).to_contain_text("the limit is 65,536")
+    # 80,000 bytes with the JSON around it: {"text":"..."} adds 11.
+    expect(page.locator("[data-error-banner]")).to_contain_text("Shorten it by at least 14,475")
     expect(page.locator("[data-save-state]")).to_have_text("Not saved: an answer is too long")
     answer.fill("It sums the gradients of every backward call.")
     _saved(page)
