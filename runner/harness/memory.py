@@ -2,7 +2,7 @@
 
 On CUDA the allocator's own peak counter is used. On CPU torch keeps no peak
 counter, so a TorchDispatchMode tracks the storages that operations allocate
-and when their tensors die; the peak of live bytes is a comparable figure for
+and when those storages die; the peak of live bytes is a comparable figure for
 answer and reference (both measured the same way on the same inputs). It is
 reported by the child, so it rests on the static policy that keeps answers
 away from the harness (see runner/README.md, "The trust rule"). The kernel's
@@ -32,7 +32,7 @@ class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's
 
     def __init__(self, arguments: Any = ()) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # torch's base is untyped
-        self.live: dict[int, list[int]] = {}  # data_ptr -> [nbytes, tensors alive]
+        self.live: dict[int, int] = {}  # data_ptr -> nbytes, while the storage lives
         self.current = 0
         self.peak = 0
         self.own = {_pointer(t) for t in _with_grads(pristine.tensors_in(arguments))}
@@ -65,24 +65,21 @@ class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's
 
     def _track(self, tensor: torch.Tensor, inputs: set[int]) -> None:
         pointer = _pointer(tensor)
-        if pointer in inputs or pointer == 0:
+        if pointer in inputs or pointer == 0 or pointer in self.live:
             return
-        entry = self.live.get(pointer)
-        if entry is None:
-            entry = self.live[pointer] = [pristine.untyped_storage(tensor).nbytes(), 0]
-            self.current += entry[0]
-            self.peak = max(self.peak, self.current)
-        entry[1] += 1
-        pristine.finalize(tensor, self._release, pointer)
+        storage = pristine.untyped_storage(tensor)
+        self.live[pointer] = storage.nbytes()
+        self.current += self.live[pointer]
+        self.peak = max(self.peak, self.current)
+        # On the storage, not the tensor: a storage outlives the tensor that made it through
+        # any alias (a view, `.detach()`, `.data`), and torch keeps one Python object per
+        # storage for as long as the storage itself lives.
+        pristine.finalize(storage, self._release, pointer)
 
     def _release(self, pointer: int) -> None:
-        entry = self.live.get(pointer)
-        if entry is None:
-            return
-        entry[1] -= 1
-        if entry[1] <= 0:
-            self.current -= entry[0]
-            del self.live[pointer]
+        nbytes = self.live.pop(pointer, None)
+        if nbytes is not None:
+            self.current -= nbytes
 
 
 def _with_grads(tensors: list[torch.Tensor]) -> list[torch.Tensor]:

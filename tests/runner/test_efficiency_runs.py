@@ -80,3 +80,17 @@ def test_writing_into_its_own_arguments_is_not_counted(supervisor: Supervisor) -
     in_place = "import torch\ndef total(x):\n    return x.mul_(x).sum(dim=1)\n"
     result = _grade(in_place, max_memory_ratio=3.0)
     assert (result.status, result.score) == (Status.OK, 1.0), result.cases
+
+
+def test_copies_kept_alive_through_detach_or_data_count_as_memory(supervisor: Supervisor) -> None:
+    """The tensor an operation returned dies at once; its storage lives on through the
+    alias `.detach()` or `.data` made of it."""
+    for alias in ("detach()", "data"):
+        hoarding = (
+            "import torch\ndef total(x):\n"
+            f"    kept = [(x * 1.0).{alias} for _ in range(12)]\n"
+            "    return (x * x).sum(dim=1) + 0 * sum(k.sum() for k in kept)\n"
+        )
+        result = _grade(hoarding, max_memory_ratio=3.0)
+        assert result.score == 0.0, (alias, result.cases)
+        assert result.cases[0].message.startswith("case 1: peak memory "), result.cases
