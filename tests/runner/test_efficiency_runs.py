@@ -94,3 +94,19 @@ def test_copies_kept_alive_through_detach_or_data_count_as_memory(supervisor: Su
         result = _grade(hoarding, max_memory_ratio=3.0)
         assert result.score == 0.0, (alias, result.cases)
         assert result.cases[0].message.startswith("case 1: peak memory "), result.cases
+
+
+def test_the_timed_calls_cannot_be_told_from_the_compared_one_by_the_seed(
+    supervisor: Supervisor,
+) -> None:
+    """Slow only where it guesses nobody times it: the generators' seed is the case's own in
+    every run, so the guess takes the slow path in the timed calls too."""
+    two_faced = (
+        "import torch\ndef total(x):\n"
+        f"    if torch.initial_seed() != {CASES[0]['seed']}:\n"
+        "        return (x * x).sum(dim=1)\n"
+        "    return torch.tensor([sum(v * v for v in r) for r in x.tolist()])\n"
+    )
+    result = _grade(two_faced, max_time_ratio=5.0)
+    assert result.score == 0.0, result.cases
+    assert result.cases[0].message.startswith("case 1: CPU time "), result.cases
