@@ -42,6 +42,7 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
         measuring = case.has("efficiency")
         with peak_memory(ctx.device, inputs) if measuring else _unmeasured() as memory:
             called = ctx.call(*inputs, case.seed, probe_graph=case.has("no_graph"))
+            memory.hold(called.output)
     except StudentError as error:
         record["error"] = error.info
     else:

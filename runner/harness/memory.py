@@ -23,12 +23,13 @@ from runner.harness import pristine
 
 
 class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's base is untyped
-    """Live bytes of the storages operations allocate while active, and their peak.
+    """Live bytes of the storages a call uses, and their peak.
 
-    A storage from before the call that an operation writes into, other than the call's
-    arguments and their gradients, counts as used from its first write on: an answer that
-    made a buffer as it loaded and filled it with `out=` holds that memory as surely as one
-    that allocates it in the call."""
+    Every storage an operation reads, writes or returns counts from the moment the call
+    first uses it until the storage dies, the call's arguments and their gradients excepted;
+    so does a tensor the call returns without any operation. A storage the answer made when
+    it loaded (a buffer filled with `out=`, a result worked out in advance) is memory the
+    call holds as surely as one it allocates."""
 
     def __init__(self, arguments: Any = ()) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # torch's base is untyped
@@ -36,7 +37,6 @@ class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's
         self.current = 0
         self.peak = 0
         self.own = {_pointer(t) for t in _with_grads(pristine.tensors_in(arguments))}
-        self.borrowed: set[int] = set()
 
     def __torch_dispatch__(
         self,
@@ -46,35 +46,27 @@ class PeakMemory(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's
         kwargs: dict[str, Any] | None = None,
     ) -> Any:
         kwargs = kwargs or {}
+        self.hold([list(args), kwargs])
         out = func(*args, **kwargs)
-        for tensor in _written(func, args, kwargs):
-            self._borrow(tensor)
-        inputs = {_pointer(t) for t in pristine.tensors_in([list(args), kwargs])}
-        for tensor in pristine.tensors_in(out):
-            if pristine.device_of(tensor).type != "meta":
-                self._track(tensor, inputs)
+        self.hold(out)
         return out
 
-    def _borrow(self, tensor: torch.Tensor) -> None:
-        pointer = _pointer(tensor)
-        if pointer == 0 or pointer in self.live or pointer in self.own or pointer in self.borrowed:
-            return
-        self.borrowed.add(pointer)
-        self.current += pristine.untyped_storage(tensor).nbytes()
-        self.peak = max(self.peak, self.current)
-
-    def _track(self, tensor: torch.Tensor, inputs: set[int]) -> None:
-        pointer = _pointer(tensor)
-        if pointer in inputs or pointer == 0 or pointer in self.live:
-            return
-        storage = pristine.untyped_storage(tensor)
-        self.live[pointer] = storage.nbytes()
-        self.current += self.live[pointer]
-        self.peak = max(self.peak, self.current)
-        # On the storage, not the tensor: a storage outlives the tensor that made it through
-        # any alias (a view, `.detach()`, `.data`), and torch keeps one Python object per
-        # storage for as long as the storage itself lives.
-        pristine.finalize(storage, self._release, pointer)
+    def hold(self, value: Any) -> None:
+        """Count the storages of the tensors in `value` the call has not counted yet."""
+        for tensor in pristine.tensors_in(value):
+            if pristine.device_of(tensor).type == "meta":
+                continue
+            pointer = _pointer(tensor)
+            if pointer == 0 or pointer in self.live or pointer in self.own:
+                continue
+            storage = pristine.untyped_storage(tensor)
+            self.live[pointer] = storage.nbytes()
+            self.current += self.live[pointer]
+            self.peak = max(self.peak, self.current)
+            # On the storage, not the tensor: a storage outlives the tensor that made it
+            # through any alias (a view, `.detach()`, `.data`), and torch keeps one Python
+            # object per storage for as long as the storage itself lives.
+            pristine.finalize(storage, self._release, pointer)
 
     def _release(self, pointer: int) -> None:
         nbytes = self.live.pop(pointer, None)
@@ -87,26 +79,6 @@ def _with_grads(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     return tensors + [grad for grad in grads if grad is not None]
 
 
-# Per operator, the (position, name) of the arguments it writes (`out=`, `self` of `add_`).
-_WRITES: dict[Any, tuple[tuple[int | None, str], ...]] = {}
-
-
-def _written(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[torch.Tensor]:
-    where = _WRITES.get(func)
-    if where is None:
-        schema = getattr(func, "_schema", None)
-        where = _WRITES[func] = tuple(
-            (None if argument.kwarg_only else index, argument.name)
-            for index, argument in enumerate(schema.arguments if schema else ())
-            if argument.alias_info is not None and argument.alias_info.is_write
-        )
-    written: list[torch.Tensor] = []
-    for index, name in where:
-        value = args[index] if index is not None and index < len(args) else kwargs.get(name)
-        written.extend(pristine.tensors_in(value))
-    return written
-
-
 def _pointer(tensor: torch.Tensor) -> int:
     return int(pristine.untyped_storage(tensor).data_ptr())
 
@@ -115,11 +87,17 @@ class Measured:
     """The peak bytes counted by `peak_memory`, readable once its block has ended."""
 
     peak = 0
+    tracker: PeakMemory | None = None
+
+    def hold(self, value: Any) -> None:
+        """Count what the call returned too (a tensor handed back without any operation)."""
+        if self.tracker is not None:
+            self.tracker.hold(value)
 
 
 @contextlib.contextmanager
 def peak_memory(device: str, arguments: Any = ()) -> Iterator[Measured]:
-    """Count the peak tensor memory allocated inside the block (a call of `arguments`)."""
+    """Count the peak tensor memory of the call of `arguments` made inside the block."""
     measured = Measured()
     if device == "cuda":
         pristine.cuda_reset_peak()
@@ -127,7 +105,8 @@ def peak_memory(device: str, arguments: Any = ()) -> Iterator[Measured]:
         yield measured
         measured.peak = int(pristine.cuda_peak() - before)
         return
-    tracker = PeakMemory(arguments)
-    with tracker:
+    measured.tracker = PeakMemory(arguments)
+    with measured.tracker:
         yield measured
-    measured.peak = tracker.peak
+    measured.peak = measured.tracker.peak
+    measured.tracker = None

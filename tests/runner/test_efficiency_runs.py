@@ -110,3 +110,19 @@ def test_the_timed_calls_cannot_be_told_from_the_compared_one_by_the_seed(
     result = _grade(two_faced, max_time_ratio=5.0)
     assert result.score == 0.0, result.cases
     assert result.cases[0].message.startswith("case 1: CPU time "), result.cases
+
+
+def test_a_tensor_made_at_load_and_used_in_the_call_counts_as_memory(
+    supervisor: Supervisor,
+) -> None:
+    """Work done as the answer loads, kept in a big tensor the call only reads: the memory is
+    the call's all the same."""
+    made_at_load = (
+        "import torch\n"
+        "TABLE = torch.ones(1000, 400, 40)\n"
+        "def total(x):\n"
+        "    return (x * x).sum(dim=1) + 0 * TABLE.sum()\n"
+    )
+    result = _grade(made_at_load, max_memory_ratio=3.0)
+    assert result.score == 0.0, result.cases
+    assert result.cases[0].message.startswith("case 1: peak memory "), result.cases
