@@ -17,6 +17,7 @@ forbidden functions however they are reached (import aliases, assignments,
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -165,6 +166,9 @@ class Usage:
     # Names used as values (passed, returned, stored, put in a container) rather than read
     # through, called or aliased: a module handed around this way hides what is read from it.
     escaped: set[str] = field(default_factory=set)
+    # Builtins named with nothing else bound to the name (`complex`, `sum`), and `complex`
+    # for a complex literal (`1j`): a question may forbid `builtins.complex`.
+    builtins: set[str] = field(default_factory=set)
     # Private attributes read on `self`, `cls` or `ctx`, with their lines: allowed for the
     # answer's own, refused for torch's (reach.py), since `self` may be a tensor.
     private_on_self: dict[str, int] = field(default_factory=dict)
@@ -221,6 +225,15 @@ FUSED_RECURRENT_KERNELS = (
     "torch.quantized_gru_cell",
     "torch.quantized_rnn_tanh_cell",
 )
+# Losses computed inside one kernel from the log-sigmoid of their input: exp(-loss) with a
+# target of ones is the sigmoid (an outside attack graded 1.0 on the custom sigmoid so).
+LOG_SIGMOID_LOSSES = (
+    "torch.nn.functional.binary_cross_entropy_with_logits",
+    "torch.binary_cross_entropy_with_logits",
+    "torch.nn.BCEWithLogitsLoss",
+    "torch.nn.functional.multilabel_soft_margin_loss",
+    "torch.nn.MultiLabelSoftMarginLoss",
+)
 # A tensor's autograd graph, walked and its nodes called by hand, computes what backward
 # does without calling it: forbidding autograd's gradients forbids reading the graph too.
 AUTOGRAD_GRAPH = ("torch.Tensor.grad_fn", "torch.autograd.graph")
@@ -267,7 +280,9 @@ CONTAINING = {
         "torch.nn.SiLU",
         "torch.nn.functional.glu",
         "torch.nn.GLU",
+        *LOG_SIGMOID_LOSSES,
     ),
+    "logsigmoid": LOG_SIGMOID_LOSSES,
     "grad": AUTOGRAD_GRAPH,
     "backward": AUTOGRAD_GRAPH,
 }
@@ -313,6 +328,8 @@ def forbidden_in(usage: Usage, forbidden: list[str]) -> list[str]:
 
 
 def _uses(usage: Usage, name: str) -> bool:
+    if name.startswith("builtins."):
+        return name.removeprefix("builtins.") in usage.builtins
     if any(_within(used, name) for used in usage.qualified):
         return True
     if any(name.startswith(base + ".") for base in usage.dynamic):
@@ -591,7 +608,10 @@ class _Scanner:
             self.refuse(f"the builtin {name}")
         elif _is_dunder(name) and name not in ALLOWED_DUNDERS:
             self.refuse(f"the special name {name}")
-        for qualified in self.meanings(node):
+        meanings = self.meanings(node)
+        if not meanings and hasattr(builtins, name):
+            self.usage.builtins.add(name)
+        for qualified in meanings:
             self.use(qualified)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -637,6 +657,8 @@ class _Scanner:
             self.refuse(f"a {node.name} method")
 
     def visit_Constant(self, node: ast.Constant | ast.BinOp | ast.JoinedStr) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, complex):
+            self.usage.builtins.add("complex")
         text = _constant_str(node)
         if text is not None and _is_special_string(text):
             self.refuse(f"the special name {text.strip()!r} in a string")

@@ -174,6 +174,25 @@ def test_a_forbidden_operation_covers_its_namesakes_in_other_torch_namespaces() 
     }
 
 
+def test_a_forbidden_builtin_covers_its_name_and_complex_literals() -> None:
+    assert find_forbidden("y = complex(1, 2)\n", ["builtins.complex"]) == ["builtins.complex"]
+    literal = "def f(w):\n    return (w + 1e-30j).imag\n"
+    assert find_forbidden(literal, ["builtins.complex"]) == ["builtins.complex"]
+    assert find_forbidden("y = abs(-1.5)\n", ["builtins.complex"]) == []
+    assert find_forbidden("y = sum([1, 2])\n", ["builtins.sum"]) == ["builtins.sum"]
+
+
+def test_forbidding_the_sigmoid_forbids_the_losses_computed_from_a_log_sigmoid() -> None:
+    source = (
+        "import torch.nn.functional as F\n"
+        "def f(x):\n"
+        "    return (-F.binary_cross_entropy_with_logits(x, x, reduction='none')).exp()\n"
+    )
+    assert find_forbidden(source, ["torch.nn.functional.logsigmoid"]) == [
+        "torch.nn.functional.binary_cross_entropy_with_logits (as torch.nn.functional.logsigmoid)"
+    ]
+
+
 @pytest.mark.parametrize("forbidden", ["torch.autograd.grad", "torch.Tensor.backward"])
 def test_forbidding_autograd_forbids_calling_its_graph_by_hand(forbidden: str) -> None:
     """An outside attack walked `loss.grad_fn.next_functions` and called each node: every
