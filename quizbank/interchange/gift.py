@@ -177,8 +177,11 @@ def read_block(
         notes.clear()
     else:
         slug_hint = ""
-    slug = slug_hint if is_slug(slug_hint) else slugify(title or content["title"])
-    return Draft(slug=slug, topic=topic, content=content, location=location, notes=notes)
+    named = is_slug(slug_hint)
+    slug = slug_hint if named else slugify(title or content["title"])
+    return Draft(
+        slug=slug, topic=topic, content=content, location=location, notes=notes, named=named
+    )
 
 
 def read_answers(answer: str, content: dict[str, Any], notes: list[str]) -> None:

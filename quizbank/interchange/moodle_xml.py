@@ -123,9 +123,15 @@ def read_question(
         apply_extension(content, load_extension(extension.text or ""))
         notes.clear()  # the extension restores what Moodle could not hold
     idnumber = (element.findtext("idnumber") or "").strip()
-    slug = idnumber if is_slug(idnumber) else slugify(name)
+    named = is_slug(idnumber)
     return Draft(
-        slug=slug, topic=topic, content=content, location=location, notes=notes, images=kept
+        slug=idnumber if named else slugify(name),
+        topic=topic,
+        content=content,
+        location=location,
+        notes=notes,
+        images=kept,
+        named=named,
     )
 
 

@@ -27,6 +27,10 @@ class Draft:
     content: dict[str, Any]
     location: str
     notes: list[str] = field(default_factory=list)
+    # Whether the file named the question itself (Moodle's idnumber, the slug in Vivabank's
+    # GIFT extension) rather than its slug being made from its title: only a named question
+    # replaces the bank's question of that slug.
+    named: bool = False
     # The bytes of the images named in content["assets"], by sha256.
     images: dict[str, bytes] = field(default_factory=dict)
 

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from config.locking import for_update
 from config.text import unstorable_text
-from quizbank.bankfiles import canonicalize
+from quizbank.bankfiles import canonicalize, content_hash
 from quizbank.errors import ExportImpossible, InterchangeRefused
 from quizbank.interchange.common import numbered_slugs
 from quizbank.interchange.formats import EXTENSIONS, FORMATS, READERS, WRITERS
@@ -147,11 +147,14 @@ def _write(course: Course, drafts: list[Draft], user: User | None, report: Any) 
     existing = {q.slug: q for q in course.questions.select_related("current_version")}
     written: set[str] = set()
     for draft in drafts:
+        refused = _place(draft, existing, written)
+        if refused is not None:
+            report.skipped.append(Skipped(draft.location, refused))
+            continue
+        written.add(draft.slug)
         topic = topics.get(draft.topic.slug) or _topic(course, draft.topic)
         topics[draft.topic.slug] = topic
         asset_blobs_store(images=draft.images)
-        _keep_apart(draft, existing, written)
-        written.add(draft.slug)
         question = existing.get(draft.slug)
         outcome = bank_write_question(
             course=course,
@@ -174,23 +177,51 @@ def _write(course: Course, drafts: list[Draft], user: User | None, report: Any) 
         )
 
 
-def _keep_apart(draft: Draft, existing: dict[str, Question], written: set[str]) -> None:
-    """A draft named like a question of another type ("Q1" is many files' first name) goes
-    to the first of `name-2`, `name-3`... that is free or holds its own type, so a re-import
-    updates what the last one wrote and never turns a question into another type."""
-    kind = draft.content["type"]
-
-    def fits(slug: str) -> bool:
-        question = existing.get(slug)
-        return slug not in written and (question is None or question.type == kind)
-
-    if fits(draft.slug):
-        return
-    slug = next(slug for slug in numbered_slugs(draft.slug) if fits(slug))
+def _place(draft: Draft, existing: dict[str, Question], written: set[str]) -> str | None:
+    """Which question of the bank the draft becomes (its slug, changed where needed), or why
+    it is skipped. A question the file names (Vivabank's own exports, a Moodle idnumber)
+    replaces the bank's question of that slug and type; a slug made from a title replaces
+    nothing ("Q1" is many files' first name, and a QTI round trip would drop fields): it
+    goes to `name-2`, `name-3`... unless the bank's question has its very title."""
+    question = existing.get(draft.slug)
+    if draft.slug not in written and (question is None or _replaces(draft, question)):
+        return None
+    if (
+        question is not None
+        and draft.slug not in written
+        and question.type == draft.content["type"]
+        and question.title == draft.content["title"]
+    ):
+        return (
+            f"the bank's question {draft.slug} has this title and other content; a file that "
+            "does not name it (Vivabank's own Moodle XML and GIFT exports do) does not replace "
+            "it: edit it in the bank, or import the file into another course to compare"
+        )
+    slug = next(s for s in numbered_slugs(draft.slug) if _free_for(s, draft, existing, written))
     taken = existing.get(draft.slug)
-    why = f"a {taken.type} question" if taken and draft.slug not in written else "taken"
-    draft.notes.append(f"imported as {slug}: {draft.slug} is {why} in the bank")
+    other_type = taken is not None and taken.type != draft.content["type"]
+    kind = f"a {taken.type} question" if taken is not None and other_type else "another question"
+    draft.notes.append(f"imported as {slug}: {draft.slug} is {kind} in the bank")
     draft.slug = slug
+    return None
+
+
+def _replaces(draft: Draft, question: Question) -> bool:
+    if question.type != draft.content["type"]:
+        return False
+    current = question.current_version
+    same = current is not None and current.content_hash == content_hash(draft.content)
+    return draft.named or same
+
+
+def _free_for(slug: str, draft: Draft, existing: dict[str, Question], written: set[str]) -> bool:
+    question = existing.get(slug)
+    if slug in written:
+        return False
+    if question is None:
+        return True
+    current = question.current_version
+    return current is not None and current.content_hash == content_hash(draft.content)
 
 
 def _topic(course: Course, ref: TopicRef) -> Topic:
