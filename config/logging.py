@@ -85,6 +85,9 @@ def logging_config(*, level: str, json_format: bool) -> dict[str, Any]:
             }
         },
         "root": {"handlers": ["console"], "level": level},
+        # Django's own default (DEBUG on) gives its loggers a second console handler that
+        # prints every 4xx with its traceback: they go through the root's handler only.
+        "loggers": {"django": {"handlers": [], "level": level, "propagate": True}},
     }
 
 

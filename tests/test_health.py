@@ -2,8 +2,11 @@
 
 import json
 import logging
+import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -196,3 +199,35 @@ def test_a_lost_database_is_a_503_to_retry_in_the_one_error_shape() -> None:
     assert response["Retry-After"] == "5"
     assert response.data["error"]["code"] == "database_unavailable"
     assert set(response.data["error"]) == {"code", "message", "fields"}
+
+
+def test_with_debug_on_a_refused_request_is_logged_once_without_its_traceback() -> None:
+    """`make run` runs with DEBUG on, where Django's own logging adds a console handler
+    that printed every 403 with its traceback, besides ours."""
+    script = """
+import logging, logging.config, sys
+from django.utils.log import DEFAULT_LOGGING
+from django.test.utils import override_settings
+from config.logging import logging_config
+with override_settings(DEBUG=True):
+    logging.config.dictConfig(DEFAULT_LOGGING)
+    logging.config.dictConfig(logging_config(level="INFO", json_format=False))
+    try:
+        raise PermissionError("not yours")
+    except PermissionError:
+        logging.getLogger("django.request").warning(
+            "Forbidden (Permission denied): /x/", exc_info=True, extra={"status_code": 403}
+        )
+"""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "SECRET_KEY": "x"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()\n" + script],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stderr.count("Forbidden (Permission denied): /x/") == 1, done.stderr
+    assert "Traceback" not in done.stderr
