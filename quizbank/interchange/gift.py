@@ -149,7 +149,9 @@ def read_block(
         title, text = unescape(text[2:end]).strip(), text[end + 2 :]
     opening = find_unescaped(text, "{")
     closing = find_unescaped(text, "}", opening + 1) if opening >= 0 else -1
-    if opening < 0 or closing < 0:
+    if opening >= 0 and closing < 0:
+        raise Unsupported("the answer part's { is never closed by a }")
+    if opening < 0:
         raise Unsupported("no answer part {...}: a description, not a question")
     if find_unescaped(text[opening + 1 : closing], "{") >= 0:
         raise Unsupported(

@@ -32,6 +32,15 @@ NO_TOPIC = (
 )
 
 
+class _TextWithLines(forms.CharField):
+    """Text whose line breaks count one character each, as the browser's maxlength counts
+    them: a form sends them as CR LF."""
+
+    def to_python(self, value: Any) -> str | None:
+        text = super().to_python(value)
+        return text.replace("\r\n", "\n") if isinstance(text, str) else text
+
+
 class QuestionForm(forms.Form):
     slug = forms.RegexField(
         regex=schema.SLUG_RE,
@@ -43,7 +52,7 @@ class QuestionForm(forms.Form):
         },
     )
     topic = forms.ChoiceField(choices=[])
-    content = forms.CharField(
+    content = _TextWithLines(
         label="The question (bank-format YAML)",
         max_length=MAX_YAML_CHARS,
         strip=False,

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from quizbank.models import Role
+from quizbank.services.question_authoring import MAX_YAML_CHARS
 from tests.grading.factories import member, new_course, new_quiz
 
 pytestmark = pytest.mark.django_db
@@ -50,3 +51,18 @@ def test_a_slug_outside_the_bank_rules_says_what_the_rules_are() -> None:
     client, course_id = _signed_in(Role.AUTHOR)
     reply = client.post(f"/author/courses/{course_id}/questions/new/", {"slug": "Bad_Slug"})
     assert "Use lowercase letters and digits, words joined by single hyphens" in reply.text
+
+
+def test_the_question_text_counts_a_line_break_as_one_character() -> None:
+    """The browser's maxlength counts a line break once, and sends it as CR LF."""
+    client, course_id = _signed_in(Role.AUTHOR)
+    content = "#\r\n" * (MAX_YAML_CHARS // 2)  # MAX_YAML_CHARS characters as typed
+    reply = client.post(
+        f"/author/courses/{course_id}/questions/new/", {"slug": "lines", "content": content}
+    )
+    assert "characters (it has" not in reply.text
+    over = client.post(
+        f"/author/courses/{course_id}/questions/new/",
+        {"slug": "lines", "content": content + "#"},
+    )
+    assert "characters (it has" in over.text

@@ -162,6 +162,7 @@ def test_deeply_nested_xml_is_refused(course: Course, fmt: str, root: bytes) -> 
         (b"$CATEGORY: $course$/Bad\x00Topic\n\nQ {=a}", "NUL"),
         (b"::Q1:: 2 + 2? {=4 ~3\n::Q2:: Next {#1}", "a second { before the answer part's"),
         (b"::Q1:: 2 + 2? {=4 ~3}\n::Q2:: Next {#1}", "two answer parts {...} in one question"),
+        (b"::Q1:: 2 + 2? {=4 ~3", "the answer part's { is never closed by a }"),
     ],
 )
 def test_odd_gift_skips_the_question_with_a_reason(
