@@ -34,7 +34,9 @@ def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: 
     """Second marking request, moderation of a flagged answer, or one's own (blind) mark;
     what was done, in words."""
     now = timezone.now()
-    if "second" in request.POST:
+    second = "second" in request.POST
+    chosen = any(request.POST.get(f"level-{i}") for i in range(len(view["rubric"])))
+    if second and not chosen:
         second_mark_request(response_id=response_id, examiner=marker, now=now)
         return "A blind second mark is asked for: the answer waits in the queue for it."
     data = MarkInput(
@@ -49,6 +51,9 @@ def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: 
         mark_create(response_id=response_id, marker=marker, data=data, now=now)
     else:
         mark_update(mark_id=own.pk, marker=marker, data=data, now=now)
+    if second:  # the levels chosen on the page are this examiner's mark: saved first
+        second_mark_request(response_id=response_id, examiner=marker, now=now)
+        return "Mark saved, and a blind second mark asked for: the answer waits in the queue."
     return "Mark saved."
 
 

@@ -120,3 +120,16 @@ def test_the_message_says_what_was_done_and_when_the_queue_is_empty(staff: Staff
     asked = page.post(f"/examiner/marking/{only}/", {"second": ""}, follow=True)
     assert "A blind second mark is asked for" in asked.text
     assert "Mark saved." not in asked.text
+
+
+def test_asking_for_a_second_mark_with_levels_chosen_saves_them_first(staff: Staff) -> None:
+    """The examiner picked levels and pressed the second-mark button, not Save: the levels
+    on the page are their mark, kept rather than dropped."""
+    (answer,) = _answers(staff, 1)
+    body = {f"level-{i}": "1" for i in range(len(VIVA["rubric"]))}
+    asked = browser_as(staff.examiner).post(
+        f"/examiner/marking/{answer}/", {**body, "second": ""}, follow=True
+    )
+    assert "Mark saved, and a blind second mark asked for" in asked.text
+    [mark] = Mark.objects.filter(response_id=answer)
+    assert (mark.marker, mark.levels) == (staff.examiner, [1] * len(VIVA["rubric"]))
