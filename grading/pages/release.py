@@ -16,6 +16,7 @@ from grading.services.release import (
     quiz_results_release,
     release_blockers,
     release_pending_attempts,
+    released_not_final,
 )
 from quizbank.access import access_quiz
 from quizbank.models import Role
@@ -39,6 +40,7 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     context = {
         "quiz": quiz,
         "blockers": release_blockers(quiz),
+        "released_pending": released_not_final(quiz),
         "pending": release_pending_attempts(quiz).count(),
         "history": quiz_release_history(quiz).select_related("actor"),
     }

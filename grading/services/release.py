@@ -72,9 +72,20 @@ def _state(response: Response) -> str:
 
 def release_blockers(quiz: Quiz) -> list[Blocker]:
     """The answers of attempts a release would cover that are not final, in attempt order."""
+    return _not_final(release_pending_attempts(quiz))
+
+
+def released_not_final(quiz: Quiz) -> list[Blocker]:
+    """Answers already released (an override) that are still not final: their students see
+    them as pending until they are marked."""
+    released = Attempt.objects.filter(quiz=quiz, released_at__isnull=False)
+    return _not_final(released)
+
+
+def _not_final(attempts: QuerySet[Attempt]) -> list[Blocker]:
     waiting = [ResponseStatus.NEEDS_MARKING, *_RUNNER_STATES]
     rows = (
-        Response.objects.filter(attempt__in=release_pending_attempts(quiz), status__in=waiting)
+        Response.objects.filter(attempt__in=attempts, status__in=waiting)
         .select_related("marking", "attempt__user")
         .order_by("attempt_id", "position")
     )

@@ -81,3 +81,5 @@ def test_release_anyway_names_the_listed_answers_and_needs_a_reason(staff: Staff
     attempt.refresh_from_db()
     assert attempt.released_at is not None
     assert "(Grades due today)" in released.text  # the page's release log
+    assert "Released while not final (1)" in released.text
+    assert f'href="/examiner/marking/{viva.pk}/"' in released.text
