@@ -14,7 +14,7 @@ from config.fields import id_from_text
 from grading.api.viva_presenters import viva_session_view
 from grading.errors import NoSuchPosition
 from grading.models.marking import Mark
-from grading.models.viva_sessions import VivaSession
+from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.selectors.viva_sessions import access_viva_session
 from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
@@ -117,6 +117,12 @@ def viva_start_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     ).order_by("username")
     if request.method == "POST" and isinstance(request.user, User):
         student = students.filter(pk=_number(request.POST.get("student", "")) or 0).first()
+        going = VivaSession.objects.filter(
+            attempt__quiz=quiz, attempt__user=student, status=VivaSessionStatus.OPEN
+        ).first()
+        if going is not None:  # a second click, another examiner: the viva already under way
+            messages.info(request, f"The live viva with {student} is under way: here it is.")
+            return redirect("grading-pages:viva", session_id=going.pk)
         try:
             if student is None:
                 raise LookupError

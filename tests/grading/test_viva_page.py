@@ -78,3 +78,14 @@ def test_a_question_drawn_by_mistake_is_put_back_from_the_page(staff: Staff) -> 
     assert "The question was put back; it is not drawn again in this viva." in put_back.text
     assert "No question drawn yet." in put_back.text
     assert session.attempt.responses.count() == 0
+
+
+def test_starting_a_viva_already_under_way_opens_it(staff: Staff) -> None:
+    page = browser_as(staff.examiner)
+    start = f"/examiner/quizzes/{staff.quiz.pk}/viva/"
+    page.post(start, {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    again = page.post(start, {"student": staff.student.pk}, follow=True)
+    assert again.redirect_chain[-1][0] == f"/examiner/vivas/{session.pk}/"
+    assert f"The live viva with {staff.student.username} is under way" in again.text
+    assert VivaSession.objects.filter(attempt__user=staff.student).count() == 1
