@@ -35,6 +35,8 @@ REFUSED_PATHS = tuple(
     """
     torch.ops torch.library torch.overrides torch.profiler torch.autograd.profiler
     torch.jit torch.compile torch.fx torch.export torch.package torch.hub torch.get_device_module
+    torch.autograd.graph.saved_tensors_hooks torch.autograd.graph.save_on_cpu
+    torch.autograd.graph.disable_saved_tensors_hooks
     torch.multiprocessing torch.distributed torch.utils torch.from_file torch.load
     torch.save torch.classes torch.storage torch.UntypedStorage torch.TypedStorage
     torch.cuda.memory torch.serialization torch.cuda.tunable torch.frombuffer
@@ -57,7 +59,7 @@ REFUSED_ATTRIBUTES = frozenset(
     set_ data_ptr numpy resize resize_ resize_as_ sparse_resize_ sparse_resize_and_clear_
     apply_ map_ map2_ obj np serialization get_device_module load loads tofile fromfile
     ctypeslib get_type_hints ForwardRef attrgetter methodcaller update_wrapper wraps
-    singledispatch get_origin
+    singledispatch get_origin saved_tensors_hooks save_on_cpu disable_saved_tensors_hooks
 """.split()
 )
 # Methods refused on objects the scan cannot name (`model.compile` runs torch.compile), not on
@@ -233,6 +235,9 @@ LOG_SIGMOID_LOSSES = (
     "torch.nn.BCEWithLogitsLoss",
     "torch.nn.functional.multilabel_soft_margin_loss",
     "torch.nn.MultiLabelSoftMarginLoss",
+    "torch.nn.functional.soft_margin_loss",
+    "torch.soft_margin_loss",
+    "torch.nn.SoftMarginLoss",
 )
 # A tensor's autograd graph, walked and its nodes called by hand, computes what backward
 # does without calling it: forbidding autograd's gradients forbids reading the graph too.

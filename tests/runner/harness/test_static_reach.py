@@ -12,6 +12,7 @@ import warnings
 from collections import deque
 from collections.abc import Iterator
 
+import pytest
 import torch
 
 from runner.harness.reach import reached_refusals
@@ -205,6 +206,20 @@ def test_modules_handed_back_by_calls_and_exceptions_are_refused() -> None:
     source = "import torch\ntry:\n    torch.amp.none\nexcept AttributeError as e:\n    m = e.obj\n"
     assert _refused(source)
     assert _refused("import torch\ndef f(m):\n    return m.torch.amp.autocast_mode.np\n")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\nwith torch.autograd.graph.saved_tensors_hooks(abs, abs):\n    pass\n",
+        "from torch.autograd.graph import save_on_cpu\n",
+        "from torch.autograd import graph\nh = graph.disable_saved_tensors_hooks\n",
+    ],
+)
+def test_saved_tensor_hooks_are_refused(source: str) -> None:
+    """A hook that packs autograd's saved tensors into Python lists hides the graph's memory
+    from the meter (an outside attack kept every chunk's graph that way)."""
+    assert _refused(source)
 
 
 def test_torch_private_attributes_are_refused_on_self_and_the_answers_own_are_not() -> None:
