@@ -12,7 +12,7 @@ from grading.services.attempts import attempt_start
 from quizbank.models import Role
 from tests.grading.content import NUMERIC
 from tests.grading.factories import add_slots, member, new_course, new_quiz, question
-from web.templatetags.pages import minutes, points
+from web.templatetags.pages import has_feedback, minutes, points
 
 pytestmark = pytest.mark.django_db
 
@@ -149,3 +149,10 @@ def test_time_limits_read_in_hours_and_minutes(limit: timedelta, shown: str) -> 
 )
 def test_scores_read_without_trailing_zeros(value: object, shown: str) -> None:
     assert points(value) == shown
+
+
+def test_feedback_with_nothing_to_show_gets_no_heading() -> None:
+    assert not has_feedback({"answer": "", "choices": [], "general": ""})
+    assert not has_feedback(None)
+    assert has_feedback({"general": "See the lesson on leaves."})
+    assert has_feedback({"cases": [{"name": "c1", "passed": True}]})

@@ -58,6 +58,13 @@ def points(value: object) -> str:
 
 
 @register.filter
+def has_feedback(feedback: object) -> bool:
+    """Whether an answer's feedback has anything to show under its heading."""
+    shown = ("answer", "choices", "general", "message", "cases", "marks")
+    return isinstance(feedback, dict) and any(feedback.get(key) for key in shown)
+
+
+@register.filter
 def question_type(value: object) -> str:
     """A question type as people read it ("true_false": "True/false")."""
     return (
