@@ -47,10 +47,17 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     return render(request, "grading/release.html", context)
 
 
+# The most answers one page's override names (far more than any one release page lists).
+MAX_LISTED = 100_000
+
+
 def _override(request: HttpRequest) -> ReleaseOverride:
     """The answers the page listed as not final (released anyway, as the examiner saw them:
-    one that became a blocker since is not named, so the release is refused) and why."""
-    named = (id_from_text(value) for value in request.POST.getlist("responses")[:10000])
+    one that became a blocker since is not named, so the release is refused) and why. The
+    answers come as one field of comma-separated ids: one field each would stop at Django's
+    limit on the number of fields (DATA_UPLOAD_MAX_NUMBER_FIELDS) with a bare 400."""
+    listed = request.POST.get("responses", "").split(",", MAX_LISTED)[:MAX_LISTED]
+    named = (id_from_text(value.strip()) for value in listed)
     return ReleaseOverride(
         responses=frozenset(pk for pk in named if pk is not None),
         reason=request.POST.get("reason", "")[:2000],

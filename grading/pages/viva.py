@@ -67,9 +67,9 @@ def _draw(request: HttpRequest, session: VivaSession) -> str:
 
 def _discard(request: HttpRequest, session: VivaSession) -> str:
     position = _number(request.POST.get("position", ""))
-    viva_session_discard(
-        session=session, position=-1 if position is None else position, now=timezone.now()
-    )
+    if position is None:
+        raise NoSuchPosition("Say which question of the viva to put back.")
+    viva_session_discard(session=session, position=position, now=timezone.now())
     return "The question was put back; it is not drawn again in this viva."
 
 

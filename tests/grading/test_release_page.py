@@ -83,3 +83,18 @@ def test_release_anyway_names_the_listed_answers_and_needs_a_reason(staff: Staff
     assert "(Grades due today)" in released.text  # the page's release log
     assert "Released while not final (1)" in released.text
     assert f'href="/examiner/marking/{viva.pk}/"' in released.text
+
+
+def test_release_anyway_sends_its_answers_in_one_field_however_many(staff: Staff) -> None:
+    """One field per answer would stop at Django's 1,000-field limit with a bare 400."""
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "x"}})
+    viva = attempt.responses.get(position=1)
+    url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
+    page = browser_as(staff.examiner)
+    assert page.get(url).text.count('name="responses"') == 1
+    many = ",".join(str(viva.pk + n) for n in range(1, 1500))
+    body = {"override": "1", "responses": f"{many}, {viva.pk},,x", "reason": "Due today"}
+    released = page.post(url, body, follow=True)
+    assert "Results released" in released.text
+    attempt.refresh_from_db()
+    assert attempt.released_at is not None

@@ -50,7 +50,11 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
         ({"action": "record", "position": "7"}, "Not done: No question was drawn at position 7"),
         ({"action": "draw", "topic": "x"}, "Not done: Choose a topic from the list"),
         ({"action": "zzz"}, "Not done: Choose draw, record, discard or end."),
-        ({"action": "discard", "position": "x"}, "Not done: No question was drawn at position"),
+        (
+            {"action": "discard", "position": "x"},
+            "Not done: Say which question of the viva to put back.",
+        ),
+        ({"action": "discard", "position": "99"}, "Not done: No question was drawn at position 99"),
         ({"action": "end"}, "Not done: Mark every question asked"),
         ({"action": "draw"}, "A question was drawn."),
         ({"action": "record", "position": "0", "notes": "n"}, "Notes saved; choose a level"),
