@@ -8,13 +8,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
 from config.exceptions import DomainError
+from config.fields import id_from_text
 from quizbank.access import AUTHORS, access_course, access_question
 from quizbank.bankfiles import schema
-from quizbank.models import Course, Question, QuestionType
+from quizbank.models import Course, Question, QuestionType, QuestionVersion
 from quizbank.selectors import course_questions, question_versions
 from quizbank.services.question_authoring import (
     MAX_YAML_CHARS,
@@ -23,6 +24,8 @@ from quizbank.services.question_authoring import (
     question_save,
     question_yaml,
     starter_yaml,
+    version_changes,
+    version_yaml,
 )
 from quizbank.services.topics import MAX_TITLE, topic_create
 
@@ -185,9 +188,10 @@ def question_edit_page(request: HttpRequest, question_id: int) -> HttpResponse:
             return redirect("quizbank-pages:question-edit", question_id=question.pk)
     else:
         current = question.current_version
+        start = _start_version(request, question)
         initial = {
             "topic": question.topic.slug,
-            "content": question_yaml(question),
+            "content": question_yaml(question) if start is None else version_yaml(start),
             "version": current.number if current is not None else None,
         }
         form = QuestionForm(course=course, new=False, initial=initial)
@@ -196,5 +200,33 @@ def question_edit_page(request: HttpRequest, question_id: int) -> HttpResponse:
         "question": question,
         "form": form,
         "versions": question_versions(question)[:20],
+        "start": start if request.method == "GET" else None,
     }
     return render(request, "quizbank/author/question_edit.html", context)
+
+
+def _start_version(request: HttpRequest, question: Question) -> QuestionVersion | None:
+    """The earlier version the form starts from (`?from_version=N`), to bring it back as the
+    next version; None (the current content) for anything else."""
+    number = id_from_text(request.GET.get("from_version", ""))
+    current = question.current_version
+    if number is None or current is None or number == current.number:
+        return None
+    return question.versions.filter(number=number).first()
+
+
+@login_required
+@require_GET
+def question_version_page(request: HttpRequest, question_id: int, number: int) -> HttpResponse:
+    """One version as it was saved, and what it changed from the version before it."""
+    question = access_question(request.user, question_id)
+    version = get_object_or_404(question_versions(question), number=number)
+    context = {
+        "course": question.course,
+        "question": question,
+        "version": version,
+        "changes": version_changes(version),
+        "content": version_yaml(version),
+        "current": question.current_version,
+    }
+    return render(request, "quizbank/author/question_version.html", context)

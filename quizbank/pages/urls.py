@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+import config.converters  # noqa: F401  (registers <id:...>)
 from quizbank.pages import access, builder, importing, questions, reference
 
 app_name = "quizbank-pages"
@@ -17,6 +18,11 @@ urlpatterns = [
         name="question-create",
     ),
     path("questions/<int:question_id>/", questions.question_edit_page, name="question-edit"),
+    path(
+        "questions/<id:question_id>/versions/<id:number>/",
+        questions.question_version_page,
+        name="question-version",
+    ),
     path("courses/<int:course_id>/import/", importing.import_page, name="import"),
     path("courses/<int:course_id>/export/", importing.export_page, name="export"),
     path("help/<slug:name>/", reference.reference_page, name="help"),

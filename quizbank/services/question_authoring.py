@@ -4,6 +4,7 @@ as a new version only when it changed."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from quizbank.bankfiles import canonicalize, schema
 from quizbank.bankfiles.source import YamlSyntaxError, field_name, load_yaml
 from quizbank.bankfiles.writer import dump_yaml
 from quizbank.errors import QuestionChanged, QuestionInvalid, SlugTaken
-from quizbank.models import Course, Question, QuestionAsset, Topic
+from quizbank.models import Course, Question, QuestionAsset, QuestionVersion, Topic
 from quizbank.services.bank_import import bank_write_question, question_problems
 from quizbank.services.content import question_content
 
@@ -35,6 +36,29 @@ def question_yaml(question: Question) -> str:
     version = question.current_version
     content = version.content if version is not None else question_content(question)
     return dump_yaml(canonicalize(content))
+
+
+def version_yaml(version: QuestionVersion) -> str:
+    """One version's content as the YAML an author edits (to read, compare or start from)."""
+    return dump_yaml(canonicalize(version.content))
+
+
+def version_changes(version: QuestionVersion) -> list[str]:
+    """What the version changed: a unified diff of its YAML against the version before it
+    (empty for the first version)."""
+    before = version.question.versions.filter(number__lt=version.number).order_by("-number")
+    previous = before.first()
+    if previous is None:
+        return []
+    return list(
+        difflib.unified_diff(
+            version_yaml(previous).splitlines(),
+            version_yaml(version).splitlines(),
+            fromfile=f"version {previous.number}",
+            tofile=f"version {version.number}",
+            lineterm="",
+        )
+    )
 
 
 def content_from_yaml(text: str) -> dict[str, Any]:

@@ -165,3 +165,51 @@ def test_a_slug_the_bank_files_could_not_hold_is_refused(author: User, slug: str
     reply = page.post(url, {"slug": slug, "topic": "tensors", "content": starter_yaml("numeric")})
     assert "Not saved" in reply.content.decode()
     assert not Question.objects.exists()
+
+
+def test_a_version_page_shows_what_it_changed_and_brings_it_back(author: User) -> None:
+    page = _create(author, starter_yaml("true_false"))
+    question = Question.objects.get(slug="new-one")
+    edit = reverse("quizbank-pages:question-edit", args=[question.pk])
+    first_text = question_yaml(question)
+    second_text = first_text.replace("A new true/false question", "Leaves <b>and</b> grad_fn")
+    page.post(edit, {"topic": "tensors", "content": second_text, "version": 1})
+    assert question.versions.count() == 2
+    assert reverse("quizbank-pages:question-version", args=[question.pk, 1]) in page.get(edit).text
+
+    second = page.get(reverse("quizbank-pages:question-version", args=[question.pk, 2])).text
+    assert '<span class="diff-removed">-title: A new true/false question</span>' in second
+    assert '<span class="diff-added">+title: Leaves &lt;b&gt;and&lt;/b&gt; grad_fn</span>' in second
+    assert "This is the current version." in second
+    assert "Bring this version back" not in second
+    first = page.get(reverse("quizbank-pages:question-version", args=[question.pk, 1])).text
+    assert "nothing before it to compare with" in first
+    assert f"{edit}?from_version=1" in first
+
+    restoring = page.get(edit, {"from_version": "1"}).text
+    assert "The editor holds version 1's content" in restoring
+    assert "title: A new true/false question" in restoring
+    for junk in ("2", "9", "x", "-1", "99999999999999999999"):  # current, missing, not a number
+        assert "The editor holds" not in page.get(edit, {"from_version": junk}).text
+    saved = page.post(edit, {"topic": "tensors", "content": first_text, "version": 2}, follow=True)
+    assert "Saved a new version of A new true/false question." in saved.text
+    latest = question.versions.get(number=3)
+    assert latest.content == question.versions.get(number=1).content
+
+
+def test_a_version_page_is_for_the_courses_authors_and_real_versions(author: User) -> None:
+    _create(author, starter_yaml("numeric"))
+    question = Question.objects.get()
+    url = reverse("quizbank-pages:question-version", args=[question.pk, 1])
+    assert browser_as(author).get(url).status_code == 200
+    for number in (2, 0, 2**63 - 1):
+        missing = reverse("quizbank-pages:question-version", args=[question.pk, number])
+        assert browser_as(author).get(missing).status_code == 404
+    assert (
+        browser_as(author).get(f"/author/questions/{question.pk}/versions/{2**64}/").status_code
+        == 404
+    )
+    assert browser_as(author).post(url).status_code == 405
+    for user in (member(question.course, Role.STUDENT), member(new_course(), Role.AUTHOR)):
+        assert browser_as(user).get(url).status_code in (403, 404)
+    assert Client().get(url).status_code == 302
