@@ -69,10 +69,18 @@ def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     x, y = training_data(spec, case.seed, ctx.device)
     measured = [measure_loss(spec, params, x, y)]
     returned: list[Any] = []
+    modules = list(model.modules())
     try:
         for step in range(spec.steps):
             returned.append(ctx.call([model, optimizer, x, y], {}, case.seed + step).output)
             measured.append(measure_loss(spec, params, x, y))
+            if not all(module.training is True for module in modules):
+                record["values"]["step_error"] = bad(
+                    f"step {step + 1} left the model in evaluation mode (model.eval()): a "
+                    "training step runs it in training mode, where dropout drops and batch "
+                    "norm updates its running statistics"
+                )
+                break
     except StudentError as error:
         record["error"] = error.info
         record["values"]["step_error"] = bad(

@@ -37,6 +37,8 @@ MATRIX = "tensors/two-axis-tensor-name.yaml"
         (INFERENCE_MODE, "with torch.inference_mode():"),
         (CONTIGUOUS, "y.contiguous()"),
         (MATRIX, "a Matrix"),
+        (MATRIX, "2-dimensional matrix"),
+        (MATRIX, "two dimensional matrix"),
     ],
 )
 def test_a_correct_answer_written_as_code_earns_full_marks(path: str, text: str) -> None:

@@ -104,6 +104,18 @@ def test_a_step_that_raises_reports_the_step() -> None:
     assert results[0].message.startswith("case 1: step 1 failed: ValueError: no")
 
 
+def test_a_step_that_leaves_the_model_in_evaluation_mode_fails_runs() -> None:
+    """With dropout or batch norm in the model the step would train the wrong network."""
+    evaluating = GOOD.replace("optimizer.zero_grad()", "model.eval()\n    optimizer.zero_grad()")
+    _score, results, _status, _message = run(evaluating)
+    assert not results[0].passed
+    assert results[0].message.startswith("case 1: step 1 left the model in evaluation mode")
+    restored = evaluating.replace("return loss.detach()", "model.train()\n    return loss.detach()")
+    assert run(restored)[0] == 1.0
+    one_layer = GOOD.replace("optimizer.zero_grad()", "model[-1].eval()\n    optimizer.zero_grad()")
+    assert not run(one_layer)[1][0].passed
+
+
 def test_faking_the_returned_loss_does_not_fake_a_falling_loss() -> None:
     fake = (
         "import itertools\n_c = itertools.count()\n"
