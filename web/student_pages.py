@@ -17,6 +17,7 @@ from config.exceptions import DomainError
 from config.signin import client_address
 from grading.api.presenters import attempt_view
 from grading.models import AttemptStatus
+from grading.models.viva_sessions import VivaSession
 from grading.selectors import access_attempt, access_own_attempt
 from grading.services.attempts import attempt_start
 from grading.services.responses import attempt_close_if_overdue
@@ -89,5 +90,11 @@ def attempt_result_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = access_attempt(request.user, attempt_id)
     attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
     view = attempt_view(request.user, attempt, timezone.now())
-    context = {"attempt": attempt, "view": view, "pygments_css": pygments_css()}
+    context = {
+        "attempt": attempt,
+        "view": view,
+        "pygments_css": pygments_css(),
+        # A live viva's answers are the examiner's notes of what the student said.
+        "live_viva": VivaSession.objects.filter(attempt=attempt).exists(),
+    }
     return render(request, "web/result.html", context)

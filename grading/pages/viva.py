@@ -19,6 +19,7 @@ from grading.selectors.viva_sessions import access_viva_session
 from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
     Pool,
+    viva_questions_of,
     viva_session_discard,
     viva_session_draw,
     viva_session_end,
@@ -103,8 +104,16 @@ def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
     for question in view["questions"]:  # the levels this examiner recorded, shown checked
         own = [mark for mark in question["marks"] if mark.marker_id == request.user.pk]
         question["own_levels"] = own[0].levels if own else []
+    allowed, _ = viva_questions_of(session.attempt.quiz)
     topics = session.attempt.quiz.course.topics.all()
-    return render(request, "grading/viva.html", {"view": view, "topics": topics})
+    if allowed is not None:  # only the topics the quiz's own viva questions come from
+        topics = topics.filter(questions__pk__in=allowed).distinct()
+    context = {
+        "view": view,
+        "topics": topics.order_by("position"),
+        "pool_size": None if allowed is None else len(allowed),
+    }
+    return render(request, "grading/viva.html", context)
 
 
 @login_required

@@ -30,7 +30,16 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.services.attempts import attempt_lock, attempt_refresh_total, response_lock
 from grading.services.marking.marks import refuse_own_answer
-from quizbank.models import CourseMembership, Question, Quiz, ReleasePolicy, Role
+from quizbank.models import (
+    CourseMembership,
+    Question,
+    QuestionType,
+    Quiz,
+    QuizSlot,
+    ReleasePolicy,
+    Role,
+)
+from quizbank.selectors import quiz_slots, slot_pool, slot_question_points
 from quizbank.services.quiz_access import quiz_terms
 
 
@@ -105,10 +114,30 @@ def _locked_open(session: VivaSession) -> VivaSession:
     return locked
 
 
-def _candidates(quiz: Quiz, pool: Pool, drawn: set[int]) -> list[Question]:
+def viva_questions_of(quiz: Quiz) -> tuple[set[int] | None, dict[int, QuizSlot]]:
+    """The viva questions a live viva of `quiz` draws from: those its slots name or draw
+    from, with the slot that brings each (for its points). None when the quiz brings no
+    viva question (no slots, or none of that type): the session then draws from every viva
+    question of the course."""
+    by_question: dict[int, QuizSlot] = {}
+    for slot in quiz_slots(quiz):
+        named = [slot.question] if slot.question is not None else slot_pool(slot)
+        for question in named:
+            if question.type == QuestionType.VIVA:
+                by_question.setdefault(question.pk, slot)
+    return (set(by_question) if by_question else None), by_question
+
+
+def _candidates(
+    quiz: Quiz, pool: Pool, drawn: set[int], allowed: set[int] | None
+) -> list[Question]:
+    """The viva questions the session may draw next: those `allowed` (the quiz's own, see
+    viva_questions_of), narrowed by the examiner's pool, never one already drawn or put back."""
     qs = Question.objects.filter(
         course_id=quiz.course_id, type="viva", current_version__isnull=False
     ).exclude(pk__in=drawn)
+    if allowed is not None:
+        qs = qs.filter(pk__in=allowed)
     if pool.topic_id is not None:
         qs = qs.filter(topic_id=pool.topic_id)
     if pool.difficulty:
@@ -124,19 +153,24 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
         attempt = locked.attempt
         asked = list(attempt.responses.values_list("question_version__question_id", flat=True))
         drawn = {*asked, *locked.discarded}
-        candidates = _candidates(attempt.quiz, pool, drawn)
+        allowed, slots = viva_questions_of(attempt.quiz)
+        candidates = _candidates(attempt.quiz, pool, drawn, allowed)
         if not candidates:
-            raise PoolExhausted("No viva question in this pool is left to ask in this session.")
+            raise PoolExhausted(
+                "No viva question of this quiz is left to ask in this session"
+                + (" from that choice." if pool != Pool() else ".")
+            )
         # Seeded by the attempt and the draw count, so a session's draws are reproducible.
         picked = random.Random(f"{attempt.seed}:{len(drawn)}").choice(candidates)  # noqa: S311
         if picked.current_version is None:  # excluded by the query; keeps the type exact
             raise PoolExhausted("The drawn question has no version.")
+        slot = slots.get(picked.pk)
         response = Response.objects.create(
             attempt=attempt,
             position=len(asked),
             slot_position=len(asked),
             question_version=picked.current_version,
-            points=picked.points,
+            points=picked.points if slot is None else slot_question_points(slot, picked),
             status=ResponseStatus.NEEDS_MARKING,
         )
         attempt_refresh_total(attempt=attempt, now=now)

@@ -5,7 +5,13 @@ import pytest
 from grading.models import AttemptStatus
 from grading.models.viva_sessions import VivaSession
 from tests.grading.content import VIVA
-from tests.grading.factories import Staff, browser_as, viva_staff
+from tests.grading.factories import (
+    Staff,
+    browser_as,
+    new_topic,
+    question,
+    viva_staff,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -36,6 +42,26 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
     attempt.refresh_from_db()
     assert attempt.responses.get(position=0).answer == {"text": "Said it sums."}
     assert attempt.status == AttemptStatus.GRADED
+    page.post(f"/examiner/quizzes/{staff.quiz.pk}/release/")
+    result = browser_as(staff.student).get(f"/attempts/{attempt.pk}/result/").text
+    assert "Your answer, as the examiner noted it" in result
+    assert "Said it sums." in result
+
+
+def test_the_page_says_where_draws_come_from_and_offers_only_their_topics(staff: Staff) -> None:
+    other_topic = new_topic(course=staff.course, title="Not in this quiz")
+    question(staff.course, {**VIVA, "title": "Elsewhere"}, topic=other_topic)
+    page = browser_as(staff.examiner)
+    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    shown = page.get(f"/examiner/vivas/{session.pk}/").text
+    assert "Draws come from this quiz's 1 viva question," in shown
+    assert "Not in this quiz" not in shown
+    page.post(f"/examiner/vivas/{session.pk}/", {"action": "draw"})
+    again = page.post(f"/examiner/vivas/{session.pk}/", {"action": "draw"}, follow=True)
+    assert "No viva question of this quiz is left to ask in this session." in again.text
+    assert "Elsewhere" not in again.text
+    assert "(the student sees them with the result, as their answer)" in again.text
 
 
 def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None:

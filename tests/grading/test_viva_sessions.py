@@ -6,7 +6,7 @@ import pytest
 
 from grading.models import Attempt, AttemptStatus
 from grading.selectors import quiz_grade
-from quizbank.models import ReleasePolicy
+from quizbank.models import QuizSlot, ReleasePolicy
 from tests.grading.content import VIVA_TWO_CRITERIA
 from tests.grading.factories import Staff, api_as, browser_as, question, staffed_quiz
 
@@ -20,6 +20,7 @@ def staff() -> Staff:
     made.quiz.save()
     for title in ("Leaf tensors", "Broadcasting"):
         question(made.course, {**VIVA_TWO_CRITERIA, "title": title, "tags": ["oral"]}, points="6")
+    QuizSlot.objects.create(quiz=made.quiz, position=1, pool_tag="oral", draw_count=2)
     return made
 
 
@@ -212,3 +213,36 @@ def test_a_quiz_mixing_written_and_oral_questions_starts_online() -> None:
     staff, _ = staffed_quiz({**VIVA_TWO_CRITERIA, "mode": "oral"}, VIVA_TWO_CRITERIA)
     started = api_as(staff.student).post(f"/api/quizzes/{staff.quiz.pk}/attempts/")
     assert started.status_code == 201, started.content
+
+
+def test_a_live_viva_asks_only_the_quizs_own_viva_questions(staff: Staff) -> None:
+    """A viva question elsewhere in the course (an import, another quiz's) is never drawn
+    while the quiz brings viva questions of its own; slot points apply."""
+    question(staff.course, {**VIVA_TWO_CRITERIA, "title": "Not this quiz", "tags": ["x"]})
+    QuizSlot.objects.filter(quiz=staff.quiz, position=1).update(points="2.5")
+    client = api_as(staff.examiner)
+    session = _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    drawn = [client.post(f"{base}/draws/", {}, format="json").json() for _ in range(3)]
+    titles = {d["question"]["title"] for d in drawn}
+    assert "Not this quiz" not in titles
+    assert len(titles) == 3
+    points = Attempt.objects.get(pk=session["attempt"]).responses.values_list(
+        "question_version__content__title", "points"
+    )
+    assert {title: str(p) for title, p in points} == {
+        "Why gradients accumulate": "6.00",
+        "Leaf tensors": "2.50",
+        "Broadcasting": "2.50",
+    }
+    exhausted = client.post(f"{base}/draws/", {}, format="json")
+    assert exhausted.status_code == 409
+    assert "No viva question of this quiz is left" in exhausted.json()["error"]["message"]
+
+
+def test_a_quiz_without_viva_questions_draws_from_the_courses(staff: Staff) -> None:
+    QuizSlot.objects.filter(quiz=staff.quiz).delete()
+    client = api_as(staff.examiner)
+    base = f"/api/viva-sessions/{_start(staff).json()['id']}"
+    drawn = [client.post(f"{base}/draws/", {}, format="json") for _ in range(3)]
+    assert [reply.status_code for reply in drawn] == [201, 201, 201]
