@@ -8,7 +8,19 @@ const state = JSON.parse(document.getElementById("attempt-state").textContent);
 const resultUrl = document.getElementById("quiz-script").dataset.resultUrl;
 const maxAnswerBytes = Number(document.getElementById("quiz-script").dataset.maxAnswerBytes);
 const api = `/api/attempts/${state.id}`;
-const storeKey = (pos) => `vivabank:attempt:${state.id}:${pos}`;
+// Text not yet on the server is kept per browser tab (the tab's id lives in sessionStorage, so
+// it survives a reload): one tab never overwrites or clears what another tab kept. Each entry
+// records the answer's version it was typed over, so a reload never saves it over a newer
+// answer another tab saved meanwhile (it is offered back instead).
+const tabId =
+  sessionStorage.getItem("vivabank:tab") ??
+  (() => {
+    const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+    sessionStorage.setItem("vivabank:tab", id);
+    return id;
+  })();
+const keyPrefix = (pos) => `vivabank:attempt:${state.id}:${pos}`;
+const storeKey = (pos) => `${keyPrefix(pos)}:${tabId}`;
 const versions = new Map(state.responses.map((r) => [r.position, r.version]));
 const types = new Map(state.responses.map((r) => [r.position, r.type]));
 const pending = new Map(); // position -> answer not yet on the server
@@ -73,7 +85,7 @@ function changed(pos) {
   const answer = readAnswer(pos);
   markAnswered(pos, answer);
   pending.set(pos, answer);
-  localStorage.setItem(storeKey(pos), JSON.stringify({ answer }));
+  localStorage.setItem(storeKey(pos), JSON.stringify({ answer, version: versions.get(pos), at: Date.now() }));
   // Measured as the server does (compact JSON, UTF-8): said while typing, not after a 413.
   const size = new TextEncoder().encode(JSON.stringify(answer)).length;
   const banner = $("[data-error-banner]");
@@ -173,13 +185,74 @@ async function refused(pos, reply) {
 window.addEventListener("online", () => [...pending.keys()].forEach((pos) => save(pos)));
 $("[data-reload]").addEventListener("click", () => location.reload());
 
-// Text typed before a reload (or in a tab that lost a race) wins over the server's copy.
-for (const { position } of state.responses) {
-  const kept = localStorage.getItem(storeKey(position));
-  if (kept === null) continue;
-  writeAnswer(position, JSON.parse(kept).answer);
-  pending.set(position, JSON.parse(kept).answer);
-  markAnswered(position, JSON.parse(kept).answer);
+// Text kept in this browser for an answer (this tab's, or one a closed tab left), newest first.
+function keptEntries(pos) {
+  const entries = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (key !== keyPrefix(pos) && !key.startsWith(`${keyPrefix(pos)}:`)) continue;
+    try {
+      entries.push({ key, ...JSON.parse(localStorage.getItem(key)) });
+    } catch {
+      localStorage.removeItem(key);
+    }
+  }
+  return entries.sort((a, b) => (b.at ?? 0) - (a.at ?? 0));
+}
+
+function forget(entries) {
+  entries.forEach(({ key }) => localStorage.removeItem(key));
+}
+
+// Kept text typed over the answer the server still holds is restored and saved; text typed
+// over an answer saved since (in another tab) is offered back, never saved over it.
+function restoreKept({ position, version, answer: saved }) {
+  const entries = keptEntries(position);
+  const [newest] = entries;
+  if (!newest) return;
+  if (JSON.stringify(newest.answer) === JSON.stringify(saved)) return forget(entries);
+  if (newest.version === version) {
+    forget(entries);
+    writeAnswer(position, newest.answer);
+    changed(position);
+    return;
+  }
+  offerKept(position, newest.answer, entries);
+}
+
+function keptText(answer) {
+  if (answer === null) return "no answer";
+  const text = answer.source ?? answer.text ?? answer.value;
+  return text === undefined ? "a different choice" : String(text);
+}
+
+function offerKept(pos, answer, entries) {
+  const offer = document.createElement("div");
+  offer.className = "banner";
+  offer.setAttribute("role", "alert");
+  const said = document.createElement("p");
+  said.textContent = `Question ${pos + 1}: what you typed here earlier was not saved, and a newer answer has been saved since (in another tab or window). The newer answer is shown; your earlier text:`;
+  const text = document.createElement("pre");
+  text.textContent = keptText(answer);
+  const use = document.createElement("button");
+  use.type = "button";
+  use.textContent = "Use my earlier text";
+  const drop = document.createElement("button");
+  drop.type = "button";
+  drop.className = "secondary";
+  drop.textContent = "Keep the newer answer";
+  use.addEventListener("click", () => {
+    forget(entries);
+    offer.remove();
+    writeAnswer(pos, answer);
+    changed(pos);
+  });
+  drop.addEventListener("click", () => {
+    forget(entries);
+    offer.remove();
+  });
+  offer.append(said, text, use, " ", drop);
+  document.getElementById(`q${pos}`).prepend(offer);
 }
 // CodeMirror is a separate chunk, loaded only when the attempt has a code question.
 if (document.querySelector("textarea[data-code]")) {
@@ -192,6 +265,7 @@ for (const section of document.querySelectorAll("[data-position]")) {
   section.addEventListener("input", () => changed(pos));
   section.addEventListener("change", () => changed(pos));
 }
+state.responses.forEach(restoreKept);
 if (pending.size) {
   showSave("saving", "Saving answers kept in this browser…");
   [...pending.keys()].forEach((pos) => save(pos));
@@ -272,7 +346,7 @@ async function submit(atDeadline) {
   }
   // An answer the server never took stays in this browser (README: kept until the server has it).
   for (const { position } of state.responses) {
-    if (!pending.has(position)) localStorage.removeItem(storeKey(position));
+    if (!pending.has(position)) forget(keptEntries(position));
   }
   goToResult();
 }

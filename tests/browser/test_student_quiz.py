@@ -102,7 +102,7 @@ def _mark_every_viva(site: Site, examiner: User, attempt: Attempt) -> None:
         expect(page.get_by_text("Mark saved.")).to_be_visible()
 
 
-def test_a_stale_second_tab_shows_a_banner_and_keeps_its_text(
+def test_a_stale_second_tab_keeps_its_text_and_never_saves_it_over_a_newer_answer(
     site: Site, demo: dict[str, User]
 ) -> None:
     context = site.context(demo["student"])
@@ -118,10 +118,25 @@ def test_a_stale_second_tab_shows_a_banner_and_keeps_its_text(
     second.locator("#q3 input").fill("13")  # another answer: not "Saving…" forever
     expect(second.locator("[data-save-state]")).to_contain_text("this page is out of date")
     screenshots(second, "student-stale-tab")
+    # The fresh tab saves again and leaves the field: the stale tab's kept text is its own.
+    first.locator("#q4 input").fill("grad_fn, saved again")
+    first.locator("#q4 input").press("Tab")
+    _saved(first)
     second.get_by_role("button", name="Reload").click()
-    expect(second.locator("#q4 input")).to_have_value("typed in the stale tab")
+    # Nobody saved question 3 since: its kept text is restored and saved. Question 4 was saved
+    # by the other tab meanwhile: that answer stays, and the kept text is offered back.
     expect(second.locator("#q3 input")).to_have_value("13")
+    expect(second.locator("#q4 input")).to_have_value("grad_fn, saved again")
+    offer = second.locator("#q4 [role=alert]")
+    expect(offer).to_contain_text("typed in the stale tab")
     _saved(second)
+    offer.get_by_role("button", name="Use my earlier text").click()
+    expect(second.locator("#q4 input")).to_have_value("typed in the stale tab")
+    expect(offer).to_have_count(0)
+    _saved(second)
+    second.reload()
+    expect(second.locator("#q4 input")).to_have_value("typed in the stale tab")
+    expect(second.locator("#q4 [role=alert]")).to_have_count(0)
 
 
 def test_an_answer_over_the_size_limit_is_said_while_typing_and_not_sent(
