@@ -7,6 +7,7 @@ export of a course's bank as a file, on the same two sides."""
 from __future__ import annotations
 
 import base64
+import secrets
 from typing import Any
 
 from django import forms
@@ -47,7 +48,7 @@ def import_steps(request: HttpRequest, course: Course | None = None) -> dict[str
     """The page's context: GET the form (for `course` if given); POST with a file the
     preview; POST `confirm` the import itself."""
     if request.method == "POST" and "confirm" in request.POST:
-        return _confirm(request)
+        return _confirm(request, course)
     initial = {"course": course.pk} if course is not None else {}
     form = InterchangeImportForm(
         request.POST or None, request.FILES or None, user=request.user, initial=initial
@@ -62,20 +63,33 @@ def import_steps(request: HttpRequest, course: Course | None = None) -> dict[str
         except DomainError as exc:
             form.add_error("file", exc.message)
         else:
+            token = secrets.token_urlsafe(16)
             request.session[_SESSION_KEY] = {
+                "token": token,
                 "course": chosen.pk,
                 "format": fmt,
                 "data": base64.b64encode(data).decode(),
             }
-            context.update(report=report, preview=True, course=chosen)
+            context.update(report=report, preview=True, course=chosen, token=token)
     return context
 
 
-def _confirm(request: HttpRequest) -> dict[str, Any]:
-    pending = request.session.pop(_SESSION_KEY, None)
+def _confirm(request: HttpRequest, page_course: Course | None) -> dict[str, Any]:
+    """Import the file of the preview the form names. The session keeps only the latest
+    preview: a form from an earlier one (another tab previewed since) or from another
+    course's page imports nothing, so what is written is always what the page showed."""
+    pending = request.session.get(_SESSION_KEY)
     form = InterchangeImportForm(user=request.user)
-    if pending is None:
-        return {"form": form, "error": "Nothing to import: upload the file again."}
+    token = request.POST.get("token", "")
+    if pending is None or not secrets.compare_digest(str(pending.get("token", "")), token):
+        return {
+            "form": form,
+            "error": "Nothing imported: this preview is no longer the latest one of this "
+            "browser (another tab or window previewed a file since). Upload the file again.",
+        }
+    if page_course is not None and int(pending["course"]) != page_course.pk:
+        return {"form": form, "error": "Nothing imported: that preview was for another course."}
+    del request.session[_SESSION_KEY]
     course = access_course(request.user, int(pending["course"]), AUTHORS)
     data = base64.b64decode(pending["data"])
     user = request.user if request.user.is_authenticated else None

@@ -3,7 +3,10 @@ are not staff, linked from the course's questions."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
@@ -20,6 +23,13 @@ def signed_in(course: Course, role: str) -> Client:
     client = Client()
     client.force_login(user)
     return client
+
+
+def confirm(page: str) -> dict[str, str]:
+    """The preview page's confirm form: it names the preview it imports."""
+    found = re.search(r'name="token" value="([^"]+)"', page)
+    assert found is not None, "the preview offers no import"
+    return {"confirm": "1", "token": found.group(1)}
 
 
 def url(course: Course) -> str:
@@ -40,7 +50,7 @@ def test_an_author_previews_then_imports_from_the_questions_page() -> None:
     assert f"Preview: what the import would do in {course.title}" in page
     assert "2 questions: 1 true/false, 1 numeric." in page
     assert not course.questions.exists()
-    done = author.post(url(course), {"confirm": "1"}).content.decode()
+    done = author.post(url(course), confirm(page)).content.decode()
     assert f"Imported into {course.title}" in done
     assert sorted(course.questions.values_list("slug", flat=True)) == ["leaf", "sum"]
 
@@ -70,8 +80,8 @@ def test_an_author_exports_the_bank_from_the_questions_page() -> None:
     course = make_course()
     author = signed_in(course, Role.AUTHOR)
     upload = SimpleUploadedFile("bank.gift", GIFT)
-    author.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
-    author.post(url(course), {"confirm": "1"})
+    preview = author.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
+    author.post(url(course), confirm(preview.content.decode()))
     exported = author.get(f"/author/courses/{course.pk}/export/?format=gift")
     assert exported.status_code == 200
     assert exported["Content-Disposition"] == f'attachment; filename="{course.slug}.gift.txt"'
@@ -91,3 +101,36 @@ def test_an_export_that_cannot_be_made_says_why_on_the_questions_page() -> None:
         .status_code
         == 403
     )
+
+
+def test_a_confirm_imports_only_the_preview_its_page_showed() -> None:
+    """Two tabs: preview one file for course A, another for course B, then confirm in the
+    first tab. Nothing is imported (not B's file into B); the second tab's confirm works."""
+    first, second = make_course(), make_course()
+    author = signed_in(first, Role.AUTHOR)
+    make_membership(
+        course=second, user=User.objects.get(username="member-author"), role=Role.AUTHOR
+    )
+    one = author.post(
+        url(first),
+        {"course": first.pk, "format": "gift", "file": SimpleUploadedFile("a.gift", GIFT)},
+    ).content.decode()
+    other = b"::Other:: Another file. {TRUE}\n"
+    two = author.post(
+        url(second),
+        {"course": second.pk, "format": "gift", "file": SimpleUploadedFile("b.gift", other)},
+    ).content.decode()
+    stale = author.post(url(first), confirm(one)).content.decode()
+    assert "Nothing imported: this preview is no longer the latest one" in stale
+    assert not first.questions.exists()
+    assert not second.questions.exists()
+    wrong_page = author.post(url(first), confirm(two)).content.decode()
+    assert "Nothing imported: that preview was for another course." in wrong_page
+    assert not first.questions.exists()
+    assert not second.questions.exists()
+    done = author.post(url(second), confirm(two)).content.decode()
+    assert f"Imported into {second.title}" in done
+    assert list(second.questions.values_list("slug", flat=True)) == ["other"]
+    again = author.post(url(second), confirm(two)).content.decode()
+    assert "Nothing imported" in again
+    assert second.questions.count() == 1

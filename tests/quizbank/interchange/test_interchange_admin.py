@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -38,6 +40,12 @@ def post_file(client: Client, course: Course, data: bytes, fmt: str = "gift") ->
     return reply.content.decode()
 
 
+def confirm(page: str) -> dict[str, str]:
+    found = re.search(r'name="token" value="([^"]+)"', page)
+    assert found is not None, "the preview offers no import"
+    return {"confirm": "1", "token": found.group(1)}
+
+
 def test_preview_then_confirm_imports_what_the_preview_showed(course: Course) -> None:
     client = staff_client(course, Role.AUTHOR)
     page = post_file(client, course, GIFT_FILE.read_bytes())
@@ -46,7 +54,7 @@ def test_preview_then_confirm_imports_what_the_preview_showed(course: Course) ->
     assert "1 skipped" in page
     assert "matching questions have no counterpart in the bank" in page
     assert not course.questions.exists()
-    done = client.post(URL, {"confirm": "1"}).content.decode()
+    done = client.post(URL, confirm(page)).content.decode()
     assert f"Imported into {course.title}" in done
     assert course.questions.count() == 8
 
@@ -73,13 +81,12 @@ def test_a_staff_examiner_cannot_pick_the_course(course: Course) -> None:
 
 def test_confirm_without_an_upload_imports_nothing(course: Course) -> None:
     page = staff_client(course, Role.AUTHOR).post(URL, {"confirm": "1"}).content.decode()
-    assert "Nothing to import" in page
+    assert "Nothing imported: this preview is no longer the latest one" in page
 
 
 def test_an_author_exports_a_course_from_the_course_list(course: Course) -> None:
     client = staff_client(course, Role.AUTHOR)
-    post_file(client, course, GIFT_FILE.read_bytes())
-    client.post(URL, {"confirm": "1"})
+    client.post(URL, confirm(post_file(client, course, GIFT_FILE.read_bytes())))
     action = {"action": "export_moodle", "_selected_action": [str(course.pk)]}
     reply = client.post("/admin/quizbank/course/", action)
     assert reply.status_code == 200
