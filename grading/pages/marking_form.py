@@ -16,6 +16,7 @@ from grading.api.marking_presenters import marking_view
 from grading.models.marking import Mark, MarkingStatus
 from grading.selectors.marking import access_marking_response, marking_queue
 from grading.services.marking.marks import (
+    TEXT_LIMITS,
     MarkInput,
     mark_create,
     mark_moderate,
@@ -78,7 +79,13 @@ def marking_page(request: HttpRequest, response_id: int) -> HttpResponse:
             done = _save(request, answer.pk, view, request.user)
         except DomainError as refused:
             messages.error(request, f"Not saved: {refused.message}")
-            return redirect(request.get_full_path())
+            # Shown again as typed (levels, comment, reason), so nothing is lost to a refusal.
+            typed = {
+                "levels": _levels(request.POST, len(view["rubric"])),
+                "comment": request.POST.get("comment", ""),
+                "reason": request.POST.get("reason", ""),
+            }
+            return render(request, "grading/marking.html", _context(request, view, typed))
         following = _next_unmarked(request, answer.pk) if "next" in request.POST else None
         if "next" in request.POST and following is None:
             done += " No answer is left to mark in your queue."
@@ -86,5 +93,11 @@ def marking_page(request: HttpRequest, response_id: int) -> HttpResponse:
         target = following or answer.pk
         suffix = "?anonymous=true" if anonymous else ""
         return redirect(f"/examiner/marking/{target}/{suffix}")
+    return render(request, "grading/marking.html", _context(request, view, None))
+
+
+def _context(
+    request: HttpRequest, view: dict[str, Any], typed: dict[str, Any] | None
+) -> dict[str, Any]:
     own = next((m for m in view["marks"] if m.marker_id == request.user.pk), None)
-    return render(request, "grading/marking.html", {"view": view, "own": own})
+    return {"view": view, "own": own, "shown": typed or own, "max_comment": TEXT_LIMITS["comment"]}

@@ -79,9 +79,13 @@ def test_a_comment_longer_than_a_mark_keeps_is_refused_not_cut(staff: Staff) -> 
     levels = {f"level-{i}": "0" for i in range(len(VIVA["rubric"]))}
     page = browser_as(staff.examiner)
     url = f"/examiner/marking/{first}/"
-    reply = page.post(url, {**levels, "comment": "x" * 10_001}, follow=True)
-    assert "The comment is 10,001 characters long; 10,000 is the most a mark keeps." in reply.text
+    assert 'maxlength="10000"' in page.get(url).text
+    reply = page.post(url, {**levels, "comment": "Typed feedback " + "x" * 10_000}, follow=True)
+    assert "The comment is 10,015 characters long; 10,000 is the most a mark keeps." in reply.text
     assert not Mark.objects.filter(response_id=first).exists()
+    # The refused form comes back as typed: the comment and every chosen level.
+    assert ">Typed feedback xxx" in reply.text
+    assert reply.text.count(" checked>") == len(VIVA["rubric"])
     page.post(url, {**levels, "comment": "x" * 10_000})
     assert len(Mark.objects.get(response_id=first).comment) == 10_000
 
