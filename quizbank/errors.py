@@ -22,6 +22,10 @@ class ExportTargetNotEmpty(DomainError):
     code: ClassVar[str] = "export_target_not_empty"
 
 
+class ExportFailed(DomainError):
+    code: ClassVar[str] = "export_failed"
+
+
 class VersionImmutable(DomainError):
     code: ClassVar[str] = "version_immutable"
     status_code: ClassVar[int] = status.HTTP_409_CONFLICT

@@ -199,8 +199,9 @@ def _efficiency(raw: object) -> dict[str, float]:
 # check judge them alike.
 REFERENCE_FILE = "reference.py"
 GENERATOR_FILE = "generate.py"  # a parameterised question's generate(rng), not a solution
-CORRECT_FILE_RE = re.compile(r"correct_[A-Za-z0-9_]+\.py")  # fullmatch: no "$" before a "\n"
-WRONG_FILE_RE = re.compile(r"wrong_[A-Za-z0-9_]+\.py")
+# fullmatch: no "$" before a "\n"; <name> up to 100 characters (a file system takes 255).
+CORRECT_FILE_RE = re.compile(r"correct_[A-Za-z0-9_]{1,100}\.py")
+WRONG_FILE_RE = re.compile(r"wrong_[A-Za-z0-9_]{1,100}\.py")
 
 
 def solution_files(files: Mapping[str, str]) -> dict[str, str]:

@@ -10,7 +10,7 @@ from runner.contract import CORRECT_FILE_RE, GENERATOR_FILE, REFERENCE_FILE, WRO
 _SOLUTION_KINDS = ("reference", "correct", "wrong")
 NOT_A_FILE_NAME = (
     "not a file a code question may hold: use reference.py, correct_<name>.py, "
-    "wrong_<name>.py or generate.py (letters, digits and _ in <name>)"
+    "wrong_<name>.py or generate.py (up to 100 letters, digits and _ in <name>)"
 )
 
 

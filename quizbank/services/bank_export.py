@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from quizbank.bankfiles import (
@@ -12,7 +15,7 @@ from quizbank.bankfiles import (
     canonicalize,
     write_bank,
 )
-from quizbank.errors import ExportTargetNotEmpty
+from quizbank.errors import ExportFailed, ExportTargetNotEmpty
 from quizbank.models import Course, Question
 from quizbank.selectors import course_questions
 from quizbank.services.assets import asset_images
@@ -37,9 +40,25 @@ def bank_export(*, course: Course, path: Path) -> int:
         description=canonical_text(course.description),
         topics=topics,
     )
-    return write_bank(
-        path, header, [_question_out(question) for question in course_questions(course)]
-    )
+    questions = [_question_out(question) for question in course_questions(course)]
+    # Written beside `path` and renamed into place at the end: a failure (a full disk, a name
+    # the file system refuses) leaves no half-written folder behind.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.partial-"))
+    try:
+        written = write_bank(partial, header, questions)
+        partial.chmod(0o755)  # mkdtemp's folder is private to its owner
+        if path.exists():
+            path.rmdir()
+        os.replace(partial, path)
+    except OSError as error:
+        raise ExportFailed(
+            f"Nothing was exported to {path}: {error.strerror or error} "
+            f"({error.filename or path})."
+        ) from error
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return written
 
 
 def _question_out(question: Question) -> QuestionOut:

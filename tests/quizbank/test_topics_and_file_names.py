@@ -10,7 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from lms.services.tokens import api_client_create, token_issue
-from quizbank.errors import ExportImpossible
+from quizbank.errors import ExportFailed, ExportImpossible
 from quizbank.models import Course, Role, Topic
 from quizbank.services.bank_export import bank_export
 from quizbank.services.question_authoring import STARTERS
@@ -91,6 +91,7 @@ def _code_with(course: Course, files: dict[str, str]) -> Any:
         "/tmp/wrong_y.py",
         "notes.txt",
         "wrong_é.py",
+        "wrong_" + "a" * 101 + ".py",
     ],
 )
 def test_a_code_file_name_that_is_no_solution_name_is_refused(name: str) -> None:
@@ -116,3 +117,27 @@ def test_an_export_refuses_a_file_name_stored_before_names_were_checked(tmp_path
         bank_export(course=course, path=tmp_path / "export")
     assert not (tmp_path / "escaped.py").exists()
     assert not list(tmp_path.rglob("escaped.py"))
+
+
+def test_a_solution_name_of_a_hundred_characters_is_taken() -> None:
+    course = new_course()
+    reply = _code_with(course, {"wrong_" + "a" * 100 + ".py": "def double(x):\n    return x\n"})
+    assert reply.status_code == 201, reply.content
+
+
+def test_an_export_that_fails_half_way_leaves_no_folder(tmp_path: Path) -> None:
+    """A path the file system refuses half-way (here: longer than PATH_MAX once a long
+    question slug is added; a full disk alike) stops the export with the reason, and nothing
+    of it is left but the empty target folder it was given."""
+    course = new_course()
+    question(course, CODE, slug_prefix="s" * 60)
+    parent = tmp_path
+    while len(str(parent)) < 4096 - 110:  # room for the root files, not for a question's
+        parent = parent / ("d" * min(200, 4096 - 110 - len(str(parent))))
+    parent.mkdir(parents=True)
+    target = parent / "export"
+    target.mkdir()
+    with pytest.raises(ExportFailed, match="Nothing was exported to .*File name too long"):
+        bank_export(course=course, path=target)
+    assert list(parent.iterdir()) == [target]
+    assert not list(target.iterdir())
