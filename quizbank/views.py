@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from config.fields import id_from_text
 from quizbank.access import access_asset, access_question
@@ -17,11 +17,13 @@ from quizbank.rendering import pygments_css, render_markdown
 from quizbank.selectors import question_versions
 
 
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     courses = Course.objects.order_by("title")
     return render(request, "quizbank/home.html", {"courses": courses})
 
 
+@require_safe
 @login_required
 def question_preview(request: HttpRequest, pk: int) -> HttpResponse:
     """A version of a question as a student sees it: no answers, feedback or solutions.

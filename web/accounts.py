@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render, resolve_url
 from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods
 
 from config.signin import client_address, signin_begin, signin_end
 
@@ -30,6 +31,7 @@ def _locked(request: HttpRequest, seconds: int) -> HttpResponse:
     return reply
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
 def sign_in(request: HttpRequest) -> HttpResponseBase:
     """The sign-in page; a POST that does not sign in counts as a failure, and while the
     username or the address is locked every POST is a 429 with Retry-After."""
@@ -47,13 +49,17 @@ def sign_in(request: HttpRequest) -> HttpResponseBase:
 
 sign_out = auth_views.LogoutView.as_view()
 
+# Class-based views also answer PUT (as a POST) and OPTIONS unless told otherwise.
+_FORM_METHODS = ["get", "head", "post"]
+
 password_change = auth_views.PasswordChangeView.as_view(
+    http_method_names=_FORM_METHODS,
     template_name="web/password_change.html",
     success_url=reverse_lazy("web:password-change-done"),
 )
 
 password_change_done = auth_views.PasswordChangeDoneView.as_view(
-    template_name="web/password_change_done.html"
+    http_method_names=["get", "head"], template_name="web/password_change_done.html"
 )
 
 

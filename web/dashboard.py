@@ -5,6 +5,7 @@ from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.views.decorators.http import require_safe
 
 from quizbank.access import courses_for
 from quizbank.models import Course, Quiz, Role
@@ -25,6 +26,7 @@ def _with_quizzes(courses: list[Course]) -> list[Course]:
     )
 
 
+@require_safe
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Student, examiner and author sections, each shown only to holders of that role."""

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from config.exceptions import DomainError
 from config.signin import client_address
@@ -64,6 +64,7 @@ def _client_state(view: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@require_safe
 @never_cache  # Back after a submit must ask the server again, not show the open quiz
 @login_required
 def attempt_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
@@ -83,6 +84,7 @@ def attempt_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
     return render(request, "web/attempt.html", context)
 
 
+@require_safe
 @never_cache
 @login_required
 def attempt_result_page(request: HttpRequest, attempt_id: int) -> HttpResponse:

@@ -52,6 +52,18 @@ def test_the_quiz_and_result_pages_are_never_kept_in_a_cache() -> None:
         assert "no-store" in owner.get(url)["Cache-Control"]
 
 
+def test_pages_to_read_answer_other_methods_with_405() -> None:
+    attempt, owner, _ = _attempt_and_users()
+    reads = ["/", "/dashboard/", f"/attempts/{attempt}/", f"/attempts/{attempt}/result/"]
+    forms = ["/signin/", "/password/"]
+    for url in reads + forms:
+        assert owner.head(url).status_code in (200, 302), url
+        for method in ("put", "patch", "delete"):
+            assert getattr(owner, method)(url).status_code == 405, (method, url)
+    for url in reads:
+        assert owner.post(url).status_code == 405, url
+
+
 def test_a_refused_start_is_a_message_on_the_dashboard() -> None:
     course = new_course()
     quiz = new_quiz(course=course, attempts_allowed=1)
