@@ -104,6 +104,11 @@ class PoolExhausted(DomainError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class NoSuchTopic(DomainError):
+    code = "no_such_topic"
+    status_code = status.HTTP_400_BAD_REQUEST
+
+
 class UnmarkedQuestions(DomainError):
     code = "viva_unmarked_questions"
     status_code = status.HTTP_409_CONFLICT

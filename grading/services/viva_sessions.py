@@ -19,6 +19,7 @@ from grading.errors import (
     AttemptInProgress,
     NoAttemptsLeft,
     NoSuchPosition,
+    NoSuchTopic,
     NotAStudent,
     PoolExhausted,
     QuestionKept,
@@ -38,6 +39,7 @@ from quizbank.models import (
     QuizSlot,
     ReleasePolicy,
     Role,
+    Topic,
 )
 from quizbank.selectors import quiz_slots, slot_pool, slot_question_points
 from quizbank.services.quiz_access import quiz_terms
@@ -153,6 +155,11 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
         attempt = locked.attempt
         asked = list(attempt.responses.values_list("question_version__question_id", flat=True))
         drawn = {*asked, *locked.discarded}
+        topics = Topic.objects.filter(course_id=attempt.quiz.course_id)
+        if pool.topic_id is not None and not topics.filter(pk=pool.topic_id).exists():
+            raise NoSuchTopic(
+                f"This course has no topic {pool.topic_id}.", fields={"topic": ["no such topic"]}
+            )
         allowed, slots = viva_questions_of(attempt.quiz)
         candidates = _candidates(attempt.quiz, pool, drawn, allowed)
         if not candidates:

@@ -8,7 +8,15 @@ from grading.models import Attempt, AttemptStatus
 from grading.selectors import quiz_grade
 from quizbank.models import QuizSlot, ReleasePolicy
 from tests.grading.content import VIVA_TWO_CRITERIA
-from tests.grading.factories import Staff, api_as, browser_as, question, staffed_quiz
+from tests.grading.factories import (
+    Staff,
+    api_as,
+    browser_as,
+    new_course,
+    new_topic,
+    question,
+    staffed_quiz,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -246,3 +254,15 @@ def test_a_quiz_without_viva_questions_draws_from_the_courses(staff: Staff) -> N
     base = f"/api/viva-sessions/{_start(staff).json()['id']}"
     drawn = [client.post(f"{base}/draws/", {}, format="json") for _ in range(3)]
     assert [reply.status_code for reply in drawn] == [201, 201, 201]
+
+
+def test_a_draw_from_a_topic_the_course_lacks_is_refused_as_such(staff: Staff) -> None:
+    other_course_topic = new_topic(course=new_course())
+    client = api_as(staff.examiner)
+    base = f"/api/viva-sessions/{_start(staff).json()['id']}"
+    for topic in (other_course_topic.pk, 2**62):
+        reply = client.post(f"{base}/draws/", {"topic": topic}, format="json")
+        assert reply.status_code == 400, reply.json()
+        assert reply.json()["error"]["code"] == "no_such_topic"
+        assert reply.json()["error"]["fields"] == {"topic": ["no such topic"]}
+    assert Attempt.objects.get(viva_session__pk=base.rsplit("/", 1)[1]).responses.count() == 0
