@@ -23,3 +23,4 @@ WRITERS: dict[str, Writer] = {
 }
 EXTENSIONS = {"moodle": "xml", "gift": "gift.txt", "qti": "zip"}
 FORMATS = tuple(READERS)
+FORMAT_NAMES = {"moodle": "Moodle XML", "gift": "GIFT", "qti": "QTI 2.1/3.0 item or package"}

@@ -19,18 +19,17 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_course, courses_for
-from quizbank.interchange.formats import FORMATS
+from quizbank.interchange.formats import FORMAT_NAMES, FORMATS
 from quizbank.interchange.limits import max_file_bytes
 from quizbank.models import Course
 from quizbank.services.interchange import interchange_export, interchange_import
 
 _SESSION_KEY = "interchange_upload"
-_FORMAT_NAMES = {"moodle": "Moodle XML", "gift": "GIFT", "qti": "QTI 2.1/3.0 item or package"}
 
 
 class InterchangeImportForm(forms.Form):
     course = forms.ModelChoiceField(queryset=Course.objects.none())
-    format = forms.ChoiceField(choices=[(name, _FORMAT_NAMES[name]) for name in FORMATS])
+    format = forms.ChoiceField(choices=[(name, FORMAT_NAMES[name]) for name in FORMATS])
     file = forms.FileField()
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:

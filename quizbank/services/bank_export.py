@@ -53,8 +53,7 @@ def bank_export(*, course: Course, path: Path) -> int:
         os.replace(partial, path)
     except OSError as error:
         raise ExportFailed(
-            f"Nothing was exported to {path}: {error.strerror or error} "
-            f"({error.filename or path})."
+            f"Nothing was exported to {path}: {error.strerror or error} ({error.filename or path})."
         ) from error
     finally:
         shutil.rmtree(partial, ignore_errors=True)

@@ -20,7 +20,7 @@ from config.text import unstorable_text
 from quizbank.bankfiles import canonicalize, content_hash
 from quizbank.errors import ExportImpossible, InterchangeRefused
 from quizbank.interchange.common import numbered_slugs
-from quizbank.interchange.formats import EXTENSIONS, FORMATS, READERS, WRITERS
+from quizbank.interchange.formats import EXTENSIONS, FORMAT_NAMES, FORMATS, READERS, WRITERS
 from quizbank.interchange.limits import check_size
 from quizbank.interchange.report import Draft, Exported, Skipped, TopicRef
 from quizbank.models import Course, Question, Quiz, Topic
@@ -95,6 +95,10 @@ def interchange_import(
     check_size(data)
     conversion = READERS[fmt](data)
     check_count(len(conversion.drafts) + len(conversion.skipped))
+    if not conversion.drafts and not conversion.skipped:
+        raise InterchangeRefused(
+            f"the file holds no questions: is it a {FORMAT_NAMES.get(fmt, fmt)} file of questions?"
+        )
     report = InterchangeReport(course=course.slug, format=fmt, dry_run=dry_run)
     report.skipped.extend(conversion.skipped)
     accepted = [draft for draft in conversion.drafts if _valid(draft, report.skipped)]

@@ -104,6 +104,27 @@ def test_files_over_the_size_cap_are_refused(course: Course, fmt: str) -> None:
     assert "INTERCHANGE_MAX_FILE_BYTES" in message
 
 
+@pytest.mark.parametrize(
+    ("fmt", "data", "name"),
+    [
+        ("moodle", b"<quiz/>", "Moodle XML"),
+        (
+            "moodle",
+            b'<quiz><question type="category"><category><text>$course$/A</text>'
+            b"</category></question></quiz>",
+            "Moodle XML",
+        ),
+        ("gift", b"$CATEGORY: tensors\n\n// only a comment\n", "GIFT"),
+    ],
+)
+def test_a_file_without_questions_is_refused_saying_so(
+    course: Course, fmt: str, data: bytes, name: str
+) -> None:
+    message = refused(course, fmt, data, InterchangeRefused)
+    assert f"the file holds no questions: is it a {name} file of questions?" in message
+    assert not course.questions.exists()
+
+
 @override_settings(INTERCHANGE_MAX_QUESTIONS=3)
 def test_a_file_of_more_questions_than_one_import_takes_is_refused_whole(course: Course) -> None:
     question = (
