@@ -27,7 +27,9 @@ EXTENSION = "// @vivabank "
 TOPIC_EXTENSION = "// @vivabank-topic "
 _SPECIAL = "~=#{}:\\"
 _FORMAT = re.compile(r"^\s*\[(html|moodle|plain|markdown)\]", re.IGNORECASE)
-_WEIGHT = re.compile(r"^\s*%(-?[0-9.]+)%")
+# A weight is a number between % signs at the start of an answer; anything else there between
+# two % signs (%abc%, %-1e309%) is refused by to_float rather than kept as answer text.
+_WEIGHT = re.compile(r"^\s*%([^%\s]{1,40})%")
 _TRUE_FALSE = re.compile(r"^(T|TRUE|F|FALSE)$", re.IGNORECASE)
 
 
@@ -266,7 +268,10 @@ def _number_spec(spec: str) -> tuple[float, float]:
         # 12 significant digits: 3.141..3.142 is 3.1415 +- 0.0005, not 3.1414999999999997.
         return float(f"{(low + high) / 2:.12g}"), float(f"{abs(high - low) / 2:.12g}")
     value, _, tolerance = spec.partition(":")
-    return to_float(value, "number"), abs(to_float(tolerance or "0", "tolerance"))
+    margin = to_float(tolerance or "0", "tolerance")
+    if margin < 0:
+        raise Unsupported(f"tolerance {tolerance.strip()} is negative; a tolerance is a margin")
+    return to_float(value, "number"), margin
 
 
 def _choices_or_text(items: list[Item], content: dict[str, Any], notes: list[str]) -> None:

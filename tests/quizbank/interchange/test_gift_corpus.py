@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quizbank.models import Course
+from quizbank.services.interchange import interchange_import
 from tests.quizbank.factories import make_course
 from tests.quizbank.interchange.helpers import THIRD_PARTY, import_file, skipped_reasons, stored
 
@@ -108,3 +109,16 @@ def test_format_php_examples_import_and_matching_is_reported(course: Course) -> 
     assert questions["when-was-ulysses-s-grant-born"]["answers"] == [
         {"value": 1822, "tolerance": 5}
     ]
+
+
+def test_a_negative_tolerance_or_a_weight_that_is_no_number_is_refused(course: Course) -> None:
+    data = (
+        b"::NegTol:: Two plus three? {#5:-1}\n\n"
+        b"::Weight:: Pick one. {~%-1e309%a ~%abc%b =c}\n\n"
+        b"::Fine:: Two plus two? {#4:0.5}\n"
+    )
+    report = interchange_import(course=course, fmt="gift", data=data)
+    reasons = " | ".join(item.reason for item in report.skipped)
+    assert "tolerance -1 is negative" in reasons
+    assert "weight '-1e309' is not a finite number" in reasons
+    assert [q.slug for q in report.questions] == ["fine"]
