@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
@@ -163,6 +164,20 @@ def test_a_nul_in_a_page_form_is_a_400_naming_the_field(
     assert f"The field {field} holds a character that cannot be stored" in _shown(reply)
     assert not Mark.objects.exists()
     assert not QuizAccessOverride.objects.exists()
+
+
+def test_a_form_over_the_size_or_field_limits_says_which(staff: Staff) -> None:
+    page, url = browser(staff.examiner), f"/examiner/marking/{_answer(staff)}/"
+    huge = page.post(url, {"comment": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)})
+    assert huge.status_code == 413
+    assert "The form is larger than the 2,621,440 bytes a page takes" in _shown(huge)
+    fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    many = page.post(url, fields, content_type="application/x-www-form-urlencoded")
+    assert many.status_code == 400
+    assert "The form has more than 1,000 fields" in _shown(many)
+    signin = Client().post("/signin/", {"username": "x", "password": "p" * 3_000_000})
+    assert signin.status_code == 413
+    assert not Mark.objects.exists()
 
 
 def test_a_change_reason_with_a_nul_leaves_the_first_mark_as_it_was(staff: Staff) -> None:
