@@ -17,6 +17,7 @@ from quizbank.services.quiz_access import quiz_terms
 from quizbank.services.quiz_overrides import (
     MAX_EXTRA_ATTEMPTS,
     MAX_EXTRA_TIME_PERCENT,
+    MAX_NETWORKS,
     MAX_OVERRIDE_REASON,
     OverrideInput,
     quiz_access_rules_set,
@@ -45,7 +46,7 @@ class AccessOverrideSerializer(serializers.ModelSerializer[QuizAccessOverride]):
 class AccessRulesSerializer(serializers.Serializer[Quiz]):
     access_code = serializers.CharField(allow_blank=True, max_length=64)
     allowed_networks = serializers.ListField(
-        child=serializers.CharField(max_length=64), max_length=50
+        child=serializers.CharField(max_length=64), max_length=MAX_NETWORKS
     )
 
 

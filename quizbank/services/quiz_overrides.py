@@ -94,6 +94,10 @@ def quiz_override_delete(*, quiz: Quiz, override_id: int) -> None:
         )
 
 
+# The most allowed networks a quiz keeps, from the page or the API alike.
+MAX_NETWORKS = 50
+
+
 def quiz_access_rules_set(*, quiz: Quiz, access_code: str, networks: list[str]) -> Quiz:
     """Set the quiz-wide access code (empty: none) and allowed networks (empty: anywhere)."""
     code = access_code.strip()
@@ -102,7 +106,14 @@ def quiz_access_rules_set(*, quiz: Quiz, access_code: str, networks: list[str]) 
             "An access code is at most 64 printable characters.",
             fields={"access_code": ["too long or not printable"]},
         )
-    cleaned = [str(net) for net in parse_networks([n for n in networks if n.strip()])]
+    given = [n for n in networks if n.strip()]
+    if len(given) > MAX_NETWORKS:
+        raise AccessRuleInvalid(
+            f"{len(given):,} networks given; a quiz allows at most {MAX_NETWORKS} "
+            "(each is checked on every save): join neighbouring ones into wider blocks.",
+            fields={"allowed_networks": [f"at most {MAX_NETWORKS}"]},
+        )
+    cleaned = [str(net) for net in parse_networks(given)]
     with transaction.atomic():
         quiz.access_code = code
         quiz.allowed_networks = cleaned

@@ -10,7 +10,7 @@ from django.test import Client
 from grading.services.attempts import attempt_start
 from quizbank.models import QuizAccessOverride, Role
 from tests.grading.content import SINGLE
-from tests.grading.factories import add_slots, member, new_course, new_quiz, question
+from tests.grading.factories import add_slots, api_as, member, new_course, new_quiz, question
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -57,6 +57,26 @@ def test_bad_input_is_a_message_never_a_500() -> None:
         assert author.post(url, body, follow=True).status_code == 200
     assert not QuizAccessOverride.objects.exists()
     assert author.get(url).status_code == 200
+
+
+def test_the_page_and_the_api_keep_the_same_number_of_networks() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    user = member(course, Role.AUTHOR)
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    networks = [f"10.{i}.0.0/16" for i in range(51)]
+    body = {"action": "rules", "access_code": "", "allowed_networks": "\n".join(networks)}
+    refused = _browser(user).post(url, body, follow=True)
+    assert "51 networks given; a quiz allows at most 50" in refused.content.decode()
+    quiz.refresh_from_db()
+    assert quiz.allowed_networks == []
+    body["allowed_networks"] = "\n".join(networks[:50])
+    _browser(user).post(url, body)
+    api = api_as(user)
+    read = api.get(f"/api/quizzes/{quiz.pk}/access/").json()
+    assert len(read["allowed_networks"]) == 50
+    rules = {"access_code": "", "allowed_networks": read["allowed_networks"]}
+    assert api.put(f"/api/quizzes/{quiz.pk}/access/", rules, format="json").status_code == 200
 
 
 def test_a_long_reason_is_refused_not_cut_and_unknown_names_are_shown_short() -> None:
