@@ -43,25 +43,29 @@ class AttemptStartApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: AttemptOutputSerializer},
+        responses={201: AttemptOutputSerializer, 200: AttemptOutputSerializer},
         operation_id="attempt_start",
     )
     def post(self, request: Request, quiz_id: int) -> Response:
-        """Start an attempt (or resume the open one) on the student's own terms (extra time,
-        attempts, window); the deadline comes from the server. 403 for a wrong access code
-        or an address outside the quiz's allowed networks."""
+        """Start an attempt (201), or resume the open one (200), on the student's own terms
+        (extra time, attempts, window); the deadline comes from the server. 403 for a wrong
+        access code or an address outside the quiz's allowed networks."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        now = timezone.now()
         attempt = attempt_start(
             quiz=quiz,
             user=signed_in_user(request),
-            now=timezone.now(),
+            now=now,
             access_code=data.validated_data.get("access_code", ""),
             address=client_address(request),
         )
+        created = attempt.started_at == now  # a new attempt starts now; a resumed one earlier
         attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
-        return _attempt_response(request, attempt, status.HTTP_201_CREATED)
+        return _attempt_response(
+            request, attempt, status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
 
 
 class AttemptDetailApi(APIView):
