@@ -17,6 +17,7 @@ from grading.errors import (
     AttemptClosed,
     DeadlinePassed,
     InvalidAnswer,
+    NoSuchPosition,
     StaleVersion,
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
@@ -170,8 +171,8 @@ def response_autosave(
             .select_related("question_version")
             .filter(attempt=attempt, position=position)
         )
-        if response is None:
-            raise InvalidAnswer(
+        if response is None:  # a 404, as a position outside what the URL takes is
+            raise NoSuchPosition(
                 f"The attempt has no question at position {position}.",
                 fields={"position": ["No such question in this attempt."]},
             )

@@ -42,7 +42,7 @@ def test_a_stale_tab_a_missing_position_and_a_bad_choice_are_refused(
     assert _save(client, attempt, 0, 0).status_code == 200
     assert _error(_save(client, attempt, 0, 0)) == (409, "stale_version")
     missing = _save(client, attempt, 1, 0)
-    assert _error(missing) == (400, "invalid_answer")
+    assert _error(missing) == (404, "no_such_position")
     assert missing.json()["error"]["fields"] == {"position": ["No such question in this attempt."]}
     url = f"/api/attempts/{attempt['id']}/responses/0/"
     for bad in ({"choice": 3}, {"choice": -1}, {"choice": True}, {"choice": 0, "x": 1}):

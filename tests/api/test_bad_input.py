@@ -66,11 +66,15 @@ def test_a_wrong_version_type_is_a_400(world: World, student_api: APIClient) -> 
     assert "version" in dict(_error(reply)["fields"])  # type: ignore[call-overload]  # JSON
 
 
-def test_an_unknown_position_is_a_400(world: World, student_api: APIClient) -> None:
+def test_an_unknown_position_is_a_404(world: World, student_api: APIClient) -> None:
     attempt = start(student_api, world.quiz.pk)
     reply = save(student_api, attempt["id"], 99, {"choice": 0})
-    assert reply.status_code == 400
-    assert _error(reply)["code"] == "invalid_answer"
+    assert reply.status_code == 404
+    assert _error(reply)["code"] == "no_such_position"
+    beyond = student_api.put(
+        f"/api/attempts/{attempt['id']}/responses/{2**63}/", {"answer": {}, "version": 0}
+    )
+    assert beyond.status_code == 404
 
 
 @override_settings(GRADING_MAX_ANSWER_BYTES=100)
