@@ -226,3 +226,19 @@ def test_the_quiz_page_passes_axe_on_a_phone(site: Site, demo: dict[str, User]) 
     expect(editor).to_have_attribute("aria-describedby", re.compile(r"^q\d+-keys$"))
     hint = page.locator(f"#{editor.get_attribute('aria-describedby')}")
     expect(hint).to_contain_text("press Esc, then Tab")
+
+
+def test_the_dashboard_shows_its_start_buttons_on_a_phone(
+    site: Site, demo: dict[str, User]
+) -> None:
+    """Each quiz is a card on a narrow screen: no button hides off the side of a table."""
+    page = site.context(demo["student"]).new_page()
+    page.set_viewport_size(PHONE)
+    page.goto("/dashboard/")
+    start = page.get_by_role("button", name="Start Fundamentals check: tensors and autograd")
+    box = start.bounding_box()
+    assert box is not None
+    assert 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"]
+    expect(page.locator("table.stack td[data-label='Attempts left']").first).to_be_visible()
+    assert_accessible(page)
+    screenshots(page, "student-dashboard")
