@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.forms.boundfield import BoundField, BoundWidget
@@ -75,10 +76,17 @@ class QuizForm(forms.Form):
         required=False, min_value=1, max_value=10000, label="Time limit in minutes (empty: untimed)"
     )
     opens_at = forms.DateTimeField(
-        required=False, label="Opens", widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+        required=False,
+        label=f"Opens ({settings.TIME_ZONE})",
+        help_text="Empty: enrolled students can start it as soon as it is saved. Give a time "
+        "to keep it closed while you finish setting it up.",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
     )
     closes_at = forms.DateTimeField(
-        required=False, label="Closes", widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+        required=False,
+        label=f"Closes ({settings.TIME_ZONE})",
+        help_text="Empty: it never closes.",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
     )
     attempts_allowed = forms.IntegerField(
         min_value=0, max_value=100, initial=1, label="Attempts (0: unlimited)"
@@ -101,10 +109,13 @@ class QuizForm(forms.Form):
                 # Django's own message repeats the value sent, however long.
                 field.error_messages["invalid_choice"] = "Choose one of the options offered."
         self.bank: list[Question] = list(
-            course.questions.filter(current_version__isnull=False).order_by("slug")
+            course.questions.filter(current_version__isnull=False)
+            .select_related("topic")
+            .order_by("topic__position", "title", "slug")
         )
         self.fields["questions"].choices = [  # type: ignore[attr-defined]  # a ChoiceField
-            (str(q.pk), f"{q.title} ({q.get_type_display()})") for q in self.bank
+            (str(q.pk), f"{q.title} ({q.get_type_display()}, {q.topic.title}; {q.slug})")
+            for q in self.bank
         ]
         for q in self.bank:
             label = f"Points in this quiz for {q.title} (empty: its own {q.points})"
@@ -119,6 +130,12 @@ class QuizForm(forms.Form):
             QuestionRow(choice, self[_points_name(q.pk)])
             for choice, q in zip(choices, self.bank, strict=True)
         ]
+
+    def lock_questions(self) -> None:
+        """Show the questions as they are, not to be changed (the quiz has attempts): disabled
+        fields keep their initial values whatever a POST sends."""
+        for name in ("questions", "pool_topic", "pool_draw", "pool_points", *self.points_fields()):
+            self.fields[name].disabled = True
 
     def points_fields(self) -> set[str]:
         """The names of the per-question points inputs (shown in the questions' table)."""
@@ -201,6 +218,9 @@ def _show_refusal(form: QuizForm, refused: DomainError) -> None:
 def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpResponse:
     initial = _initial(quiz) if quiz else {}
     form = QuizForm(course, request.POST or None, initial=initial)
+    locked = quiz is not None and quiz.attempts.exists()
+    if locked:
+        form.lock_questions()
     if request.method == "POST" and form.is_valid():
         try:
             saved = _save(course, quiz, form.cleaned_data)
@@ -213,6 +233,7 @@ def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpRespon
         "course": course,
         "quiz": quiz,
         "slots_elsewhere": quiz is not None and not _form_slots(quiz)[1],
+        "locked": locked,
     }
     return render(request, "quizbank/author/builder.html", context)
 
