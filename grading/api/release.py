@@ -29,6 +29,9 @@ class BlockerSerializer(serializers.Serializer[Any]):
     response = serializers.IntegerField(help_text="Answer id (name it in an override).")
     attempt = serializers.IntegerField()
     position = serializers.IntegerField(help_text="The question's position in the attempt.")
+    attempt_number = serializers.IntegerField(
+        help_text="The student's own count of the attempt (1 for their first), as their pages say."
+    )
     student = serializers.CharField()
     state = serializers.ChoiceField(choices=BLOCKING_STATES, help_text="Why it is not final.")
 

@@ -45,6 +45,7 @@ class Blocker:
     position: int
     student: str
     state: str
+    attempt_number: int  # the student's own count (attempt 1, 2...), as their pages say
 
     def describe(self) -> str:
         return f"response {self.response}: attempt {self.attempt}, position {self.position}"
@@ -90,7 +91,10 @@ def _not_final(attempts: QuerySet[Attempt]) -> list[Blocker]:
         .order_by("attempt_id", "position")
     )
     return [
-        Blocker(r.pk, r.attempt_id, r.position, r.attempt.user.username, _state(r)) for r in rows
+        Blocker(
+            r.pk, r.attempt_id, r.position, r.attempt.user.username, _state(r), r.attempt.number
+        )
+        for r in rows
     ]
 
 

@@ -68,6 +68,7 @@ def test_release_anyway_names_the_listed_answers_and_needs_a_reason(staff: Staff
     page = browser_as(staff.examiner)
     shown = page.get(url).text
     assert "Release anyway" in shown
+    assert f'href="/examiner/marking/{viva.pk}/">mark it' in shown
     assert f'name="responses" value="{viva.pk}"' in shown
     blank = page.post(url, {"override": "1", "responses": [viva.pk], "reason": " "}, follow=True)
     assert "Not released: An override needs a reason." in blank.text

@@ -88,6 +88,7 @@ def test_the_release_state_lists_what_is_not_final(staff: Staff) -> None:
             "response": _viva(attempt).pk,
             "attempt": attempt.pk,
             "position": 1,
+            "attempt_number": 1,
             "student": staff.student.username,
             "state": "unmarked",
         }
