@@ -85,8 +85,20 @@ def find_unescaped(text: str, token: str, start: int = 0) -> int:
 
 
 def read_gift(data: bytes) -> Conversion:
-    """Convert a GIFT file into drafts; a file that is not UTF-8 text is refused."""
+    """Convert a GIFT file into drafts; a file that is not UTF-8 text is refused, and so is
+    one in another format (XML, a zip package) with a hint of which."""
     check_size(data)
+    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if start.startswith(b"PK\x03\x04"):
+        raise InterchangeRefused(
+            "the file is a zip archive, not GIFT text: is it a QTI package? "
+            "Choose the format the file is in"
+        )
+    if start.startswith((b"<?xml", b"<quiz", b"<assessmentItem", b"<qti-", b"<manifest")):
+        raise InterchangeRefused(
+            "the file is XML, not GIFT text: is it Moodle XML or a QTI item? "
+            "Choose the format the file is in"
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -65,6 +65,26 @@ def test_a_file_in_another_format_is_refused_on_the_form_with_a_hint() -> None:
     assert not course.questions.exists()
 
 
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (
+            b'<?xml version="1.0"?>\n<quiz></quiz>',
+            "the file is XML, not GIFT text: is it Moodle XML",
+        ),
+        (b"\xef\xbb\xbf  <quiz><question/></quiz>", "the file is XML, not GIFT text"),
+        (b"PK\x03\x04rest-of-a-zip", "the file is a zip archive, not GIFT text"),
+    ],
+)
+def test_a_file_in_another_format_sent_as_gift_says_which(data: bytes, said: str) -> None:
+    course = make_course()
+    author = signed_in(course, Role.AUTHOR)
+    upload = SimpleUploadedFile("bank.txt", data)
+    page = author.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
+    assert said in page.content.decode()
+    assert not course.questions.exists()
+
+
 def test_only_the_course_authors_import() -> None:
     course = make_course()
     assert signed_in(course, Role.STUDENT).get(url(course)).status_code == 403
