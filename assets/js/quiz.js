@@ -418,6 +418,13 @@ function showRun(out, result) {
     pre.textContent = text;
     out.append(label, pre);
   }
+  if (!result.stdout && !result.stderr && result.status === "ok") {
+    const hint = document.createElement("p");
+    hint.className = "muted";
+    hint.textContent =
+      "No output. Run executes your code as a script and shows what it prints: to try your function, call it and print the result below it, e.g. print(your_function(...)). The checks are run when you submit.";
+    out.append(hint);
+  }
 }
 
 for (const button of document.querySelectorAll("[data-run]")) {

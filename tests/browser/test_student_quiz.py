@@ -243,3 +243,17 @@ def test_the_dashboard_shows_its_start_buttons_on_a_phone(
     expect(page.locator("table.stack td[data-label='Attempts left']").first).to_be_visible()
     assert_accessible(page)
     screenshots(page, "student-dashboard")
+
+
+def test_a_run_that_prints_nothing_says_how_to_see_a_result(
+    site: Site, demo: dict[str, User]
+) -> None:
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.locator("#q5 .cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("def softmax_rows(x):\nreturn x\n")
+    page.get_by_role("button", name="Run the code of question 6").click()
+    output = page.locator('[data-run-output="5"]')
+    expect(output).to_contain_text("Finished: ok", timeout=30_000)
+    expect(output).to_contain_text("No output. Run executes your code as a script")
