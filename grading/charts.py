@@ -126,6 +126,7 @@ class OptionRow:
     correct: bool
     count: int
     rate: float
+    letter: str  # A, B, C... within its question, in the chart and its table alike
 
 
 @dataclass(frozen=True)
@@ -151,11 +152,17 @@ def option_rows(items: Sequence[Mapping[str, Any]]) -> list[OptionRow]:
     """The options of every choice question that has answers, in the report's order."""
     return [
         OptionRow(
-            number, str(item["title"]), str(c["text"]), bool(c["correct"]), c["count"], c["rate"]
+            number,
+            str(item["title"]),
+            str(c["text"]),
+            bool(c["correct"]),
+            c["count"],
+            c["rate"],
+            _letter(index),
         )
         for number, item in enumerate(items, start=1)
         if item.get("responses")
-        for c in item.get("choices") or []
+        for index, c in enumerate(item.get("choices") or [])
     ]
 
 
@@ -192,6 +199,17 @@ def _hbar(y: float, share: float, fill: str, figure: str, title: str) -> str:
     return bar + _text(LABEL_WIDTH + width + 4, y + 13, figure)
 
 
+def _letter(index: int) -> str:
+    return chr(ord("A") + index) if index < 26 else str(index + 1)
+
+
+def _option_text(markdown: str) -> str:
+    # An SVG label cannot typeset TeX: a formula is named by its letter, the table shows it.
+    if "$" in markdown:
+        return "formula, see table"
+    return _short(markdown_as_text(markdown), 19)
+
+
 def distractor_rates_svg(
     rows: Sequence[OptionRow], *, described_by: str | None = None
 ) -> SafeString | None:
@@ -204,7 +222,9 @@ def distractor_rates_svg(
         marks.append(_question_heading(y + GAP, number, title))
         y += GAP + ROW
         for row in options:
-            label = _short(markdown_as_text(row.text), 22) + (" (correct)" if row.correct else "")
+            label = f"{row.letter}. {_option_text(row.text)}" + (
+                " (correct)" if row.correct else ""
+            )
             fill = "url(#correct-option)" if row.correct else BAR_COLOUR
             marks.append(_text(12, y + 13, label))
             marks.append(_hbar(y, row.rate, fill, f"{row.rate:.0%} ({row.count})", label))

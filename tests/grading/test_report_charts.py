@@ -59,7 +59,7 @@ def test_option_rows_skip_unanswered_and_non_choice_questions_and_keep_q_numbers
     text = str(distractor_rates_svg(rows))
     assert "<i>" not in text
     assert "Q3 answered" in text
-    assert ">yes (correct)<" in text  # the author's markup is read, never drawn as tags
+    assert ">A. yes (correct)<" in text  # the author's markup is read, never drawn as tags
 
 
 def test_option_labels_read_as_text_not_markdown() -> None:
@@ -69,6 +69,19 @@ def test_option_labels_read_as_text_not_markdown() -> None:
     assert "w2 and b" in text
     assert "`" not in text
     assert "**" not in text
+
+
+def test_an_option_with_a_formula_is_named_by_its_letter_not_drawn_as_tex() -> None:
+    choices = [
+        {"text": "$(a - y)\\,a(1 - a)$", "correct": True, "count": 1, "rate": 0.5},
+        {"text": "plain words", "correct": False, "count": 1, "rate": 0.5},
+    ]
+    rows = option_rows([{"title": "q", "responses": 2, "choices": choices}])
+    assert [row.letter for row in rows] == ["A", "B"]
+    text = str(distractor_rates_svg(rows))
+    assert ">A. formula, see table (correct)<" in text
+    assert ">B. plain words<" in text
+    assert "\\," not in text
 
 
 def test_charts_without_data_are_not_drawn() -> None:

@@ -98,7 +98,7 @@ def test_option_bars_are_as_long_as_the_share_of_answers_that_picked_them(
 ) -> None:
     chart = _chart(_report(four_answers), "Option rates")
     bars = _bars(chart)
-    assert list(bars) == ["3 (correct): 75% (3)", "2: 25% (1)", "4: 0% (0)"]
+    assert list(bars) == ["A. 3 (correct): 75% (3)", "B. 2: 25% (1)", "C. 4: 0% (0)"]
     (right, striped), (wrong, solid), (none, _) = bars.values()
     assert right == pytest.approx(3 * wrong, abs=0.2)
     assert none == 0
