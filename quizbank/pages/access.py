@@ -24,6 +24,7 @@ from quizbank.services.enrolment import (
 from quizbank.services.quiz_overrides import (
     OverrideInput,
     quiz_access_rules_set,
+    quiz_override_delete,
     quiz_override_set,
 )
 
@@ -103,7 +104,23 @@ def _rules(request: HttpRequest, quiz: Quiz) -> str:
     return "Saved the access code and networks."
 
 
-ACTIONS = {"enrol": _enrol, "override": _override, "rules": _rules}
+def _remove_override(request: HttpRequest, quiz: Quiz) -> str:
+    override = quiz.access_overrides.filter(
+        pk=id_from_text(request.POST.get("override", "")) or 0
+    ).first()
+    if override is None:
+        return "That accommodation was already removed."
+    username = override.user.username
+    quiz_override_delete(quiz=quiz, override_id=override.pk)
+    return f"Removed the accommodation of {username}: the quiz's own terms apply to them again."
+
+
+ACTIONS = {
+    "enrol": _enrol,
+    "override": _override,
+    "remove_override": _remove_override,
+    "rules": _rules,
+}
 
 
 @login_required

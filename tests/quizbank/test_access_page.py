@@ -40,6 +40,33 @@ def test_an_author_enrols_a_student_and_gives_fifty_percent_extra_time() -> None
     assert attempt.deadline == T0 + timedelta(minutes=45)
 
 
+def test_an_accommodation_is_listed_in_words_and_can_be_removed() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    sam = member(course, Role.STUDENT)
+    body = {"action": "override", "student": sam.username, "extra_time_percent": "25"}
+    shown = author.post(url, body, follow=True).text
+    assert "<td>the quiz's own</td>" in shown
+    override = QuizAccessOverride.objects.get(user=sam)
+    other_quiz = new_quiz(course=course)
+    elsewhere = author.post(
+        f"/author/quizzes/{other_quiz.pk}/access/",
+        {"action": "remove_override", "override": str(override.pk)},
+        follow=True,
+    )
+    assert "already removed" in elsewhere.text
+    assert QuizAccessOverride.objects.filter(pk=override.pk).exists()
+    removed = author.post(
+        url, {"action": "remove_override", "override": str(override.pk)}, follow=True
+    )
+    assert f"Removed the accommodation of {sam.username}" in removed.text
+    assert not QuizAccessOverride.objects.exists()
+    again = author.post(url, {"action": "remove_override", "override": "x"}, follow=True)
+    assert "already removed" in again.text
+
+
 def test_bad_input_is_a_message_never_a_500() -> None:
     course = new_course()
     quiz = new_quiz(course=course)
