@@ -52,6 +52,8 @@ def import_steps(request: HttpRequest, course: Course | None = None) -> dict[str
     form = InterchangeImportForm(
         request.POST or None, request.FILES or None, user=request.user, initial=initial
     )
+    if course is not None:  # the author's page is the course's own: no course to choose
+        form.fields["course"].widget = forms.HiddenInput()
     context: dict[str, Any] = {"form": form}
     if request.method == "POST" and form.is_valid():
         chosen = access_course(request.user, form.cleaned_data["course"].pk, AUTHORS)
