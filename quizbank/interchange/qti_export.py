@@ -13,11 +13,16 @@ from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
 from quizbank.interchange.qti_rules import write_choice_feedback, write_text_conditions
 from quizbank.interchange.report import Draft, Exported, Skipped
+from runner.contract import GENERATOR_FILE
 
 ITEM_NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 CP_NS = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
 _TEMPLATES = "https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/"
 _CODE_REASON = "QTI has no code questions the bank's cases could run in"
+_PARAMETERISED_REASON = (
+    "a parameterised question: QTI cannot draw its values per student, and its {{name}} "
+    "placeholders would reach students as text; Moodle XML and GIFT keep it"
+)
 # Prompts are written as Markdown text, so an <img> in one would come back as text.
 _IMAGES_REASON = "its images are not written into QTI packages; Moodle XML keeps them"
 
@@ -30,6 +35,9 @@ def write_qti_package(items: list[Draft], filename: str) -> Exported:
         writer = _WRITERS.get(item.content["type"])
         if writer is None or item.content.get("assets"):
             skipped.append(Skipped(item.location, _IMAGES_REASON if writer else _CODE_REASON))
+            continue
+        if GENERATOR_FILE in (item.content.get("files") or {}):
+            skipped.append(Skipped(item.location, _PARAMETERISED_REASON))
             continue
         written[f"items/{item.slug}.xml"] = _xml(_item(item, writer))
     written["assessment.xml"] = _xml(_test(filename, written))

@@ -104,3 +104,9 @@ def test_a_qti_export_keeps_prompts_choices_and_numeric_tolerances(pytorch_bank:
             assert right == [c["text"] for c in source["choices"] if c.get("correct")]
             compared += 1
     assert compared == 35
+    reasons = {item.location: item.reason for item in exported.skipped}
+    parameterised = [slug for slug, q in original.items() if "generate.py" in q.get("files", {})]
+    assert parameterised
+    for slug in parameterised:
+        assert slug not in back
+        assert any("a parameterised question" in r for where, r in reasons.items() if slug in where)
