@@ -206,6 +206,25 @@ def _choice(
         }
         for choice in choices
     ]
+    _as_true_false(content)
+
+
+def _as_true_false(content: dict[str, Any]) -> None:
+    """A single choice between exactly "True" and "False", one of them right, is the bank's
+    true/false question (as Vivabank's own export and other systems write one)."""
+    choices = content["choices"]
+    texts = [choice["text"].strip().lower() for choice in choices]
+    if content["type"] != "single_choice" or texts != ["true", "false"]:
+        return
+    if sum(choice["correct"] for choice in choices) != 1:
+        return
+    true, false = choices
+    content.update(type="true_false", answer=bool(true["correct"]))
+    for key, choice in (("true_feedback", true), ("false_feedback", false)):
+        if choice["feedback"]:
+            content[key] = choice["feedback"]
+    for key in ("choices", "shuffle", "scoring"):
+        content.pop(key, None)
 
 
 def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str]) -> None:

@@ -164,10 +164,11 @@ def test_per_choice_feedback_comes_back_from_qti() -> None:
     back = reimported(course)
     assert back["rank"]["choices"] == CHOICE["choices"]
     assert back["floats"]["choices"] == MULTIPLE["choices"]
-    assert back["views"]["choices"] == [
-        {"text": "True", "feedback": "It shares the storage."},
-        {"text": "False", "correct": True, "feedback": "Right: a view shares the storage."},
-    ]
+    # A true/false question comes back as one, its feedback on the answer that shows it.
+    assert back["views"]["type"] == "true_false"
+    assert back["views"]["answer"] is False
+    assert back["views"]["true_feedback"] == "It shares the storage."
+    assert back["views"]["false_feedback"] == "Right: a view shares the storage."
 
 
 def test_a_unicode_category_is_not_case_folded() -> None:

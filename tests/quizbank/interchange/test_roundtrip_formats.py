@@ -99,11 +99,15 @@ def test_a_qti_export_keeps_prompts_choices_and_numeric_tolerances(pytorch_bank:
             plain = [{k: v for k, v in a.items() if k != "feedback"} for a in source["answers"]]
             assert question["answers"] == plain
             compared += 1
+        assert question["type"] == source["type"], slug
+        if source["type"] == "true_false":
+            assert question["answer"] == source["answer"]
+            compared += 1
         if source["type"] in ("single_choice", "multiple_choice"):
             right = [c["text"] for c in question["choices"] if c.get("correct")]
             assert right == [c["text"] for c in source["choices"] if c.get("correct")]
             compared += 1
-    assert compared == 35
+    assert compared == 40
     reasons = {item.location: item.reason for item in exported.skipped}
     parameterised = [slug for slug, q in original.items() if "generate.py" in q.get("files", {})]
     assert parameterised
