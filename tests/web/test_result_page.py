@@ -64,6 +64,8 @@ def test_feedback_without_cases_is_shown_rather_than_an_empty_heading() -> None:
     client.force_login(staff.student)
     page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
     assert "No answer was given." in page
+    # A choice's feedback says which choice it is about.
+    assert "On your choice “3”:</p><p>Three axes.</p>" in page
 
 
 def test_an_unreleased_attempt_says_it_waits_for_release_even_while_marking_goes_on() -> None:
