@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_safe
 
 from config.fields import id_from_text
-from quizbank.access import access_asset, access_question
+from quizbank.access import AUTHORS, access_asset, access_question, questions_for
 from quizbank.models import Course, QuestionVersion, Role
 from quizbank.presenters import student_fields
 from quizbank.rendering import pygments_css, render_markdown
@@ -40,7 +40,13 @@ def question_preview(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if version is None:
         raise Http404("This question has no such version.")
-    context = {"question": question, "version": version, "pygments_css": pygments_css()}
+    can_edit = questions_for(request.user, AUTHORS).filter(pk=question.pk).exists()
+    context = {
+        "question": question,
+        "version": version,
+        "pygments_css": pygments_css(),
+        "can_edit": can_edit,
+    }
     context.update(student_view(version))
     return render(request, "quizbank/preview.html", context)
 

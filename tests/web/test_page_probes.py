@@ -79,6 +79,15 @@ def test_a_preview_of_a_version_that_is_not_a_number_is_not_found(staff: Staff) 
         assert reply.status_code == 404, version
 
 
+def test_a_preview_links_to_the_editor_for_authors_only(staff: Staff) -> None:
+    question = staff.quiz.slots.get().question
+    assert question is not None
+    url, edit = f"/questions/{question.pk}/preview/", f"/author/questions/{question.pk}/"
+    assert f'href="{edit}"' not in browser(staff.examiner).get(url).content.decode()
+    author = member(staff.course, Role.AUTHOR)
+    assert f'href="{edit}"' in browser(author).get(url).content.decode()
+
+
 def test_a_marking_level_that_is_not_a_number_is_refused(staff: Staff) -> None:
     url = f"/examiner/marking/{_answer(staff)}/"
     reply = browser(staff.examiner).post(url, {"level-0": SUPERSCRIPT_TWO}, follow=True)
