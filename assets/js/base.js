@@ -37,6 +37,16 @@ function ready(root) {
   scrollablesFocusable(root);
 }
 
+// A form that would replace what was typed elsewhere on the page (data-confirm-if-edited
+// names those fields) asks before it does.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  const watched = form.dataset?.confirmIfEdited;
+  if (!watched) return;
+  const edited = [...document.querySelectorAll(watched)].some((field) => field.value !== field.defaultValue);
+  if (edited && !window.confirm(form.dataset.confirmText)) event.preventDefault();
+});
+
 window.htmx = htmx;
 document.addEventListener("htmx:configRequest", (event) => {
   event.detail.headers["X-CSRFToken"] = csrfToken();

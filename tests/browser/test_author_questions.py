@@ -17,6 +17,10 @@ def test_an_author_writes_and_edits_a_question_in_the_browser(site: Site) -> Non
     page.get_by_role("button", name="Load the example").click()
     assert_accessible(page)
     page.get_by_label("Slug").fill("elements-of-a-tensor")
+    # Loading another example over typed text asks first; declining keeps the text.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.get_by_role("button", name="Load the example").click()
+    expect(page.get_by_label("Slug")).to_have_value("elements-of-a-tensor")
     page.get_by_role("button", name="Create the question").click()
     expect(page.get_by_text("Created A new numeric question.")).to_be_visible()
     assert_accessible(page)
