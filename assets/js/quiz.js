@@ -146,6 +146,7 @@ function saved(pos, answer, body) {
   }
   const banner = $("[data-error-banner]");
   if (banner.textContent.startsWith(`Question ${pos + 1}:`)) banner.hidden = true; // fixed now
+  clearFieldError(pos);
   if (!pending.size) showSave("saved", `Saved at ${new Date().toLocaleTimeString("en-GB")}`);
   return true;
 }
@@ -177,9 +178,37 @@ async function refused(pos, reply) {
     const banner = $("[data-error-banner]");
     banner.hidden = false;
     banner.textContent = `Question ${pos + 1}: ${error.message || "this answer was not accepted"}`;
-    showSave("error", "Not saved: see the message above");
+    showFieldError(pos, error.message || "This answer was not accepted.");
+    showSave("error", `Not saved: question ${pos + 1} says why`);
   }
   return false;
+}
+
+// The refusal beside the answer too, where the student is typing (the banner is at the top).
+function showFieldError(pos, message) {
+  const section = document.getElementById(`q${pos}`);
+  let note = section.querySelector("[data-field-error]");
+  if (!note) {
+    note = document.createElement("p");
+    note.className = "field-error";
+    note.dataset.fieldError = "";
+    note.id = `q${pos}-error`;
+    section.append(note);
+  }
+  note.textContent = message;
+  for (const input of section.querySelectorAll(`[name="q${pos}"]`)) {
+    input.setAttribute("aria-invalid", "true");
+    if (!input.hasAttribute("aria-describedby")) input.setAttribute("aria-describedby", note.id);
+  }
+}
+
+function clearFieldError(pos) {
+  const section = document.getElementById(`q${pos}`);
+  section.querySelector("[data-field-error]")?.remove();
+  for (const input of section.querySelectorAll(`[name="q${pos}"]`)) {
+    input.removeAttribute("aria-invalid");
+    if (input.getAttribute("aria-describedby") === `q${pos}-error`) input.removeAttribute("aria-describedby");
+  }
 }
 
 window.addEventListener("online", () => [...pending.keys()].forEach((pos) => save(pos)));

@@ -257,3 +257,17 @@ def test_a_run_that_prints_nothing_says_how_to_see_a_result(
     output = page.locator('[data-run-output="5"]')
     expect(output).to_contain_text("Finished: ok", timeout=30_000)
     expect(output).to_contain_text("No output. Run executes your code as a script")
+
+
+def test_a_refused_answer_says_why_beside_it(site: Site, demo: dict[str, User]) -> None:
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.locator("#q3 input").fill("abc")
+    note = page.locator("#q3 .field-error")
+    expect(note).to_contain_text("number")
+    expect(page.locator("#q3 input")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("[data-save-state]")).to_have_text("Not saved: question 4 says why")
+    page.locator("#q3 input").fill("13")
+    _saved(page)
+    expect(note).to_have_count(0)
+    expect(page.locator("#q3 input")).not_to_have_attribute("aria-invalid", "true")
