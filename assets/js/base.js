@@ -37,14 +37,15 @@ function ready(root) {
   scrollablesFocusable(root);
 }
 
-// A form that would replace what was typed elsewhere on the page (data-confirm-if-edited
-// names those fields) asks before it does.
+// A form with data-confirm-text asks before it is sent: always, or with
+// data-confirm-if-edited only when the fields it names were typed in (it would replace them).
 document.addEventListener("submit", (event) => {
   const form = event.target;
-  const watched = form.dataset?.confirmIfEdited;
-  if (!watched) return;
-  const edited = [...document.querySelectorAll(watched)].some((field) => field.value !== field.defaultValue);
-  if (edited && !window.confirm(form.dataset.confirmText)) event.preventDefault();
+  const question = form.dataset?.confirmText;
+  if (!question) return;
+  const watched = form.dataset.confirmIfEdited;
+  const asks = !watched || [...document.querySelectorAll(watched)].some((field) => field.value !== field.defaultValue);
+  if (asks && !window.confirm(question)) event.preventDefault();
 });
 
 window.htmx = htmx;

@@ -31,6 +31,7 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
     shown = page.get(url)
     assert VIVA["model_answer"][:20] in shown.text
     assert 'id="viva-timer"' in shown.text
+    assert 'data-confirm-text="Finish the viva? No more questions can be drawn' in shown.text
     levels = {f"level-{i}": "1" for i in range(len(VIVA["rubric"]))}
     page.post(url, {"action": "record", "position": "0", "notes": "Said it sums.", **levels})
     recorded = page.get(url).text
@@ -42,6 +43,9 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
     attempt.refresh_from_db()
     assert attempt.responses.get(position=0).answer == {"text": "Said it sums."}
     assert attempt.status == AttemptStatus.GRADED
+    ended = page.get(url).text
+    assert "Total: " in ended
+    assert "Finish the viva? No more questions can be drawn" not in ended  # no form once ended
     page.post(f"/examiner/quizzes/{staff.quiz.pk}/release/")
     result = browser_as(staff.student).get(f"/attempts/{attempt.pk}/result/").text
     assert "Your answer, as the examiner noted it" in result
