@@ -65,11 +65,11 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    # A page form's NUL or lone surrogate is a 400 naming the field (the API's parser refuses
-    # the same text in JSON).
-    "config.form_text.StorableFormTextMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A page form's NUL or lone surrogate is a 400 naming the field (the API's parser refuses
+    # the same text in JSON); after sign-in is known, so its page shows who is signed in.
+    "config.form_text.StorableFormTextMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

@@ -171,6 +171,7 @@ def test_a_nul_in_a_page_form_is_a_400_naming_the_field(
     assert reply.status_code == 400
     field = next(name for name, value in body.items() if value == NUL)
     assert f"The field {field} holds a character that cannot be stored" in _shown(reply)
+    assert "Signed in as" in _shown(reply)
     assert not Mark.objects.exists()
     assert not QuizAccessOverride.objects.exists()
 
