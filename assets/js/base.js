@@ -48,6 +48,24 @@ document.addEventListener("submit", (event) => {
   if (asks && !window.confirm(question)) event.preventDefault();
 });
 
+// A search box with data-filter-rows hides the rows (a CSS selector) whose text lacks what
+// is typed; hidden rows keep their inputs, so a checked box stays checked and is sent.
+document.addEventListener("input", (event) => {
+  const box = event.target;
+  const selector = box.dataset?.filterRows;
+  if (!selector) return;
+  const wanted = box.value.trim().toLowerCase();
+  const rows = [...document.querySelectorAll(selector)];
+  let shown = 0;
+  for (const row of rows) {
+    const match = !wanted || row.textContent.toLowerCase().includes(wanted);
+    row.hidden = !match;
+    shown += match ? 1 : 0;
+  }
+  const count = box.parentElement.querySelector("[data-filter-count]");
+  if (count) count.textContent = wanted ? `${shown} of ${rows.length} shown` : "";
+});
+
 window.htmx = htmx;
 document.addEventListener("htmx:configRequest", (event) => {
   event.detail.headers["X-CSRFToken"] = csrfToken();
