@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
@@ -41,8 +42,9 @@ def quiz_start(request: HttpRequest, quiz_id: int) -> HttpResponse:
             address=client_address(request),
         )
     except DomainError as error:
-        messages.error(request, error.message)
-        return redirect("web:dashboard")
+        # Tagged with the quiz, so its row says it too (beside the access code, say).
+        messages.error(request, error.message, extra_tags=f"quiz-{quiz.pk}")
+        return redirect(f"{reverse('web:dashboard')}#quiz-{quiz.pk}")
     return redirect("web:attempt", attempt_id=attempt.pk)
 
 

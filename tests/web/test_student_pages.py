@@ -168,3 +168,21 @@ def test_feedback_with_nothing_to_show_gets_no_heading() -> None:
     assert not has_feedback(None)
     assert has_feedback({"general": "See the lesson on leaves."})
     assert has_feedback({"cases": [{"name": "c1", "passed": True}]})
+
+
+def test_a_wrong_access_code_is_said_beside_its_quiz() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course, access_code="OWL-42")
+    other = new_quiz(course=course)
+    add_slots(quiz, question(course, NUMERIC))
+    add_slots(other, question(course, NUMERIC))
+    client = Client()
+    client.force_login(member(course, Role.STUDENT))
+    reply = client.post(f"/quizzes/{quiz.pk}/start/", {"access_code": "nope"})
+    assert reply["Location"] == f"/dashboard/#quiz-{quiz.pk}"
+    page = client.get(reply["Location"]).content.decode()
+    row = page[page.index(f'id="quiz-{quiz.pk}"') :]
+    row = row[: row.index("</tr>")]
+    assert '<p class="field-error" role="alert">' in row
+    others = page[page.index(f'id="quiz-{other.pk}"') :]
+    assert "field-error" not in others[: others.index("</tr>")]
