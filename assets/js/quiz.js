@@ -233,20 +233,24 @@ function forget(entries) {
   entries.forEach(({ key }) => localStorage.removeItem(key));
 }
 
-// Kept text typed over the answer the server still holds is restored and saved; text typed
-// over an answer saved since (in another tab) is offered back, never saved over it.
+// This tab's kept text (after a reload), else the newest a closed tab left, is restored and
+// saved when it was typed over the answer the server still holds; typed over an answer saved
+// since (in another tab), it is offered back, never saved over it. Another tab's text is
+// never dropped here unless the server already has it: that tab may still be open.
 function restoreKept({ position, version, answer: saved }) {
   const entries = keptEntries(position);
-  const [newest] = entries;
-  if (!newest) return;
-  if (JSON.stringify(newest.answer) === JSON.stringify(saved)) return forget(entries);
-  if (newest.version === version) {
-    forget(entries);
-    writeAnswer(position, newest.answer);
+  const held = entries.filter((entry) => JSON.stringify(entry.answer) === JSON.stringify(saved));
+  forget(held);
+  const rest = entries.filter((entry) => !held.includes(entry));
+  const chosen = rest.find((entry) => entry.key === storeKey(position)) ?? rest[0];
+  if (!chosen) return;
+  if (chosen.version === version) {
+    forget([chosen]); // now this tab's pending answer, kept again under its own key
+    writeAnswer(position, chosen.answer);
     changed(position);
     return;
   }
-  offerKept(position, newest.answer, entries);
+  offerKept(position, chosen.answer, [chosen]);
 }
 
 function keptText(answer) {

@@ -271,3 +271,28 @@ def test_a_refused_answer_says_why_beside_it(site: Site, demo: dict[str, User]) 
     _saved(page)
     expect(note).to_have_count(0)
     expect(page.locator("#q3 input")).not_to_have_attribute("aria-invalid", "true")
+
+
+def test_a_reload_restores_this_tabs_text_and_leaves_another_tabs_alone(
+    site: Site, demo: dict[str, User]
+) -> None:
+    """Both tabs offline, each with text the server never took: reloading one restores its
+    own text, and the other tab's stays kept for it."""
+    context = site.context(demo["student"])
+    first = context.new_page()
+    _start(first, "Fundamentals check: tensors and autograd")
+    second = context.new_page()
+    second.goto(first.url)
+    saves = "**/api/attempts/*/responses/**"
+    for page in (first, second):
+        page.route(saves, lambda route: route.abort())
+    first.locator("#q4 input").fill("typed in the first tab")
+    second.locator("#q4 input").fill("typed in the second tab")
+    expect(first.locator("[data-save-state]")).to_contain_text("Offline")
+    expect(second.locator("[data-save-state]")).to_contain_text("Offline")
+    first.unroute(saves)
+    first.reload()
+    expect(first.locator("#q4 input")).to_have_value("typed in the first tab")
+    _saved(first)
+    kept = second.evaluate("() => Object.values(localStorage).join(' ')")
+    assert "typed in the second tab" in kept
