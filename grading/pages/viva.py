@@ -1,6 +1,8 @@
 """The live viva page (examiners): start, draw the next question, notes and rubric marks,
 a timer, finish. Each step is one of the viva-session services the API uses."""
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -18,6 +20,7 @@ from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.selectors.viva_sessions import access_viva_session
 from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
+    MAX_NOTES_CHARS,
     Pool,
     viva_questions_of,
     viva_session_discard,
@@ -48,11 +51,31 @@ def _record(request: HttpRequest, session: VivaSession, examiner: User) -> str:
     levels = [n if (n := _number(v)) is not None else -1 for v in raw]
     data = MarkInput(levels=levels, comment=request.POST.get("comment", ""))
     own = Mark.objects.filter(response_id=answer.pk, marker=examiner).first()
-    if own is None:
-        mark_create(response_id=answer.pk, marker=examiner, data=data, now=timezone.now())
-    else:
-        mark_update(mark_id=own.pk, marker=examiner, data=data, now=timezone.now())
+    try:
+        if own is None:
+            mark_create(response_id=answer.pk, marker=examiner, data=data, now=timezone.now())
+        else:
+            mark_update(mark_id=own.pk, marker=examiner, data=data, now=timezone.now())
+    except DomainError as refused:
+        raise _MarkRefused(f"The notes are saved, but not the mark: {refused.message}") from None
     return "Notes and mark saved."
+
+
+class _MarkRefused(DomainError):
+    """The notes were saved and the mark refused: said as such, not as "Not done"."""
+
+
+def _typed(request: HttpRequest) -> dict[str, Any] | None:
+    """What a refused `record` sent, to show again as typed (None for other actions)."""
+    position = _number(request.POST.get("position", ""))
+    if request.POST.get("action") != "record" or position is None:
+        return None
+    levels = [
+        n if (n := _number(request.POST.get(f"level-{i}", ""))) is not None else -1
+        for i in range(100)
+        if f"level-{i}" in request.POST
+    ]
+    return {"position": position, "notes": request.POST.get("notes", ""), "levels": levels}
 
 
 def _draw(request: HttpRequest, session: VivaSession) -> str:
@@ -94,16 +117,24 @@ def _act(request: HttpRequest, session: VivaSession, examiner: User) -> str:
 def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
     """GET: the session; POST: draw, record notes and marks, or end (`action`)."""
     session = access_viva_session(request.user, session_id)
+    typed = None
     if request.method == "POST" and isinstance(request.user, User):
         try:
             messages.success(request, _act(request, session, request.user))
+            return redirect("grading-pages:viva", session_id=session.pk)
+        except _MarkRefused as refused:
+            messages.error(request, refused.message)
         except DomainError as refused:
             messages.error(request, f"Not done: {refused.message}")
-        return redirect("grading-pages:viva", session_id=session.pk)
+        typed = _typed(request)  # shown again as typed, so a refusal loses nothing
+        session.refresh_from_db()
     view = viva_session_view(request.user, session)
     for question in view["questions"]:  # the levels this examiner recorded, shown checked
         own = [mark for mark in question["marks"] if mark.marker_id == request.user.pk]
         question["own_levels"] = own[0].levels if own else []
+        if typed is not None and typed["position"] == question["position"]:
+            question["answer"] = {"text": typed["notes"]}
+            question["own_levels"] = typed["levels"]
     allowed, _ = viva_questions_of(session.attempt.quiz)
     topics = session.attempt.quiz.course.topics.all()
     if allowed is not None:  # only the topics the quiz's own viva questions come from
@@ -112,6 +143,7 @@ def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
         "view": view,
         "topics": topics.order_by("position"),
         "pool_size": None if allowed is None else len(allowed),
+        "max_notes": MAX_NOTES_CHARS,
     }
     return render(request, "grading/viva.html", context)
 

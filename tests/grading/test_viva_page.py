@@ -123,3 +123,24 @@ def test_starting_a_viva_already_under_way_opens_it(staff: Staff) -> None:
     assert again.redirect_chain[-1][0] == f"/examiner/vivas/{session.pk}/"
     assert f"The live viva with {staff.student.username} is under way" in again.text
     assert VivaSession.objects.filter(attempt__user=staff.student).count() == 1
+
+
+def test_a_refused_record_comes_back_as_typed_and_says_what_was_saved(staff: Staff) -> None:
+    page = browser_as(staff.examiner)
+    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    url = f"/examiner/vivas/{session.pk}/"
+    page.post(url, {"action": "draw"})
+    assert 'maxlength="20000"' in page.get(url).text
+    long_notes = {"action": "record", "position": "0", "notes": "Typed " + "n" * 20_000}
+    refused = page.post(url, long_notes)
+    assert refused.status_code == 200
+    assert "Not done: The notes are 20,006 characters long" in refused.text
+    assert ">Typed nnn" in refused.text  # the notes come back as typed
+    assert session.attempt.responses.get(position=0).answer is None
+    one_level = {"action": "record", "position": "0", "notes": "Said it sums.", "level-0": "99"}
+    partly = page.post(url, one_level)
+    assert "The notes are saved, but not the mark:" in partly.text
+    assert "Not done" not in partly.text
+    assert session.attempt.responses.get(position=0).answer == {"text": "Said it sums."}
+    assert partly.text.count(" checked>") == 0  # no such level to show as chosen
