@@ -100,4 +100,10 @@ def _context(
     request: HttpRequest, view: dict[str, Any], typed: dict[str, Any] | None
 ) -> dict[str, Any]:
     own = next((m for m in view["marks"] if m.marker_id == request.user.pk), None)
-    return {"view": view, "own": own, "shown": typed or own, "max_comment": TEXT_LIMITS["comment"]}
+    return {
+        "view": view,
+        "own": own,
+        "shown": typed or own,
+        "max_comment": TEXT_LIMITS["comment"],
+        "max_reason": TEXT_LIMITS["reason"],
+    }

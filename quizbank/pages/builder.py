@@ -215,6 +215,12 @@ def _show_refusal(form: QuizForm, refused: DomainError) -> None:
         form.add_error(None, refused.message)
 
 
+def _asked_other_questions(request: HttpRequest, initial: dict[str, Any]) -> bool:
+    """Whether the POST asked for other fixed questions than the quiz has (a page opened
+    before the quiz had attempts)."""
+    return sorted(request.POST.getlist("questions")) != sorted(initial.get("questions", []))
+
+
 def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpResponse:
     initial = _initial(quiz) if quiz else {}
     form = QuizForm(course, request.POST or None, initial=initial)
@@ -225,6 +231,12 @@ def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpRespon
         try:
             saved = _save(course, quiz, form.cleaned_data)
             messages.success(request, f"Saved {saved.title}.")
+            if locked and _asked_other_questions(request, initial):
+                messages.warning(
+                    request,
+                    "Students have attempted this quiz since the page was opened: its "
+                    "questions and points stay as they were; the other settings are saved.",
+                )
             return redirect("quizbank-pages:quiz-edit", quiz_id=saved.pk)
         except DomainError as refused:
             _show_refusal(form, refused)

@@ -48,12 +48,7 @@ def import_steps(request: HttpRequest, course: Course | None = None) -> dict[str
     preview; POST `confirm` the import itself."""
     if request.method == "POST" and "confirm" in request.POST:
         return _confirm(request, course)
-    initial = {"course": course.pk} if course is not None else {}
-    form = InterchangeImportForm(
-        request.POST or None, request.FILES or None, user=request.user, initial=initial
-    )
-    if course is not None:  # the author's page is the course's own: no course to choose
-        form.fields["course"].widget = forms.HiddenInput()
+    form = _form(request, course, bound=request.method == "POST")
     context: dict[str, Any] = {"form": form}
     if request.method == "POST" and form.is_valid():
         chosen = access_course(request.user, form.cleaned_data["course"].pk, AUTHORS)
@@ -75,14 +70,33 @@ def import_steps(request: HttpRequest, course: Course | None = None) -> dict[str
     return context
 
 
+def _form(
+    request: HttpRequest, course: Course | None, *, bound: bool = False
+) -> InterchangeImportForm:
+    """The upload form, for `course` when the page is that course's own (no course to
+    choose there)."""
+    initial = {"course": course.pk} if course is not None else {}
+    data, files = (request.POST, request.FILES) if bound else (None, None)
+    form = InterchangeImportForm(data, files, user=request.user, initial=initial)
+    if course is not None:
+        form.fields["course"].widget = forms.HiddenInput()
+    return form
+
+
 def _confirm(request: HttpRequest, page_course: Course | None) -> dict[str, Any]:
     """Import the file of the preview the form names. The session keeps only the latest
     preview: a form from an earlier one (another tab previewed since) or from another
     course's page imports nothing, so what is written is always what the page showed."""
     pending = request.session.get(_SESSION_KEY)
-    form = InterchangeImportForm(user=request.user)
+    form = _form(request, page_course)
     token = request.POST.get("token", "")
-    if pending is None or not secrets.compare_digest(str(pending.get("token", "")), token):
+    if pending is None:
+        return {
+            "form": form,
+            "error": "Nothing imported: this preview was imported already, or has expired. "
+            "Upload the file again to import it.",
+        }
+    if not secrets.compare_digest(str(pending.get("token", "")), token):
         return {
             "form": form,
             "error": "Nothing imported: this preview is no longer the latest one of this "

@@ -79,6 +79,8 @@ def test_a_quiz_with_attempts_keeps_its_questions_and_the_form_says_why() -> Non
     # request) saves the other settings and leaves the questions as they are.
     saved = author.post(url, {**body, "title": "Renamed", "questions": [str(second.pk)]})
     assert saved.status_code == 302
+    said = author.get(saved["Location"]).text
+    assert "Students have attempted this quiz since the page was opened" in said
     quiz.refresh_from_db()
     assert quiz.title == "Renamed"
     assert [s.question_id for s in quiz.slots.all()] == [first.pk]

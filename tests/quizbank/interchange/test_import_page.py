@@ -152,5 +152,6 @@ def test_a_confirm_imports_only_the_preview_its_page_showed() -> None:
     assert f"Imported into {second.title}" in done
     assert list(second.questions.values_list("slug", flat=True)) == ["other"]
     again = author.post(url(second), confirm(two)).content.decode()
-    assert "Nothing imported" in again
+    assert "Nothing imported: this preview was imported already" in again
+    assert 'type="hidden" name="course"' in again  # the course's own page: no course to pick
     assert second.questions.count() == 1
