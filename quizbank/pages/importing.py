@@ -12,6 +12,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.core.cache import cache
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -104,6 +105,16 @@ def _confirm(request: HttpRequest, page_course: Course | None) -> dict[str, Any]
         }
     if page_course is not None and int(pending["course"]) != page_course.pk:
         return {"form": form, "error": "Nothing imported: that preview was for another course."}
+    # A double click sends two confirms with one session: the first claims the preview. (The
+    # cache is shared by the processes that share a CACHE_URL; where it is not, the second
+    # import finds every question in place and changes nothing.)
+    if not cache.add(f"interchange-confirm:{token}", True, timeout=3600):
+        return {
+            "form": form,
+            "error": "Nothing imported again: this preview is being imported already "
+            "(a second click).",
+            "course": page_course,
+        }
     del request.session[_SESSION_KEY]
     course = access_course(request.user, int(pending["course"]), AUTHORS)
     data = base64.b64decode(pending["data"])

@@ -155,3 +155,22 @@ def test_a_confirm_imports_only_the_preview_its_page_showed() -> None:
     assert "Nothing imported: this preview was imported already" in again
     assert 'type="hidden" name="course"' in again  # the course's own page: no course to pick
     assert second.questions.count() == 1
+
+
+def test_two_confirms_of_one_preview_import_once() -> None:
+    """A double click: the second confirm arrives with the same session before the first
+    has ended, and is told so instead of importing again."""
+    course = make_course()
+    author = signed_in(course, Role.AUTHOR)
+    upload = SimpleUploadedFile("bank.gift", GIFT)
+    page = author.post(url(course), {"course": course.pk, "format": "gift", "file": upload})
+    body = confirm(page.content.decode())
+    session = dict(author.session.items())  # as the second request reads it: still pending
+    first = author.post(url(course), body).content.decode()
+    assert f"Imported into {course.title}" in first
+    restored = author.session
+    restored.update(session)  # the second click's request carries the same session as the first
+    restored.save()
+    second = author.post(url(course), body).content.decode()
+    assert "Nothing imported again: this preview is being imported already" in second
+    assert course.questions.count() == 2
