@@ -1,6 +1,7 @@
 """The live viva page: start, draw, notes and marks, finish; refusals are messages."""
 
 import pytest
+from django.test import Client
 
 from grading.models import AttemptStatus
 from grading.models.viva_sessions import VivaSession
@@ -19,6 +20,16 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def staff() -> Staff:
     return viva_staff()
+
+
+def _viva_with_one_question(staff: Staff) -> tuple[Client, VivaSession, str]:
+    """The examiner's browser on a started viva with one question drawn, and its address."""
+    page = browser_as(staff.examiner)
+    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    url = f"/examiner/vivas/{session.pk}/"
+    page.post(url, {"action": "draw"})
+    return page, session, url
 
 
 def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
@@ -102,11 +113,7 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
 
 
 def test_a_question_drawn_by_mistake_is_put_back_from_the_page(staff: Staff) -> None:
-    page = browser_as(staff.examiner)
-    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
-    session = VivaSession.objects.get(attempt__user=staff.student)
-    url = f"/examiner/vivas/{session.pk}/"
-    page.post(url, {"action": "draw"})
+    page, session, url = _viva_with_one_question(staff)
     assert "Put this question back unasked" in page.get(url).text
     put_back = page.post(url, {"action": "discard", "position": "0"}, follow=True)
     assert "The question was put back; it is not drawn again in this viva." in put_back.text
@@ -126,11 +133,7 @@ def test_starting_a_viva_already_under_way_opens_it(staff: Staff) -> None:
 
 
 def test_a_refused_record_comes_back_as_typed_and_says_what_was_saved(staff: Staff) -> None:
-    page = browser_as(staff.examiner)
-    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
-    session = VivaSession.objects.get(attempt__user=staff.student)
-    url = f"/examiner/vivas/{session.pk}/"
-    page.post(url, {"action": "draw"})
+    page, session, url = _viva_with_one_question(staff)
     assert 'maxlength="20000"' in page.get(url).text
     long_notes = {"action": "record", "position": "0", "notes": "Typed " + "n" * 20_000}
     refused = page.post(url, long_notes)
