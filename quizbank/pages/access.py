@@ -109,7 +109,7 @@ def _remove_override(request: HttpRequest, quiz: Quiz) -> str:
         pk=id_from_text(request.POST.get("override", "")) or 0
     ).first()
     if override is None:
-        return "That accommodation was already removed."
+        return "No such accommodation on this quiz (removed already, or another quiz's)."
     username = override.user.username
     quiz_override_delete(quiz=quiz, override_id=override.pk)
     return f"Removed the accommodation of {username}: the quiz's own terms apply to them again."

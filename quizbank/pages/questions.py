@@ -199,10 +199,15 @@ def question_edit_page(request: HttpRequest, question_id: int) -> HttpResponse:
         "course": course,
         "question": question,
         "form": form,
-        "versions": question_versions(question)[:20],
+        "versions": question_versions(question)[:MAX_VERSIONS_LISTED],
+        "version_count": question.versions.count(),
         "start": start if request.method == "GET" else None,
     }
     return render(request, "quizbank/author/question_edit.html", context)
+
+
+# The newest versions the editor lists; older ones are a link from the oldest listed away.
+MAX_VERSIONS_LISTED = 20
 
 
 def _start_version(request: HttpRequest, question: Question) -> QuestionVersion | None:

@@ -181,6 +181,7 @@ def test_a_version_page_shows_what_it_changed_and_brings_it_back(author: User) -
     assert '<span class="diff-removed">-title: A new true/false question</span>' in second
     assert '<span class="diff-added">+title: Leaves &lt;b&gt;and&lt;/b&gt; grad_fn</span>' in second
     assert "This is the current version." in second
+    assert reverse("quizbank-pages:question-version", args=[question.pk, 1]) in second
     assert "Bring this version back" not in second
     first = page.get(reverse("quizbank-pages:question-version", args=[question.pk, 1])).text
     assert "nothing before it to compare with" in first
@@ -213,3 +214,15 @@ def test_a_version_page_is_for_the_courses_authors_and_real_versions(author: Use
     for user in (member(question.course, Role.STUDENT), member(new_course(), Role.AUTHOR)):
         assert browser_as(user).get(url).status_code in (403, 404)
     assert Client().get(url).status_code == 302
+
+
+def test_a_long_history_says_how_many_versions_the_list_leaves_out(author: User) -> None:
+    page = _create(author, starter_yaml("true_false"))
+    question = Question.objects.get(slug="new-one")
+    edit = reverse("quizbank-pages:question-edit", args=[question.pk])
+    for number in range(1, 22):
+        text = question_yaml(question).replace(question.title, f"Version {number + 1}")
+        page.post(edit, {"topic": "tensors", "content": text, "version": number})
+        question.refresh_from_db()
+    assert question.versions.count() == 22
+    assert "The newest 20 of 22" in page.get(edit).text
