@@ -55,6 +55,15 @@ def measure_loss(
         return pristine.float_(pristine.item(loss))
 
 
+def _in_training_mode(ctx: ChildContext, modules: list[torch.nn.Module]) -> bool:
+    """Whether every module of the model is still in training mode, read under the guard:
+    the answer may have given a module a class whose `training` runs the answer's code."""
+    try:
+        return ctx.run(lambda: all(module.training is True for module in modules)) is True
+    except StudentError:
+        return False
+
+
 def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     """Run a training case; returned values, losses and final parameters go back as data."""
     spec = case.training
@@ -74,7 +83,7 @@ def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
         for step in range(spec.steps):
             returned.append(ctx.call([model, optimizer, x, y], {}, case.seed + step).output)
             measured.append(measure_loss(spec, params, x, y))
-            if not all(module.training is True for module in modules):
+            if not _in_training_mode(ctx, modules):
                 record["values"]["step_error"] = bad(
                     f"step {step + 1} left the model in evaluation mode (model.eval()): a "
                     "training step runs it in training mode, where dropout drops and batch "

@@ -116,6 +116,22 @@ def test_a_step_that_leaves_the_model_in_evaluation_mode_fails_runs() -> None:
     assert not run(one_layer)[1][0].passed
 
 
+def test_a_mode_flag_that_raises_when_read_fails_the_step_not_the_grader() -> None:
+    """The answer may give a module a class whose `training` runs its own code."""
+    hostile = GOOD.replace(
+        "    optimizer.zero_grad()\n",
+        "    class Sly(type(model)):\n"
+        "        training = property(lambda self: 1 / 0)\n"
+        "    model.__class__ = Sly\n"
+        "    optimizer.zero_grad()\n",
+    )
+    score, results, status, _message = run(hostile)
+    assert status == Status.OK
+    assert not results[0].passed
+    assert results[0].message.startswith("case 1: step 1 left the model in evaluation mode")
+    assert score < 1.0
+
+
 def test_faking_the_returned_loss_does_not_fake_a_falling_loss() -> None:
     fake = (
         "import itertools\n_c = itertools.count()\n"
