@@ -169,10 +169,38 @@ def _prompt(body: Element, interaction: Element) -> str:
     inline = interaction.tag == "textEntryInteraction"
     prompt = interaction.find("prompt")
     own = inner_html(prompt) if prompt is not None else ""
-    text = inner_html(body, interaction, _BLANK if inline else own)
+    by = _BLANK if inline and not _ends_its_line(body, interaction) else own
+    text = inner_html(_unwrapped(body), interaction, by)
     # The markup's own indentation would read as a Markdown code block: remove what every
     # line shares (a Markdown prompt, as our export writes it, has none to remove).
     return textwrap.dedent(text.expandtabs(4)).strip()
+
+
+def _ends_its_line(body: Element, interaction: Element) -> bool:
+    """Whether a text entry stands on a line of its own at the end of its block (as our export
+    writes it, below the prompt): a blank there marks nothing the answer box does not."""
+    parent = next(element for element in body.iter() if interaction in list(element))
+    siblings = list(parent)
+    index = siblings.index(interaction)
+    before = (siblings[index - 1].tail if index else parent.text) or ""
+    last = not (interaction.tail or "").strip() and index == len(siblings) - 1
+    return last and (not before.strip() or before.rstrip(" \t").endswith("\n"))
+
+
+def _unwrapped(body: Element) -> Element:
+    """The body, or the one plain `div` that holds all of it (our export's wrapper around a
+    text entry's Markdown prompt, which Markdown would not read inside a block of HTML)."""
+    children = list(body)
+    only = children[0] if len(children) == 1 else None
+    if (
+        only is not None
+        and only.tag == "div"
+        and not only.attrib
+        and not (body.text or "").strip()
+        and not (only.tail or "").strip()
+    ):
+        return only
+    return body
 
 
 def _declaration(root: Element, interaction: Element) -> Element:
@@ -195,9 +223,13 @@ def _choice(
     single = declaration.get("cardinality") == "single"
     content["type"] = "single_choice" if single else "multiple_choice"
     content["shuffle"] = interaction.get("shuffle", "false") == "true"
-    if not single and declaration.find("mapping") is not None:
+    mapping = declaration.find("mapping")
+    if not single and mapping is not None:
         content["scoring"] = "partial"
-        notes.append("the item's mapping became the bank's partial rule (+1/k right, -1/k wrong)")
+        if not _is_partial_rule(mapping, correct, choices):
+            notes.append(
+                "the item's mapping became the bank's partial rule (+1/k right, -1/k wrong)"
+            )
     content["choices"] = [
         {
             "text": "\n".join(line.strip() for line in inner_html(choice).splitlines()).strip(),
@@ -207,6 +239,28 @@ def _choice(
         for choice in choices
     ]
     _as_true_false(content)
+
+
+def _is_partial_rule(mapping: Element, correct: set[str], choices: list[Element]) -> bool:
+    """Whether the mapping gives exactly the bank's partial rule (as our export writes it)."""
+    share = 1 / max(1, len(correct))
+    wanted = {
+        str(choice.get("identifier")): share if choice.get("identifier") in correct else -share
+        for choice in choices
+    }
+    try:
+        given = {
+            str(entry.get("mapKey")): float(entry.get("mappedValue", "nan"))
+            for entry in mapping.findall("mapEntry")
+        }
+        bounds = (float(mapping.get("lowerBound", "nan")), float(mapping.get("upperBound", "nan")))
+    except ValueError:
+        return False
+    return (
+        bounds == (0, 1)
+        and given.keys() == wanted.keys()
+        and all(abs(given[key] - wanted[key]) < 1e-9 for key in wanted)
+    )
 
 
 def _as_true_false(content: dict[str, Any]) -> None:

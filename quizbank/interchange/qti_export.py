@@ -170,6 +170,9 @@ def _choices(root: Element, declaration: Element, content: dict[str, Any]) -> No
     for index, (_, right, _) in enumerate(options):
         if right:
             SubElement(correct, "qti-value").text = f"C{index}"
+    mapped = content["type"] == "multiple_choice" and content.get("scoring") == "partial"
+    if mapped:
+        _partial_mapping(declaration, [right for _, right, _ in options])
     body = root.find("qti-item-body")
     assert body is not None  # noqa: S101 (made by _item)
     attributes = {
@@ -185,9 +188,20 @@ def _choices(root: Element, declaration: Element, content: dict[str, Any]) -> No
         SubElement(interaction, "qti-simple-choice", {"identifier": f"C{index}"}).text = text
     feedback = [text for _, _, text in options]
     if any(feedback):
-        write_choice_feedback(root, interaction, feedback)
+        write_choice_feedback(root, interaction, feedback, mapped=mapped)
     else:
-        _template(root, "match_correct")
+        _template(root, "map_response" if mapped else "match_correct")
+
+
+def _partial_mapping(declaration: Element, correct: list[bool]) -> None:
+    """The bank's partial rule as a QTI mapping: +1/k for each of the k right choices picked,
+    -1/k for each wrong one, the sum kept within [0, 1]."""
+    share = 1 / max(1, sum(correct))
+    bounds = {"default-value": "0", "lower-bound": "0", "upper-bound": "1"}
+    mapping = SubElement(declaration, "qti-mapping", bounds)
+    for index, right in enumerate(correct):
+        value = {"map-key": f"C{index}", "mapped-value": repr(share if right else -share)}
+        SubElement(mapping, "qti-map-entry", value)
 
 
 def _numeric(root: Element, declaration: Element, content: dict[str, Any]) -> None:

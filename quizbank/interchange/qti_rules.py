@@ -155,10 +155,13 @@ def _unfold(pattern: str) -> str:
     return _FOLDED_LETTER.sub(lambda m: m[1] if m[1].upper() == m[2] else m[0], pattern)
 
 
-def write_choice_feedback(root: Element, interaction: Element, feedback: list[str]) -> None:
+def write_choice_feedback(
+    root: Element, interaction: Element, feedback: list[str], *, mapped: bool = False
+) -> None:
     """Per-choice feedback as `qti-feedback-inline` in each choice, shown when FEEDBACK (set
     from RESPONSE by the processing) holds the choice's identifier; the score is
-    match_correct's, written out, since a template cannot set FEEDBACK."""
+    match_correct's (or with `mapped`, map_response's), written out, since a template cannot
+    set FEEDBACK."""
     declaration = root.find("qti-response-declaration")
     assert declaration is not None  # noqa: S101 (made by the export's _item)
     outcome = Element(
@@ -179,12 +182,16 @@ def write_choice_feedback(root: Element, interaction: Element, feedback: list[st
             }
             SubElement(choice, "qti-feedback-inline", attributes).text = text
     processing = SubElement(root, "qti-response-processing")
-    condition = SubElement(processing, "qti-response-condition")
-    matched = SubElement(SubElement(condition, "qti-response-if"), "qti-match")
-    SubElement(matched, "qti-variable", {"identifier": "RESPONSE"})
-    SubElement(matched, "qti-correct", {"identifier": "RESPONSE"})
-    _set_score(condition[0], 1)
-    _set_score(SubElement(condition, "qti-response-else"), 0)
+    if mapped:
+        score = SubElement(processing, "qti-set-outcome-value", {"identifier": "SCORE"})
+        SubElement(score, "qti-map-response", {"identifier": "RESPONSE"})
+    else:
+        condition = SubElement(processing, "qti-response-condition")
+        matched = SubElement(SubElement(condition, "qti-response-if"), "qti-match")
+        SubElement(matched, "qti-variable", {"identifier": "RESPONSE"})
+        SubElement(matched, "qti-correct", {"identifier": "RESPONSE"})
+        _set_score(condition[0], 1)
+        _set_score(SubElement(condition, "qti-response-else"), 0)
     feedback_value = SubElement(processing, "qti-set-outcome-value", {"identifier": "FEEDBACK"})
     SubElement(feedback_value, "qti-variable", {"identifier": "RESPONSE"})
 
@@ -197,9 +204,7 @@ def choice_feedback(choice: Element) -> str:
 
 def is_match_correct_with_feedback(processing: Element) -> bool:
     """True for the processing `write_choice_feedback` writes (nothing in it is lost)."""
-    sets_feedback = any(
-        item.get("identifier") == "FEEDBACK" for item in processing.iter("setOutcomeValue")
-    )
-    return (
-        sets_feedback and processing.find("responseCondition/responseIf/match/correct") is not None
-    )
+    sets = {item.get("identifier"): item for item in processing.iter("setOutcomeValue")}
+    matched = processing.find("responseCondition/responseIf/match/correct") is not None
+    mapped = "SCORE" in sets and sets["SCORE"].find("mapResponse") is not None
+    return "FEEDBACK" in sets and (matched or mapped)

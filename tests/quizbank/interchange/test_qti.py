@@ -156,3 +156,27 @@ def test_a_quiz_export_says_what_each_question_is_worth_in_that_quiz(
     assert back[own.slug].get("points", 1) == original[own.slug].get("points", 1)
     assert back[weighted.slug]["points"] == 2.5
     assert original[weighted.slug].get("points", 1) != 2.5  # the bank's question is left as it was
+
+
+@pytest.mark.parametrize(
+    ("body", "prompt"),
+    [
+        # On a line of its own at the end of its paragraph: the box below says it all.
+        (
+            "<p>Which attribute names the creator?\n      {entry}\n    </p>",
+            "<p>Which attribute names the creator?</p>",
+        ),
+        # Inside the sentence: the blank shows where the answer goes.
+        ("<p>The creator is named by {entry}.</p>", "<p>The creator is named by _____.</p>"),
+        ("<p>Ends the sentence: {entry}</p>", "<p>Ends the sentence: _____</p>"),
+    ],
+)
+def test_a_text_entry_leaves_a_blank_only_where_it_marks_a_place(
+    course: Course, body: str, prompt: str
+) -> None:
+    entry = '<qti-text-entry-interaction response-identifier="RESPONSE" expected-length="10"/>'
+    item = (QTI3 / "text-entry.xml").read_text()
+    start, end = item.index("<p>"), item.index("</p>") + len("</p>")
+    item = item[:start] + body.format(entry=entry) + item[end:]
+    interchange_import(course=course, fmt="qti", data=package({"items/a.xml": item.encode()}))
+    assert " ".join(stored(course)["grad-fn"]["prompt"].split()).replace(" </p>", "</p>") == prompt

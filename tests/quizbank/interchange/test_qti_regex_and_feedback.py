@@ -197,3 +197,33 @@ def test_the_pytorch_bank_keeps_its_regex_answers_and_choice_feedback_through_qt
             feedbacks += sum(bool(choice.get("feedback")) for choice in source["choices"])
     assert regexes > 0
     assert feedbacks > 0
+
+
+def test_partial_scoring_is_written_as_a_mapping_and_comes_back() -> None:
+    choices: list[dict[str, Any]] = MULTIPLE["choices"]  # type: ignore[assignment]
+    plain = {
+        **MULTIPLE,
+        "choices": [{k: v for k, v in c.items() if k != "feedback"} for c in choices],
+    }
+    course = course_with({"floats": MULTIPLE, "plain": plain})
+    item = exported_item(course, "floats")
+    assert '<qti-mapping default-value="0" lower-bound="0" upper-bound="1">' in item
+    assert '<qti-map-entry map-key="C1" mapped-value="-0.5" />' in item
+    assert '<qti-map-response identifier="RESPONSE" />' in item
+    assert "map_response.xml" in exported_item(course, "plain")
+    back = reimported(course)  # the bank's own rule: nothing noted
+    assert back["floats"]["scoring"] == back["plain"]["scoring"] == "partial"
+    assert back["floats"]["choices"] == MULTIPLE["choices"]
+
+
+def test_an_all_or_nothing_multiple_choice_has_no_mapping() -> None:
+    strict = {k: v for k, v in MULTIPLE.items() if k != "scoring"}
+    course = course_with({"strict": strict})
+    assert "qti-mapping" not in exported_item(course, "strict")
+    assert "scoring" not in reimported(course)["strict"]
+
+
+def test_a_text_entry_prompt_comes_back_as_written() -> None:
+    prompt = "A tensor with `shape (3, 4)` has\n\n* how many axes?\n"
+    course = course_with({"two-axes": {**REGEX_INSENSITIVE, "prompt": prompt}})
+    assert reimported(course)["two-axes"]["prompt"] == prompt
