@@ -7,6 +7,7 @@ links never reach a page.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from html import escape, unescape
 from typing import Any
@@ -41,6 +42,14 @@ _CLASSES = {
     "code": {"math"},
 }
 _SCHEMES = {"http", "https", "mailto"}
+# Elements whose content an HTML parser reads as plain text up to their end tag: one left
+# open would turn the rest of the prompt into escaped markup. Their tags are dropped before
+# sanitizing, so what follows renders as it would without them (script and style, with
+# their content, are nh3's to remove).
+_RAW_TEXT_TAG = re.compile(
+    r"</?(?:iframe|noembed|noframes|noscript|plaintext|textarea|title|xmp)\b[^>]*(?:>|$)",
+    re.IGNORECASE,
+)
 
 
 def _highlight(code: str, lang: str, _attrs: Any) -> str:
@@ -65,7 +74,7 @@ def _parser() -> MarkdownIt:
 
 def render_markdown(text: str) -> str:
     """Sanitized HTML for an author's Markdown (prompts, feedback, model answers)."""
-    html = _parser().render(text or "")
+    html = _RAW_TEXT_TAG.sub("", _parser().render(text or ""))
     return str(
         nh3.clean(
             html,

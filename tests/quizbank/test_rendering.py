@@ -54,3 +54,26 @@ def test_tables_safe_links_and_emphasis_survive() -> None:
     assert '<th style="text-align:right">a</th>' in html
     assert '<a href="https://pytorch.org" rel="noopener noreferrer">docs</a>' in html
     assert "<em>see</em>" in html
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        'Before\n\n<iframe src="https://example.org">\n\n**After**',
+        "Before <noscript>\n\n**After**",
+        'Before\n\n<iframe src="https://example.org"\n\n**After**',
+    ],
+)
+def test_an_element_left_open_does_not_swallow_what_follows(markdown: str) -> None:
+    html = render_markdown(markdown)
+    assert "<strong>After</strong>" in html
+    assert "&lt;" not in html
+    assert "iframe" not in html
+
+
+def test_an_open_textarea_keeps_what_follows_as_text() -> None:
+    # CommonMark reads raw HTML from <textarea> to its end tag, so no Markdown there.
+    html = render_markdown("Before\n\n<textarea>\n\n**After**")
+    assert "**After**" in html
+    assert "textarea" not in html
+    assert "&lt;" not in html
