@@ -1,4 +1,4 @@
-"""Enrol students in a course (authors): a list of usernames or e-mails."""
+"""Enrol students in a course, or remove them (authors): a list of usernames or e-mails."""
 
 from typing import Any
 
@@ -9,7 +9,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quizbank.access import AUTHORS, access_course
-from quizbank.services.enrolment import MAX_ENTRIES, course_enrol_students
+from quizbank.services.enrolment import (
+    MAX_ENTRIES,
+    course_enrol_students,
+    course_unenrol_students,
+)
 
 
 class EnrolmentOutput(serializers.Serializer[Any]):
@@ -22,11 +26,22 @@ class EnrolmentOutput(serializers.Serializer[Any]):
     )
 
 
+class EntriesInput(serializers.Serializer[Any]):
+    entries = serializers.ListField(
+        child=serializers.CharField(max_length=254), max_length=MAX_ENTRIES
+    )
+
+
+class UnenrolmentOutput(serializers.Serializer[Any]):
+    removed = serializers.ListField(child=serializers.CharField())
+    not_enrolled = serializers.ListField(
+        child=serializers.CharField(), help_text="Accounts that were not students of the course."
+    )
+    unknown = serializers.ListField(child=serializers.CharField())
+
+
 class CourseEnrolApi(APIView):
-    class InputSerializer(serializers.Serializer[Any]):
-        entries = serializers.ListField(
-            child=serializers.CharField(max_length=254), max_length=MAX_ENTRIES
-        )
+    InputSerializer = EntriesInput
 
     @extend_schema(request=InputSerializer, responses=EnrolmentOutput, operation_id="course_enrol")
     def post(self, request: Request, course_id: int) -> Response:
@@ -36,3 +51,19 @@ class CourseEnrolApi(APIView):
         data.is_valid(raise_exception=True)
         result = course_enrol_students(course=course, entries=data.validated_data["entries"])
         return Response(EnrolmentOutput(result).data)
+
+
+class CourseUnenrolApi(APIView):
+    InputSerializer = EntriesInput
+
+    @extend_schema(
+        request=InputSerializer, responses=UnenrolmentOutput, operation_id="course_unenrol"
+    )
+    def post(self, request: Request, course_id: int) -> Response:
+        """Remove students from the course: they start none of its quizzes from then on; their
+        attempts and grades are kept, and an open attempt can still be submitted."""
+        course = access_course(request.user, course_id, roles=AUTHORS)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = course_unenrol_students(course=course, entries=data.validated_data["entries"])
+        return Response(UnenrolmentOutput(result).data)

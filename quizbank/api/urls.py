@@ -24,6 +24,11 @@ urlpatterns = [
         enrolment.CourseEnrolApi.as_view(),
         name="course-enrol",
     ),
+    path(
+        "courses/<id:course_id>/students/remove/",
+        enrolment.CourseUnenrolApi.as_view(),
+        name="course-unenrol",
+    ),
     path("questions/", views.QuestionListApi.as_view(), name="question-list"),
     path("questions/<id:question_id>/", views.QuestionDetailApi.as_view(), name="question-detail"),
     path("quizzes/", views.QuizListApi.as_view(), name="quiz-list"),

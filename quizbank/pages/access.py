@@ -1,4 +1,5 @@
-"""A quiz's access page (authors): enrol students, set overrides, the code and networks."""
+"""A quiz's access page (authors): enrol and remove students, set overrides, the code and
+networks."""
 
 from datetime import datetime
 
@@ -18,6 +19,7 @@ from quizbank.models import Quiz, Role
 from quizbank.selectors import course_student
 from quizbank.services.enrolment import (
     course_enrol_students,
+    course_unenrol_students,
     entries_from_csv,
     entries_from_text,
 )
@@ -80,6 +82,24 @@ def _enrol(request: HttpRequest, quiz: Quiz) -> str:
     return f"Enrolled {len(result.added)}, already enrolled {len(result.already)}{unknown}{staff}."
 
 
+def _unenrol(request: HttpRequest, quiz: Quiz) -> str:
+    entries = entries_from_text(request.POST.get("entries", ""))
+    if not entries:
+        raise AccessRuleInvalid(
+            "Give the usernames or e-mails of the students to remove.",
+            fields={"entries": ["empty"]},
+        )
+    result = course_unenrol_students(course=quiz.course, entries=entries)
+    parts = [f"Removed {len(result.removed)} from the course"]
+    if result.removed:
+        parts[0] += f" ({_listed(result.removed)}); their attempts and grades are kept"
+    if result.not_enrolled:
+        parts.append(f"not enrolled as students: {_listed(result.not_enrolled)}")
+    if result.unknown:
+        parts.append(f"no account for {_listed(result.unknown)}")
+    return "; ".join(parts) + "."
+
+
 def _override(request: HttpRequest, quiz: Quiz) -> str:
     name = request.POST.get("student", "").strip()
     student = course_student(quiz.course_id, username=name)
@@ -117,6 +137,7 @@ def _remove_override(request: HttpRequest, quiz: Quiz) -> str:
 
 ACTIONS = {
     "enrol": _enrol,
+    "unenrol": _unenrol,
     "override": _override,
     "remove_override": _remove_override,
     "rules": _rules,

@@ -1,4 +1,5 @@
-"""Enrol students in a course from a pasted list or an uploaded CSV of usernames or e-mails.
+"""Enrol students in a course from a pasted list or an uploaded CSV of usernames or e-mails,
+and take them out of it again.
 
 Only existing, active accounts are enrolled; every entry that matches none is reported
 back, never created, so a typo cannot make an account."""
@@ -76,19 +77,30 @@ def _match(entries: list[str]) -> dict[str, User]:
     return found
 
 
-def course_enrol_students(*, course: Course, entries: list[str]) -> EnrolmentResult:
-    """Make each listed account a student of the course; report who was added, who
-    already was one and which entries match no account."""
+@dataclass
+class UnenrolmentResult:
+    removed: list[str] = field(default_factory=list)
+    not_enrolled: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def _accounts(entries: list[str]) -> list[tuple[str, User | None]]:
+    """Each distinct entry with its account (None when it matches none)."""
     unique = list(dict.fromkeys(entry.strip() for entry in entries if entry.strip()))
     if len(unique) > MAX_ENTRIES:
         raise AccessRuleInvalid(
             f"At most {MAX_ENTRIES} students at a time.", fields={"entries": ["too many"]}
         )
     found = _match(unique)
+    return [(entry, found.get(entry) or found.get(entry.lower())) for entry in unique]
+
+
+def course_enrol_students(*, course: Course, entries: list[str]) -> EnrolmentResult:
+    """Make each listed account a student of the course; report who was added, who
+    already was one and which entries match no account."""
     result = EnrolmentResult()
     with transaction.atomic():
-        for entry in unique:
-            user = found.get(entry) or found.get(entry.lower())
+        for entry, user in _accounts(entries):
             if user is None:
                 result.unknown.append(entry)
                 continue
@@ -100,4 +112,21 @@ def course_enrol_students(*, course: Course, entries: list[str]) -> EnrolmentRes
             course=course, user__username__in=result.added, role__in=[Role.AUTHOR, Role.EXAMINER]
         )
         result.staff = sorted(set(teaching.values_list("user__username", flat=True)))
+    return result
+
+
+def course_unenrol_students(*, course: Course, entries: list[str]) -> UnenrolmentResult:
+    """End each listed account's place as a student of the course: it starts none of the
+    course's quizzes from now on. Its attempts, answers and grades are kept, and an attempt
+    it has open may still be saved and submitted until its deadline."""
+    result = UnenrolmentResult()
+    with transaction.atomic():
+        for entry, user in _accounts(entries):
+            if user is None:
+                result.unknown.append(entry)
+                continue
+            removed, _ = CourseMembership.objects.filter(
+                course=course, user=user, role=Role.STUDENT
+            ).delete()
+            (result.removed if removed else result.not_enrolled).append(user.username)
     return result

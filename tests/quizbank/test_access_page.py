@@ -168,3 +168,43 @@ def test_enrolling_a_member_of_staff_says_so() -> None:
     )
     assert "Enrolled 1" in reply.text
     assert f"{examiner.username} also teaches this course" in reply.text
+
+
+def test_an_author_removes_a_student_who_keeps_an_open_attempt_but_starts_no_new_one() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course, attempts_allowed=3)
+    add_slots(quiz, question(course, SINGLE))
+    author = member(course, Role.AUTHOR)
+    sam = member(course, Role.STUDENT)
+    student = api_as(sam)
+    started = student.post(f"/api/quizzes/{quiz.pk}/attempts/").json()
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    page = _browser(author).get(url).text
+    assert "Remove students from the course" in page
+    assert 'data-confirm-text="Remove these students' in page
+    removed = _browser(author).post(
+        url, {"action": "unenrol", "entries": f"{sam.username}\nnobody"}, follow=True
+    )
+    assert f"Removed 1 from the course ({sam.username}); their attempts and grades are kept" in (
+        removed.text
+    )
+    assert "no account for nobody" in removed.text
+    assert student.post(f"/api/quizzes/{quiz.pk}/attempts/").status_code == 404
+    assert _browser(sam).get(f"/attempts/{started['id']}/").status_code == 200
+    submitted = student.post(f"/api/attempts/{started['id']}/submit/")
+    assert submitted.status_code == 200, submitted.content
+    empty = _browser(author).post(url, {"action": "unenrol", "entries": " "}, follow=True)
+    assert "Not saved: Give the usernames or e-mails of the students to remove." in empty.text
+
+
+def test_the_api_removes_students_for_authors_only() -> None:
+    course = new_course()
+    sam = member(course, Role.STUDENT)
+    url = f"/api/courses/{course.pk}/students/remove/"
+    examiner = api_as(member(course, Role.EXAMINER))
+    assert examiner.post(url, {"entries": [sam.username]}, format="json").status_code == 403
+    author = api_as(member(course, Role.AUTHOR))
+    reply = author.post(url, {"entries": [sam.username, "ghost"]}, format="json")
+    assert reply.status_code == 200
+    assert reply.json() == {"removed": [sam.username], "not_enrolled": [], "unknown": ["ghost"]}
+    assert author.post(url, {"entries": "sam"}, format="json").status_code == 400

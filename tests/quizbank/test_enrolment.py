@@ -7,6 +7,7 @@ from quizbank.errors import AccessRuleInvalid
 from quizbank.models import CourseMembership, Role
 from quizbank.services.enrolment import (
     course_enrol_students,
+    course_unenrol_students,
     entries_from_csv,
     entries_from_text,
 )
@@ -51,3 +52,35 @@ def test_a_csv_that_is_not_text_is_refused() -> None:
 def test_too_many_entries_are_refused() -> None:
     with pytest.raises(AccessRuleInvalid):
         course_enrol_students(course=new_course(), entries=[f"u{n}" for n in range(5001)])
+
+
+def test_removing_students_reports_each_entry_and_keeps_other_roles() -> None:
+    course = new_course()
+    ada = member(course, Role.STUDENT)
+    both = member(course, Role.STUDENT)
+    member(course, Role.EXAMINER, user=both)
+    teacher = member(course, Role.EXAMINER)
+    result = course_unenrol_students(
+        course=course,
+        entries=[ada.username, both.username, teacher.username, "nobody", ada.username],
+    )
+    assert result.removed == [ada.username, both.username]
+    assert result.not_enrolled == [teacher.username]
+    assert result.unknown == ["nobody"]
+    left = CourseMembership.objects.filter(course=course).values_list("user__username", "role")
+    assert sorted(left) == sorted(
+        [(both.username, Role.EXAMINER), (teacher.username, Role.EXAMINER)]
+    )
+    assert course_unenrol_students(course=course, entries=[ada.username]).not_enrolled == [
+        ada.username
+    ]
+
+
+def test_removing_from_one_course_leaves_the_student_in_another() -> None:
+    course, other = new_course(), new_course()
+    ada = member(course, Role.STUDENT)
+    member(other, Role.STUDENT, user=ada)
+    course_unenrol_students(course=course, entries=[ada.username])
+    assert list(CourseMembership.objects.filter(user=ada).values_list("course", flat=True)) == [
+        other.pk
+    ]
