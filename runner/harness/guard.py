@@ -145,7 +145,10 @@ class Guard:
         self.patches: list[tuple[object, str, object]] = []
         self.operators: dict[str, str] = {}  # aten operator name -> forbidden name
         self._operator_cache: dict[Any, str | None] = {}
-        for alias, name in with_namesakes(forbidden).items():
+        # The harness's own backward passes run under this watch: differentiating in the
+        # answer where a derivative would compute a forbidden operation is refused by the
+        # static check before the answer runs.
+        for alias, name in with_namesakes(forbidden, derivatives=False).items():
             self._resolve(alias, name)
             for operator in operator_names(alias):
                 self.operators.setdefault(operator, name)

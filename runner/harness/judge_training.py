@@ -41,7 +41,9 @@ def judge_training(
         if stage.check == "runs":
             outcome = _runs(student, spec.steps)
         elif stage.check == "loss_decreases":
-            outcome = _decreases(case, spec, student_value(student, "params"), stage.tolerance)
+            outcome = _all_steps_ran(student, spec.steps) or _decreases(
+                case, spec, student_value(student, "params"), stage.tolerance
+            )
         else:
             outcome = _matches(student, reference_losses, reference_params, tolerance)
         outcomes.append((stage, outcome.as_kind("training")))
@@ -124,6 +126,16 @@ def _kind(value: Any) -> str:
     if isinstance(value, Rejected):
         return value.reason
     return "None" if value is None else f"a {type(value).__name__}"
+
+
+def _all_steps_ran(student: CaseRecord, steps: int) -> Outcome | None:
+    """A failed Outcome when training stopped before its last step (a step raised or left
+    the model in evaluation mode): the loss is judged after every step, not part of them."""
+    returned = student_value(student, "returned")
+    finished = isinstance(returned, list) and len(returned) == steps
+    if finished and not isinstance(student.values.get("step_error"), Rejected):
+        return None
+    return Outcome(False, f"training did not run all {steps} steps, so its loss is not judged")
 
 
 def _decreases(case: Case, spec: Training, params: Any, tolerance: float) -> Outcome:

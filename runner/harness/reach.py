@@ -24,6 +24,7 @@ from runner.harness.static import (
     DANGEROUS_MODULES,
     REFUSED_PATHS,
     Usage,
+    stands_for,
     with_namesakes,
 )
 
@@ -229,5 +230,5 @@ def reached_forbidden(usage: Usage, forbidden: list[str]) -> list[str]:
         for prefix, value in _resolve(dotted):
             target = targets.get(id(value))
             if target is not None and prefix != target:
-                found.add(f"{prefix} (as {target})")
+                found.add(stands_for(prefix, target))
     return sorted(found)

@@ -242,6 +242,17 @@ LOG_SIGMOID_LOSSES = (
 # A tensor's autograd graph, walked and its nodes called by hand, computes what backward
 # does without calling it: forbidding autograd's gradients forbids reading the graph too.
 AUTOGRAD_GRAPH = ("torch.Tensor.grad_fn", "torch.autograd.graph")
+# Torch's own derivatives compute some operations outright: softmax is the gradient of
+# logsumexp, sigmoid that of softplus. Forbidding those forbids differentiating in the answer.
+DIFFERENTIATION = (
+    "torch.autograd.grad",
+    "torch.autograd.backward",
+    "torch.Tensor.backward",
+    "torch.autograd.functional",
+    "torch.autograd.forward_ad",
+    "torch.func",
+    *AUTOGRAD_GRAPH,
+)
 # Torch operations that compute an operation inside one fused kernel, out of sight of the
 # guard's operator watch (scaled dot-product attention's softmax, an LSTM cell's tanh and
 # sigmoid): forbidding the operation forbids them too.
@@ -253,6 +264,7 @@ CONTAINING = {
         "torch.nn.Transformer",
         "torch.nn.TransformerEncoderLayer",
         "torch.nn.TransformerDecoderLayer",
+        *DIFFERENTIATION,
     ),
     "tanh": (
         *FUSED_RECURRENT_KERNELS,
@@ -286,6 +298,7 @@ CONTAINING = {
         "torch.nn.functional.glu",
         "torch.nn.GLU",
         *LOG_SIGMOID_LOSSES,
+        *DIFFERENTIATION,
     ),
     "logsigmoid": LOG_SIGMOID_LOSSES,
     "grad": AUTOGRAD_GRAPH,
@@ -293,11 +306,12 @@ CONTAINING = {
 }
 
 
-def with_namesakes(forbidden: list[str]) -> dict[str, str]:
+def with_namesakes(forbidden: list[str], *, derivatives: bool = True) -> dict[str, str]:
     """Each forbidden name, and the same operation's names in the other torch namespaces
     (in-place variants included) and the operations that contain it (`CONTAINING`), mapped
     to the forbidden name they stand for: `torch.dropout` and `torch.Tensor.dropout_` for
-    `torch.nn.functional.dropout`, `torch.nn.LSTM` for `torch.tanh`."""
+    `torch.nn.functional.dropout`, `torch.nn.LSTM` for `torch.tanh`. Without `derivatives`,
+    not the ways of differentiating that an operation's derivative brings in."""
     names = {name: name for name in forbidden}
     for name in forbidden:
         parent, _, last = name.rpartition(".")
@@ -308,7 +322,8 @@ def with_namesakes(forbidden: list[str]) -> dict[str, str]:
             names.setdefault(f"torch.{base}_", name)
             names.setdefault(f"torch.Tensor.{base}_", name)
         for containing in CONTAINING.get(last.strip("_"), ()):
-            names.setdefault(containing, name)
+            if derivatives or containing not in DIFFERENTIATION or name in DIFFERENTIATION:
+                names.setdefault(containing, name)
     return names
 
 
@@ -328,8 +343,14 @@ def forbidden_in(usage: Usage, forbidden: list[str]) -> list[str]:
         if _uses(usage, name):
             found.add(name)
         elif _uses(usage, alias):
-            found.add(f"{alias} (as {name})")
+            found.add(stands_for(alias, name))
     return sorted(found)
+
+
+def stands_for(alias: str, name: str) -> str:
+    """How a refusal names `alias`, used for the forbidden `name`."""
+    derived = alias in DIFFERENTIATION and name not in DIFFERENTIATION
+    return f"{alias} ({'its derivatives can compute' if derived else 'as'} {name})"
 
 
 def _uses(usage: Usage, name: str) -> bool:
@@ -716,5 +737,13 @@ class _Scanner:
     visit_Nonlocal = visit_Global
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        # `case C(name=x)` reads the subject's attribute `name`, whatever C is (`object`
+        # matches everything): it is judged as that attribute's read.
+        base = self.resolve(node.cls)
         for name in node.kwd_attrs:
             self.check_attribute(name, node.cls)
+            if name in REFUSED_METHODS:
+                self.refuse(f"the method {name} of an object the check cannot name")
+            self.usage.attributes.add(name)
+            if base:
+                self.use(f"{base}.{name}")

@@ -205,6 +205,38 @@ def test_forbidding_autograd_forbids_calling_its_graph_by_hand(forbidden: str) -
 
 
 @pytest.mark.parametrize(
+    "pattern", ["torch.Tensor(grad_fn=node)", "object(grad_fn=node)", "T(grad_fn=node)"]
+)
+def test_a_class_pattern_reads_its_attributes_as_an_attribute_read_does(pattern: str) -> None:
+    """An outside attack took `grad_fn` through `case torch.Tensor(grad_fn=node)`."""
+    source = (
+        "import torch\nT = torch.Tensor\n"
+        f"def f(loss):\n    match loss:\n        case {pattern}:\n            return node(loss)\n"
+    )
+    assert find_forbidden(source, ["torch.autograd.grad"]) == [
+        "torch.Tensor.grad_fn (as torch.autograd.grad)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("forbidden", "source"),
+    [
+        # softmax is the gradient of logsumexp, sigmoid that of softplus
+        ("torch.softmax", "torch.autograd.grad(torch.logsumexp(x, 1).sum(), x)"),
+        ("torch.nn.functional.sigmoid", "torch.nn.functional.softplus(x).sum().backward()"),
+        ("torch.sigmoid", "torch.nn.functional.softplus(x).grad_fn(x)"),
+    ],
+)
+def test_forbidding_an_operation_a_derivative_computes_forbids_differentiating(
+    forbidden: str, source: str
+) -> None:
+    found = find_forbidden(f"import torch\ndef f(x):\n    return {source}\n", [forbidden])
+    assert len(found) == 1
+    assert f"(its derivatives can compute {forbidden})" in found[0]
+    assert find_forbidden(f"import torch\ndef f(x):\n    return {source}\n", ["torch.tanh"]) == []
+
+
+@pytest.mark.parametrize(
     ("source", "refused"),
     [
         ("def f(x: \"__import__('sys')\"): pass", "the builtin __import__"),

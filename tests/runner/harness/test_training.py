@@ -171,3 +171,14 @@ def test_parameters_the_child_could_not_send_fail_the_check_not_the_judge() -> N
         outcome = _decreases(spec, loop, params, 0.05)
         assert not outcome.ok
         assert outcome.message == "the model's parameters could not be read after training"
+
+
+def test_a_step_that_updates_then_raises_earns_no_falling_loss() -> None:
+    """Each call does its update and then fails: training never completes a step."""
+    crashing = GOOD.replace("return loss.detach()", "raise RuntimeError('late')")
+    score, results, _status, _message = run(crashing)
+    assert [r.passed for r in results] == [False, False, False]
+    assert results[1].message == (
+        "case 1: training did not run all 15 steps, so its loss is not judged"
+    )
+    assert score == 0.0
