@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
 from quizbank.access import AUTHORS, access_course, access_quiz
-from quizbank.models import Course, GradingMethod, Question, Quiz, ReleasePolicy
+from quizbank.models import Course, Difficulty, GradingMethod, Question, Quiz, ReleasePolicy
 from quizbank.services.quiz_write import (
     MAX_DESCRIPTION,
     MAX_SLOT_POINTS,
@@ -40,6 +40,7 @@ SETTINGS = (
 )
 
 FORM_FIELDS = {"time_limit": "minutes"}  # the service's name for a setting -> the form's
+POOL_FIELDS = ("pool_topic", "pool_tag", "pool_difficulty", "pool_draw", "pool_points")
 
 
 def _points_field(label: str, own_points: str) -> forms.DecimalField:
@@ -98,7 +99,11 @@ class QuizForm(forms.Form):
     questions = forms.MultipleChoiceField(
         required=False, widget=forms.CheckboxSelectMultiple, label="Fixed questions"
     )
-    pool_topic = forms.ChoiceField(required=False, label="Also draw from topic")
+    pool_topic = forms.ChoiceField(required=False, label="Also draw questions from topic")
+    pool_tag = forms.ChoiceField(required=False, label="with tag")
+    pool_difficulty = forms.ChoiceField(
+        required=False, choices=[("", "any difficulty"), *Difficulty.choices], label="of difficulty"
+    )
     pool_draw = forms.IntegerField(required=False, min_value=1, max_value=100, label="How many")
     pool_points = _points_field("Points for each drawn question (empty: its own)", "")
 
@@ -120,8 +125,13 @@ class QuizForm(forms.Form):
         for q in self.bank:
             label = f"Points in this quiz for {q.title} (empty: its own {q.points})"
             self.fields[_points_name(q.pk)] = _points_field(label, str(q.points))
-        topics = [("", "no pool")] + [(t.slug, t.title) for t in course.topics.all()]
+        topics = [("", "any topic")] + [(t.slug, t.title) for t in course.topics.all()]
         self.fields["pool_topic"].choices = topics  # type: ignore[attr-defined]  # a ChoiceField
+        # The saved pool's tag stays offered when no question carries it any more.
+        saved = str(self.initial.get("pool_tag") or "")
+        tags = sorted({tag for q in self.bank for tag in q.tags or [] if isinstance(tag, str)})
+        tags = sorted({*tags, saved} - {""})
+        self.fields["pool_tag"].choices = [("", "any tag"), *((t, t) for t in tags)]  # type: ignore[attr-defined]
 
     def question_rows(self) -> list[QuestionRow]:
         """The fixed-question checkboxes, each beside its points input."""
@@ -134,7 +144,7 @@ class QuizForm(forms.Form):
     def lock_questions(self) -> None:
         """Show the questions as they are, not to be changed (the quiz has attempts): disabled
         fields keep their initial values whatever a POST sends."""
-        for name in ("questions", "pool_topic", "pool_draw", "pool_points", *self.points_fields()):
+        for name in ("questions", *POOL_FIELDS, *self.points_fields()):
             self.fields[name].disabled = True
 
     def points_fields(self) -> set[str]:
@@ -143,13 +153,11 @@ class QuizForm(forms.Form):
 
 
 def _form_slots(quiz: Quiz) -> tuple[list[SlotSpec], bool]:
-    """The quiz's slots, and whether the form shows them all (fixed questions and at most one
-    topic pool: pools by tag or difficulty, made over the API, are not on this form)."""
+    """The quiz's slots, and whether the form shows them all (fixed questions, then at most
+    one pool: quizzes with more pools, made over the API, are not on this form)."""
     specs = [slot_spec(s) for s in quiz.slots.select_related("pool_topic").order_by("position")]
     pools = [s for s in specs if s.question is None]
-    shown = len(pools) <= 1 and all(
-        p.pool_topic and not (p.pool_tag or p.pool_difficulty) for p in pools
-    )
+    shown = not pools or (len(pools) == 1 and specs[-1].question is None)
     return specs, shown
 
 
@@ -164,6 +172,8 @@ def _initial(quiz: Quiz) -> dict[str, Any]:
         "questions": [str(s.question) for s in fixed],
         **{_points_name(s.question): s.points for s in fixed if s.question is not None},
         "pool_topic": pool.pool_topic if pool else "",
+        "pool_tag": pool.pool_tag if pool else "",
+        "pool_difficulty": pool.pool_difficulty if pool else "",
         "pool_draw": pool.draw_count if pool else None,
         "pool_points": pool.points if pool else None,
     }
@@ -183,9 +193,11 @@ def _slots(quiz: Quiz | None, data: dict[str, Any]) -> list[SlotSpec] | None:
         SlotSpec(question=pk, points=data.get(_points_name(pk)))
         for pk in kept + [pk for pk in chosen if pk not in kept]
     ]
-    if data["pool_topic"]:
+    if data["pool_topic"] or data["pool_tag"] or data["pool_difficulty"]:
         pool = SlotSpec(
             pool_topic=data["pool_topic"],
+            pool_tag=data["pool_tag"],
+            pool_difficulty=data["pool_difficulty"],
             draw_count=data["pool_draw"] or 1,
             points=data["pool_points"],
         )

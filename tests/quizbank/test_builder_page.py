@@ -86,19 +86,43 @@ def test_a_quiz_with_attempts_keeps_its_questions_and_the_form_says_why() -> Non
     assert [s.question_id for s in quiz.slots.all()] == [first.pk]
 
 
-def test_pools_the_form_cannot_show_are_left_alone() -> None:
+@pytest.mark.parametrize("two_pools", [True, False])
+def test_pools_the_form_cannot_show_are_left_alone(two_pools: bool) -> None:
     course = new_course()
     tagged = question(course, {**SINGLE, "tags": ["autograd"]})
-    quiz = quiz_create(
-        course=course,
-        data={"slug": "q", "title": "Q"},
-        slots=[SlotSpec(question=tagged.pk), SlotSpec(pool_tag="autograd")],
-    )
+    question(course, {**NUMERIC, "tags": ["autograd"]})
+    pool = SlotSpec(pool_tag="autograd")
+    slots = [pool, pool] if two_pools else [pool, SlotSpec(question=tagged.pk)]
+    quiz = quiz_create(course=course, data={"slug": "q", "title": "Q"}, slots=slots)
     author = _browser(member(course, Role.AUTHOR))
     page = author.get(f"/author/quizzes/{quiz.pk}/")
     assert "changes its settings only" in page.text
     assert author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "slug": "q"}).status_code == 302
-    assert [s.pool_tag for s in quiz.slots.all()] == ["", "autograd"]
+    kept = [(s.question_id, s.pool_tag) for s in quiz.slots.order_by("position")]
+    assert kept == [(None, "autograd"), (None, "autograd") if two_pools else (tagged.pk, "")]
+
+
+def test_an_author_draws_from_a_pool_by_tag_and_difficulty() -> None:
+    course = new_course()
+    question(course, {**SINGLE, "tags": ["autograd"], "difficulty": "advanced"})
+    question(course, {**NUMERIC, "tags": ["autograd"], "difficulty": "advanced"})
+    question(course, {**NUMERIC, "tags": ["autograd", "shapes"]})
+    author = _browser(member(course, Role.AUTHOR))
+    form = author.get(f"/author/courses/{course.pk}/quizzes/new/")
+    assert '<option value="shapes">shapes</option>' in form.text
+    body = {**BASE, "pool_tag": "autograd", "pool_difficulty": "advanced", "pool_draw": "3"}
+    too_many = author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
+    assert too_many.context["form"].errors == {
+        "pool_draw": ["At most 2: the pool holds 2 questions."]
+    }
+    saved = author.post(f"/author/courses/{course.pk}/quizzes/new/", {**body, "pool_draw": "2"})
+    assert saved.status_code == 302
+    quiz = Quiz.objects.get(course=course)
+    pool = quiz.slots.get()
+    assert (pool.pool_tag, pool.pool_difficulty, pool.draw_count) == ("autograd", "advanced", 2)
+    page = author.get(f"/author/quizzes/{quiz.pk}/")
+    assert "changes its settings only" not in page.text
+    assert page.context["form"].initial["pool_tag"] == "autograd"
 
 
 def test_settings_that_break_a_rule_are_shown_on_the_form() -> None:
