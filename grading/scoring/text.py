@@ -14,9 +14,8 @@ logger = logging.getLogger(__name__)
 PATTERN_TIMEOUT_S = 0.1
 
 _SPACES = re.compile(r"\s+")
-_FENCE = re.compile(r"^```[\w+-]*[ \t]*\n(?P<body>.*?)\n?[ \t]*```$", re.DOTALL)
-_BACKTICKS = re.compile(r"^(?P<ticks>`+)(?P<body>.*)(?P=ticks)$", re.DOTALL)
-_CONTEXT = re.compile(r"^(?:with\s+|@)\s*(?P<body>.*?)\s*:?$", re.DOTALL | re.IGNORECASE)
+_FENCE_INFO = re.compile(r"[\w+-]*[ \t]*")  # the language name after the opening fence
+_CONTEXT = re.compile(r"(?:with\s|@)", re.IGNORECASE)  # a `with` statement or a decorator
 _EMPTY_CALL = re.compile(r"\(\s*\)$")
 _DOTTED_NAME = re.compile(r"^\.?\s*(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)$")
 
@@ -28,17 +27,37 @@ def bare_name(text: str) -> str:
     decorator wrapper, empty call parentheses and any leading object or module
     qualifier. Text that is not a (dotted) name, e.g. `a(1 - a)`, keeps its form.
     """
-    text = text.strip()
-    for wrapper in (_FENCE, _BACKTICKS):
-        match = wrapper.match(text)
-        if match:
-            text = match.group("body").strip()
-    context = _CONTEXT.match(text)
-    if context:
-        text = context.group("body")
+    text = _inside_fence(text.strip()).strip()
+    text = _inside_backticks(text).strip()
+    if _CONTEXT.match(text):
+        # Sliced, not matched: a lazy body before `\s*:?$` retries every end on long spaces.
+        text = text[1 if text.startswith("@") else 4 :].lstrip()
+        text = text.removesuffix(":").rstrip()
     text = _EMPTY_CALL.sub("", text).strip()
     dotted = _DOTTED_NAME.match(text)
     return dotted.group(1) if dotted else text
+
+
+def _inside_fence(text: str) -> str:
+    """The code of a fenced block (```python, a new line, the code, ```), else the text.
+    Sliced, not matched: a lazy pattern would try every end on a long run of spaces."""
+    first_line_end = text.find("\n")
+    if not (text.startswith("```") and text.endswith("```")) or first_line_end < 0:
+        return text
+    if not _FENCE_INFO.fullmatch(text, 3, first_line_end) or len(text) - 3 <= first_line_end:
+        return text
+    body = text[first_line_end + 1 : len(text) - 3].rstrip(" \t")
+    return body.removesuffix("\n")
+
+
+def _inside_backticks(text: str) -> str:
+    """The text between as many backticks at its start as at its end (`x`, ``x``), else the
+    text. Counted, not matched: a pattern with a back-reference backtracks for minutes on a
+    long run of backticks."""
+    leading = len(text) - len(text.lstrip("`"))
+    trailing = len(text) - len(text.rstrip("`"))
+    ticks = min(leading, trailing, len(text) // 2)
+    return text[ticks : len(text) - ticks] if ticks else text
 
 
 def normalise(text: str, *, whitespace: str, case_sensitive: bool) -> str:
@@ -72,6 +91,11 @@ def _fullmatch(pattern: str, text: str, flags: int) -> bool:
         return regex.fullmatch(pattern, text, flags, timeout=PATTERN_TIMEOUT_S) is not None
     except TimeoutError:
         logger.warning("the answer pattern %r gave up after %s s", pattern, PATTERN_TIMEOUT_S)
+        return False
+    except (regex.error, OverflowError, ValueError, RecursionError):
+        # Checked when the question was saved; one stored before that check (or by an older
+        # release) matches nothing rather than stopping the whole attempt's grading.
+        logger.error("the answer pattern %r cannot be compiled", pattern, exc_info=True)
         return False
 
 

@@ -186,7 +186,18 @@ def drawn_responses(drawn: list[Drawn], seed: int) -> list[Response]:
     return rows
 
 
-def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime) -> Attempt:
+@dataclass(frozen=True)
+class NewDraw:
+    seed: int
+    drawn: list[Drawn]
+    rows: list[Response]
+
+
+def _new_draw(quiz: Quiz) -> NewDraw:
+    """A fresh seed's questions and their responses, variants generated. Done before the
+    attempt's transaction: a parameterised question waits for a worker's generator, and a
+    write lock held meanwhile (SQLite's, under `make run`) would keep that worker from
+    recording its job."""
     seed = secrets.randbits(62)
     drawn = attempt_draw(quiz=quiz, seed=seed)
     if not drawn:
@@ -196,6 +207,13 @@ def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime
         raise QuizIsLiveOnly(
             "This quiz is asked aloud in a live viva: an examiner starts it with you."
         )
+    return NewDraw(seed, drawn, drawn_responses(drawn, seed))
+
+
+def _create(
+    quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime, new: NewDraw
+) -> Attempt:
+    seed, drawn = new.seed, new.drawn
     attempt = Attempt.objects.create(
         quiz=quiz,
         user=user,
@@ -206,10 +224,9 @@ def _create(quiz: Quiz, terms: QuizTerms, user: User, number: int, now: datetime
         deadline=terms.deadline(now),
         max_score=sum(item.points for item in drawn),
     )
-    rows = drawn_responses(drawn, seed)
-    for row in rows:
+    for row in new.rows:
         row.attempt = attempt
-    Response.objects.bulk_create(rows)
+    Response.objects.bulk_create(new.rows)
     return attempt
 
 
@@ -231,9 +248,10 @@ def attempt_start(
     _check_open(terms, now)
     if terms.attempts_allowed and count >= terms.attempts_allowed:
         raise NoAttemptsLeft(f"All {terms.attempts_allowed} attempts have been used.")
+    new = _new_draw(quiz)
     try:
         with transaction.atomic():
-            return _create(quiz, terms, user, count + 1, now)
+            return _create(quiz, terms, user, count + 1, now, new)
     except IntegrityError as error:
         # A parallel request started the attempt first; hand back that one. A live viva
         # that took the same number is no attempt to resume: the student tries again.

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 
 from config.locking import for_update
 from config.queries import unique_or_none
@@ -335,11 +335,20 @@ def attempt_close_if_overdue(*, attempt: Attempt, now: datetime) -> Attempt:
 
 
 def attempts_close_overdue(*, now: datetime, limit: int = 500) -> int:
-    """Auto-submit every overdue open attempt (the beat task); returns how many closed."""
+    """Auto-submit every overdue open attempt (the beat task); returns how many closed. One
+    attempt that cannot be submitted is logged and left for the next sweep, never stopping
+    the others (they are taken oldest deadline first, so it would stop them every time)."""
     candidates = Attempt.objects.filter(status=AttemptStatus.OPEN, deadline__lt=now)
     closed = 0
     for attempt in candidates.select_related("quiz").order_by("deadline")[:limit]:
-        if attempt_is_overdue(attempt, now):
+        if not attempt_is_overdue(attempt, now):
+            continue
+        try:
             attempt_submit(attempt=attempt, now=now)
-            closed += 1
+        except (OperationalError, InterfaceError):
+            raise  # the database itself: the task's retry, not this attempt's problem
+        except Exception:
+            logger.exception("auto-submitting overdue attempt %s failed", attempt.pk)
+            continue
+        closed += 1
     return closed

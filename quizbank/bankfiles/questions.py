@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
+
+import regex
 
 from quizbank.bankfiles import schema
 from quizbank.bankfiles.checker import Checker
@@ -144,9 +145,12 @@ def _check_short_text(check: Checker, data: dict[str, Any], rows: bool) -> None:
 
 
 def _check_regex(check: Checker, pattern: str, path: FieldPath) -> None:
+    # Compiled by the engine that grades (the `regex` module), with both case rules: Python's
+    # `re` accepts patterns `regex` refuses (`[[:letters:]]`) and the other way round.
     try:
-        re.compile(pattern)
-    except re.error as exc:
+        for flags in (0, regex.IGNORECASE):
+            regex.compile(pattern, flags)
+    except (regex.error, OverflowError, ValueError, RecursionError) as exc:
         check.error(path, f"is not a valid regular expression: {exc}")
 
 

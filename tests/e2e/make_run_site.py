@@ -1,8 +1,8 @@
 """Students and a one-question code quiz in the `make run` site's database, for
 test_make_run_sqlite (run as `python -m tests.e2e.make_run_site N` beside the site).
 
-Prints one JSON object: the quiz id, one API token per student and the question's
-reference solution (a correct answer).
+Prints one JSON object: the quiz id, a second quiz's (one parameterised question), one API
+token per student and the code question's reference solution (a correct answer).
 """
 
 import json
@@ -26,6 +26,9 @@ def build(students: int) -> dict[str, Any]:
         shuffle_choices=False,
     )
     QuizSlot.objects.create(quiz=quiz, position=0, question=code)
+    variant = Quiz.objects.create(course=course, slug="sqlite-variant", title="A variant each")
+    parameterised = Question.objects.get(slug="quadratic-derivative-variant")
+    QuizSlot.objects.create(quiz=variant, position=0, question=parameterised)
     tokens = []
     for number in range(students):
         user = User.objects.create_user(username=f"concurrent-{number}")
@@ -33,7 +36,7 @@ def build(students: int) -> dict[str, Any]:
         tokens.append(Token.objects.create(user=user).key)
     assert code.current_version is not None
     source = code.current_version.content["files"]["reference.py"]
-    return {"quiz": quiz.pk, "tokens": tokens, "source": source}
+    return {"quiz": quiz.pk, "variant_quiz": variant.pk, "tokens": tokens, "source": source}
 
 
 if __name__ == "__main__":

@@ -35,8 +35,8 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 AT_ONCE = 20
 # Twenty students submit code together; one more autosaves, one more submits concurrently,
-# and one submits after the worker was killed.
-STUDENTS = AT_ONCE + 3
+# one submits after the worker was killed, and one starts a parameterised question.
+STUDENTS = AT_ONCE + 4
 # Generous for a loaded 2-core machine: the script migrates and loads the bank, and the worker
 # imports torch in two zygotes, before anything is graded. No figure here is asserted.
 START_TIMEOUT_S = 600.0
@@ -50,6 +50,7 @@ class Site:
     port: int
     database: Path
     quiz: int
+    variant_quiz: int
     tokens: list[str]
     source: str
 
@@ -152,7 +153,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         _wait_until_serving(process, port, log)
         data = _populate(environment)
         yield Site(
-            process.pid, port, folder / "db.sqlite3", data["quiz"], data["tokens"], data["source"]
+            process.pid,
+            port,
+            folder / "db.sqlite3",
+            data["quiz"],
+            data["variant_quiz"],
+            data["tokens"],
+            data["source"],
         )
     finally:
         _stop(process)
@@ -313,3 +320,15 @@ def test_a_killed_worker_is_started_again_and_grades_the_next_answer(site: Site)
     status, _ = site.call("POST", f"/api/attempts/{attempt}/submit/", token)
     [(_, state, score, _)] = _wait_until_settled(site, [attempt])
     assert (status, state, score) == (200, "graded", 1.0)
+
+
+def test_a_parameterised_question_starts_while_the_worker_generates_its_variant(
+    site: Site,
+) -> None:
+    """The generator runs on the worker, which records its job in the same SQLite file: the
+    start must not hold the write lock while it waits (it used to, and failed after 30 s)."""
+    token = site.tokens[AT_ONCE + 3]
+    status, attempt = site.call("POST", f"/api/quizzes/{site.variant_quiz}/attempts/", token)
+    assert status == 201, attempt
+    params = site.rows("SELECT params FROM grading_response WHERE attempt_id = ?", attempt["id"])
+    assert json.loads(params[0][0]), "the variant's parameters are stored"

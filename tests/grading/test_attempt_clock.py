@@ -187,3 +187,17 @@ def test_a_beat_run_spends_its_batch_on_open_attempts_only(quiz: Quiz) -> None:
     assert attempts_close_overdue(now=CLOSES + TICK, limit=1) == 1
     overdue.refresh_from_db()
     assert overdue.auto_submitted is True
+
+
+def test_one_attempt_that_cannot_be_submitted_does_not_stop_the_others(
+    quiz: Quiz, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The sweep takes the oldest deadline first: a broken attempt there stopped every sweep."""
+    broken, sound = started(quiz), started(quiz)
+    # A stored answer no scorer can read (written past the autosave's checks).
+    broken.responses.update(answer={"unreadable": True})
+    assert attempts_close_overdue(now=CLOSES + TICK) == 1
+    broken.refresh_from_db()
+    sound.refresh_from_db()
+    assert (broken.status, sound.status) == (AttemptStatus.OPEN, AttemptStatus.GRADED)
+    assert f"auto-submitting overdue attempt {broken.pk} failed" in caplog.text

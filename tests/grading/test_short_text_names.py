@@ -133,3 +133,27 @@ def test_a_formula_key_is_not_matched_by_its_first_symbol() -> None:
     content = short_text({"text": "a(1 - a)"})
     assert score(content, "a") == 0.0
     assert score(content, "`a(1 - a)`") == 1.0
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "`" * 60_000 + "x",  # a back-referencing pattern backtracked for minutes on these
+        "```py\n" + " " * 60_000 + "x",
+        "with x" + " " * 60_000 + "y",
+        "@x" + " " * 60_000 + "y",
+    ],
+)
+def test_long_runs_of_backticks_or_spaces_are_read_in_one_pass(typed: str) -> None:
+    """Scoring runs inside the submit's transaction: a quadratic reading of a 60 KB answer
+    would hold the database's write lock for minutes (it did)."""
+    assert bare_name(typed).endswith(typed[-1])
+    assert score(GRAD_FN, typed) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("typed", "name"),
+    [("````", ""), ("`", "`"), ("`a` b`", "a` b"), ("```\n```", ""), ("with x :", "x")],
+)
+def test_the_edges_of_backticks_fences_and_with_read_as_before(typed: str, name: str) -> None:
+    assert bare_name(typed) == name

@@ -65,3 +65,11 @@ def test_a_pattern_that_backtracks_catastrophically_gives_up_as_no_match() -> No
     content = short_text({"regex": "(a+)+b"}, {"text": "a" * 40 + "!"})
     assert score(content, "a" * 40 + "!") == 1.0
     assert score(content, "a" * 41) == 0.0
+
+
+def test_a_stored_pattern_the_grading_engine_refuses_matches_nothing_and_grades_on() -> None:
+    """`[[:letters:]]` compiles in Python's `re` but not in `regex`, which grades: a question
+    saved before the bank checked with `regex` must not stop its attempt's grading."""
+    content = short_text({"regex": "[[:letters:]]+"}, {"text": "abc", "fraction": 0.5})
+    assert score(content, "abc") == 0.5
+    assert score(short_text({"regex": "a{4294967296}"}), "a") == 0.0

@@ -219,6 +219,16 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:5 answers[0].regex: is not a valid regular expression",
     ),
     (
+        "short text: regex compiles in the engine that grades",
+        {"t/q.yaml": TEXT + "  - regex: '[[:letters:]]+'\n"},
+        "t/q.yaml:5 answers[0].regex: is not a valid regular expression",
+    ),
+    (
+        "short text: regex repeat count within bounds",
+        {"t/q.yaml": TEXT + "  - regex: 'a{4294967296}'\n"},
+        "t/q.yaml:5 answers[0].regex: is not a valid regular expression",
+    ),
+    (
         "short text: text or regex",
         {"t/q.yaml": TEXT + "  - text: a\n    regex: a\n"},
         "t/q.yaml:5 answers[0]: an answer needs exactly one of text or regex",
