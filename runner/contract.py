@@ -81,6 +81,9 @@ LIMIT_KEYS = ("time_s", "memory_mb", "output_kb")
 EFFICIENCY_KEYS = ("max_time_ratio", "max_memory_ratio")
 _QUALIFIED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _LIMIT_TYPES: dict[str, type] = {"time_s": float, "memory_mb": int, "output_kb": int}
+# The most a question may ask for one run: more would hold a worker for minutes per answer or
+# ask for memory no worker has (a limit past the machine's is no limit at all).
+LIMIT_MAXIMA: dict[str, float] = {"time_s": 120, "memory_mb": 16_384, "output_kb": 10_240}
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,8 @@ def _limits(raw: object) -> Limits:
         if not is_number(value) or value <= 0 or (kind is int and value != int(value)):
             what = "a positive whole number" if kind is int else "a positive number"
             raise CaseError(("limits", key), f"must be {what}")
+        if value > LIMIT_MAXIMA[key]:
+            raise CaseError(("limits", key), f"must be at most {LIMIT_MAXIMA[key]:g}")
         values[key] = kind(value)
     return Limits(**values)
 

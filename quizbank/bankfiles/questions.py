@@ -186,7 +186,9 @@ def _check_levels(check: Checker, criterion: dict[str, Any], path: FieldPath) ->
         check.keys(level, level_path, ("label", "points", "descriptor"))
         check.text(level, "label", level_path, required=True, max_length=schema.MAX_LEVEL_LABEL)
         check.text(level, "descriptor", level_path, required=True)
-        value = check.number(level, "points", level_path, minimum=0, required=True)
+        value = check.number(
+            level, "points", level_path, minimum=0, maximum=schema.MAX_POINTS, required=True
+        )
         if value is not None:
             points.append(value)
     if len(points) == len(levels) and any(b <= a for a, b in zip(points, points[1:], strict=False)):

@@ -92,6 +92,12 @@ def parse_xml(data: bytes, what: str = "the file") -> XmlDoc:
             )
         )
         raise InterchangeRefused(f"{what} is not well-formed XML: {exc}{hint}") from exc
+    except (LookupError, ValueError, UnicodeError) as exc:
+        # The XML declaration names an encoding expat cannot read (shift_jis, utf-32, base64,
+        # a name Python does not know).
+        raise InterchangeRefused(
+            f"{what} declares an encoding that cannot be read ({exc}); save it as UTF-8"
+        ) from exc
     return XmlDoc(root=root, lines=lines)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner.harness.spec_training import Training, parse_training
-from runner.harness.spec_values import CaseError, Path, is_number, validate_value
+from runner.harness.spec_values import MAX_WEIGHT, CaseError, Path, is_number, validate_value
 
 CHECK_KINDS = (
     "gradients",
@@ -108,8 +108,8 @@ def _case_basics(raw: dict[str, Any], index: int, path: Path) -> dict[str, Any]:
     seed = raw.get("seed", index)
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_CASE_NAME:
         raise CaseError((*path, "name"), f"must be a non-empty string of {MAX_CASE_NAME} or fewer")
-    if not is_number(weight) or weight < 0:
-        raise CaseError((*path, "weight"), "must be a number >= 0")
+    if not is_number(weight) or not 0 <= weight <= MAX_WEIGHT:
+        raise CaseError((*path, "weight"), f"must be a number from 0 to {MAX_WEIGHT}")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**32:
         raise CaseError((*path, "seed"), "must be an integer in [0, 2**32)")
     if not isinstance(raw.get("hidden", False), bool):

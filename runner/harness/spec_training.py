@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from runner.harness.spec_values import CaseError, Path, is_number, validate_value
+from runner.harness.spec_values import MAX_WEIGHT, CaseError, Path, is_number, validate_value
 
 STAGES = ("runs", "loss_decreases", "matches_reference")
 LOSSES = ("mse", "bce_with_logits")
@@ -109,8 +109,8 @@ def _parse_stage(raw: object, path: Path) -> Stage:
     if unknown:
         raise CaseError((*path, unknown[0]), "unknown field")
     weight, tolerance = raw.get("weight", 1), raw.get("tolerance", 0.0)
-    if not is_number(weight) or weight < 0:
-        raise CaseError((*path, "weight"), "must be a number >= 0")
+    if not is_number(weight) or not 0 <= weight <= MAX_WEIGHT:
+        raise CaseError((*path, "weight"), f"must be a number from 0 to {MAX_WEIGHT}")
     if not is_number(tolerance) or not 0 <= tolerance < 1:
         raise CaseError((*path, "tolerance"), "must be a number in [0, 1)")
     return Stage(raw["check"], float(weight), float(tolerance))

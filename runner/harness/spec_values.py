@@ -18,6 +18,11 @@ TENSOR_KEYS = ("tensor", "dtype", "requires_grad")
 RANDOM_KEYS = ("random", "dtype", "distribution", "low", "high", "scale", "requires_grad")
 
 
+# The most one case or training stage may weigh: weights are shares of the score, and a sum
+# past any float would make every score NaN.
+MAX_WEIGHT = 1000
+
+
 class CaseError(ValueError):
     """A case in a question is invalid; `path` locates the field."""
 

@@ -299,6 +299,16 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/c/question.yaml:9 limits.memory_mb: must be a positive whole number",
     ),
     (
+        "code: limits within what a worker can give",
+        code_question(CODE + CASE + "limits:\n  time_s: 1.0e+300\n"),
+        "t/c/question.yaml:9 limits.time_s: must be at most 120",
+    ),
+    (
+        "code: memory within what a worker can give",
+        code_question(CODE + CASE + "limits:\n  memory_mb: 1000000000000\n"),
+        "t/c/question.yaml:9 limits.memory_mb: must be at most 16384",
+    ),
+    (
         "code: compare dtype enum",
         code_question(CODE + CASE + "compare:\n  dtype: loose\n"),
         "t/c/question.yaml:9 compare.dtype: must be strict or promotable",
@@ -326,7 +336,7 @@ RULES: list[tuple[str, dict[str, str], str]] = [
     (
         "code: weight at least zero",
         code_question(CODE + CASE + "    weight: -1\n"),
-        "t/c/question.yaml:8 cases[0].weight: must be a number >= 0",
+        "t/c/question.yaml:8 cases[0].weight: must be a number from 0 to 1000",
     ),
     (
         "code: seed whole number",
@@ -442,6 +452,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "viva: points rise",
         {"t/q.yaml": VIVA + "  - criterion: C\n" + LEVELS.replace("points: 2", "points: 1")},
         "t/q.yaml:8 rubric[0].levels: levels go from weakest to strongest: points must rise",
+    ),
+    (
+        "viva: level points within the bank's range",
+        {"t/q.yaml": VIVA + "  - criterion: C\n" + LEVELS.replace("points: 2", "points: 1.5e+308")},
+        "t/q.yaml:11 rubric[0].levels[2].points: must be a number <= 9999.99",
     ),
     (
         "viva: level descriptor required",

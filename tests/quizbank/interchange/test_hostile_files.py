@@ -150,6 +150,10 @@ def test_a_file_of_more_questions_than_one_import_takes_is_refused_whole(course:
         ("gift", b"\xff\xfe\x00bad", "UTF-8"),
         ("qti", b"PK\x03\x04 not really a zip", "not a zip file"),
         ("qti", zipped({"a.xml": CHOICE}), "needs imsmanifest.xml"),
+        *(
+            ("moodle", f'<?xml version="1.0" encoding="{name}"?><quiz/>'.encode(), "UTF-8")
+            for name in ("shift_jis", "utf-32", "UTFinf", "base64", "idna")
+        ),
     ],
 )
 def test_malformed_files_are_refused_with_a_reason(
