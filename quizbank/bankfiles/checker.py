@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -17,6 +18,11 @@ def is_number(value: object) -> bool:
 
 def _choices(options: Iterable[str]) -> str:
     return ", ".join(options)
+
+
+# Control characters other than tab and line breaks: no page shows them, and XML (Moodle,
+# QTI) cannot hold them at all.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class Checker:
@@ -64,6 +70,10 @@ class Checker:
         if not isinstance(value, str):
             self.error((*path, key), "must be text")
             return None
+        control = _CONTROL.search(value)
+        if control:
+            code = f"U+{ord(control.group()):04X}"
+            self.error((*path, key), f"holds a control character ({code}); remove it")
         if required and not value.strip():
             self.error((*path, key), "must not be empty")
         if max_length is not None and len(value.strip()) > max_length:

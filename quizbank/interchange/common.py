@@ -9,6 +9,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
+from xml.etree.ElementTree import Element, indent, tostring
 
 from quizbank.bankfiles import canonicalize, schema
 from quizbank.interchange.report import Unsupported
@@ -19,6 +20,19 @@ EXTENSION_DROP = None
 PLACEHOLDER_MODEL_ANSWER = (
     "No model answer came with the imported question; its author can write one in the bank."
 )
+
+
+# Characters XML 1.0 cannot hold at all, escaped or not (every C0 control but tab, LF, CR).
+_NOT_IN_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def xml_bytes(element: Element) -> bytes:
+    """The element as an indented UTF-8 XML document. A control character that reached the
+    bank (a question saved before the bank refused them) is left out: in the file it would
+    make every question unreadable."""
+    indent(element)
+    data: bytes = tostring(element, encoding="utf-8", xml_declaration=True)
+    return _NOT_IN_XML.sub(b"", data)
 
 
 def slugify(

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from xml.etree.ElementTree import Element, SubElement, indent, tostring
+from xml.etree.ElementTree import Element, SubElement
 
-from quizbank.interchange.common import dump_extension, extension_for, percent
+from quizbank.interchange.common import dump_extension, extension_for, percent, xml_bytes
 from quizbank.interchange.moodle_files import with_pluginfile_references, write_files
 from quizbank.interchange.moodle_xml import EXTENSION_TAG, read_question
 from quizbank.interchange.report import Draft, Exported, TopicRef, Unsupported
@@ -25,9 +25,7 @@ def write_moodle_xml(items: list[Draft], filename: str) -> Exported:
             topic = item.topic
             quiz.append(_category(topic))
         quiz.append(_question(item, writer))
-    indent(quiz)
-    data: bytes = tostring(quiz, encoding="utf-8", xml_declaration=True)
-    return Exported(data=data, filename=filename, content_type="application/xml")
+    return Exported(data=xml_bytes(quiz), filename=filename, content_type="application/xml")
 
 
 def _text(parent: Element, tag: str, text: str, fmt: str | None = "markdown") -> Element:

@@ -9,8 +9,9 @@ import io
 import zipfile
 from collections.abc import Callable
 from typing import Any
-from xml.etree.ElementTree import Element, SubElement, indent, tostring
+from xml.etree.ElementTree import Element, SubElement
 
+from quizbank.interchange.common import xml_bytes
 from quizbank.interchange.qti_rules import write_choice_feedback, write_text_conditions
 from quizbank.interchange.report import Draft, Exported, Skipped
 from runner.contract import GENERATOR_FILE
@@ -50,9 +51,7 @@ def write_qti_package(items: list[Draft], filename: str) -> Exported:
 
 
 def _xml(element: Element) -> bytes:
-    indent(element)
-    data: bytes = tostring(element, encoding="utf-8", xml_declaration=True)
-    return data + b"\n"
+    return xml_bytes(element) + b"\n"
 
 
 def _identifier(path: str) -> str:

@@ -229,6 +229,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:5 answers[0].regex: is not a valid regular expression",
     ),
     (
+        "text holds no control characters",
+        {"t/q.yaml": TF.replace("title: T", 'title: "Bell \\a"')},
+        "t/q.yaml:2 title: holds a control character (U+0007); remove it",
+    ),
+    (
         "short text: text or regex",
         {"t/q.yaml": TEXT + "  - text: a\n    regex: a\n"},
         "t/q.yaml:5 answers[0]: an answer needs exactly one of text or regex",

@@ -10,10 +10,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from lms.services.tokens import api_client_create, token_issue
-from quizbank.errors import ExportFailed, ExportImpossible
+from quizbank.errors import ExportFailed, ExportImpossible, TopicInvalid
 from quizbank.models import Course, Role, Topic
 from quizbank.services.bank_export import bank_export
 from quizbank.services.question_authoring import STARTERS
+from quizbank.services.topics import topic_create
 from tests.grading.content import CODE
 from tests.grading.factories import api_as, member, new_course, new_topic, question
 
@@ -141,3 +142,10 @@ def test_an_export_that_fails_half_way_leaves_no_folder(tmp_path: Path) -> None:
         bank_export(course=course, path=target)
     assert list(parent.iterdir()) == [target]
     assert not list(target.iterdir())
+
+
+@pytest.mark.parametrize("title", ["a\x01b", "Bell \x07", "two\nlines"])
+def test_a_topic_title_with_a_control_character_is_refused(title: str) -> None:
+    with pytest.raises(TopicInvalid) as refused:
+        topic_create(course=new_course(), title=title)
+    assert refused.value.fields == {"title": ["a title holds no control characters or line breaks"]}

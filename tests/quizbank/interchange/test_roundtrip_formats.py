@@ -111,3 +111,31 @@ def test_a_qti_export_keeps_prompts_choices_and_numeric_tolerances(pytorch_bank:
     for slug in parameterised:
         assert slug not in back
         assert any("a parameterised question" in r for where, r in reasons.items() if slug in where)
+
+
+@pytest.mark.parametrize("fmt", ["moodle", "qti"])
+def test_a_control_character_stored_before_the_bank_refused_them_is_left_out_of_xml(
+    pytorch_bank: Course, fmt: str
+) -> None:
+    """One such question made the whole export unreadable, even to Vivabank's own import."""
+    versions = QuestionVersion.objects.filter(question__course=pytorch_bank)
+    version = versions.filter(content__type="single_choice").first()
+    assert version is not None
+    prompt = "Bell \x07 and escape \x1b[31m, then text"
+    QuestionVersion.objects.filter(pk=version.pk).update(
+        content={**version.content, "prompt": prompt}
+    )
+    exported = interchange_export(course=pytorch_bank, fmt=fmt)
+    if fmt == "moodle":  # a QTI package is a zip, whose bytes hold anything
+        assert b"\x07" not in exported.data
+        assert b"\x1b" not in exported.data
+    report = interchange_import(course=make_course(slug="fresh"), fmt=fmt, data=exported.data)
+    assert report.skipped == []
+    assert any("Bell  and escape [31m, then text" in q["prompt"] for q in stored_prompts())
+
+
+def stored_prompts() -> list[dict[str, str]]:
+    return [
+        {"prompt": str(v.content.get("prompt", ""))}
+        for v in QuestionVersion.objects.filter(question__course__slug="fresh")
+    ]
