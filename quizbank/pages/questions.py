@@ -68,7 +68,15 @@ class QuestionForm(forms.Form):
         "<code>files:</code> (reference.py and at least one wrong_&lt;name&gt;.py).",
     )
 
-    version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    version = forms.IntegerField(
+        widget=forms.HiddenInput,
+        min_value=1,
+        error_messages=dict.fromkeys(
+            ("required", "invalid", "min_value"),
+            "This page did not say which version it edits: copy your text, reload the page "
+            "and save again.",
+        ),
+    )
 
     def __init__(self, *args: Any, course: Course, new: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

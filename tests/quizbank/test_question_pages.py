@@ -54,9 +54,9 @@ def test_an_edit_saves_the_next_version_and_the_same_text_saves_none(author: Use
     question = Question.objects.get(slug="new-one")
     url = reverse("quizbank-pages:question-edit", args=[question.pk])
     text = question_yaml(question).replace("A new true/false question", "Leaves and grad_fn")
-    saved = page.post(url, {"topic": "tensors", "content": text}, follow=True)
+    saved = page.post(url, {"topic": "tensors", "content": text, "version": 1}, follow=True)
     assert "Saved a new version of Leaves and grad_fn." in saved.content.decode()
-    again = page.post(url, {"topic": "tensors", "content": text}, follow=True)
+    again = page.post(url, {"topic": "tensors", "content": text, "version": 2}, follow=True)
     assert "No change to Leaves and grad_fn." in again.content.decode()
     assert sorted(question.versions.values_list("number", flat=True)) == [1, 2]
 
@@ -74,7 +74,7 @@ def test_a_refused_edit_says_where_and_changes_nothing(author: User, text: str, 
     page = _create(author, starter_yaml("true_false"))
     question = Question.objects.get(slug="new-one")
     url = reverse("quizbank-pages:question-edit", args=[question.pk])
-    reply = page.post(url, {"topic": "tensors", "content": text})
+    reply = page.post(url, {"topic": "tensors", "content": text, "version": 1})
     assert reply.status_code == 200
     body = reply.content.decode()
     assert "Not saved" in body
@@ -139,6 +139,21 @@ def test_a_second_tab_saving_an_older_version_is_refused(author: User) -> None:
     second = page.post(url, {"topic": "tensors", "content": text.replace("T", "t"), "version": 1})
     assert "began from version 1, but the question is at version 2" in second.content.decode()
     assert question.versions.count() == 2
+
+
+@pytest.mark.parametrize("version", ["", "abc", "0"])
+def test_an_edit_that_does_not_say_its_version_is_refused_and_says_why(
+    author: User, version: str
+) -> None:
+    """A missing stamp skipped the two-tab check; a damaged one was refused unmarked."""
+    page = _create(author, starter_yaml("true_false"))
+    question = Question.objects.get(slug="new-one")
+    url = reverse("quizbank-pages:question-edit", args=[question.pk])
+    text = question_yaml(question).replace("T", "t")
+    reply = page.post(url, {"topic": "tensors", "content": text, "version": version})
+    assert reply.status_code == 200
+    assert "This page did not say which version it edits" in reply.content.decode()
+    assert question.versions.count() == 1
 
 
 @pytest.mark.parametrize(
