@@ -156,6 +156,14 @@ class QuestionKept(DomainError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class VivaQuestionChanged(DomainError):
+    """A put-back naming another question than the one now at its position (a stale tab,
+    or a second examiner who put it back and drew again meanwhile)."""
+
+    code = "viva_question_changed"
+    status_code = status.HTTP_409_CONFLICT
+
+
 class NoSuchPosition(DomainError):
     code = "no_such_position"
     status_code = status.HTTP_404_NOT_FOUND

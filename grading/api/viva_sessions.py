@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -152,12 +152,35 @@ class VivaRecordApi(APIView):
         )
         return Response(Question(view).data)
 
-    @extend_schema(request=None, responses=SessionSerializer, operation_id="viva_discard")
+    class DiscardQuerySerializer(serializers.Serializer[dict[str, Any]]):
+        id = BoundedIntegerField(required=False)
+
+    @extend_schema(
+        request=None,
+        parameters=[
+            OpenApiParameter(
+                "id",
+                int,
+                description="The `id` of the question meant (as the session lists it): 409 "
+                "`viva_question_changed` when another question is at this position by now. "
+                "Optional for older clients; without it the put-back is not checked.",
+            )
+        ],
+        responses=SessionSerializer,
+        operation_id="viva_discard",
+    )
     def delete(self, request: Request, session_id: int, position: int) -> Response:
         """Put the last question drawn back unasked (not once it is marked): it leaves the
         attempt and is not drawn again in this session."""
         session = access_viva_session(request.user, session_id)
-        viva_session_discard(session=session, position=position, now=timezone.now())
+        query = self.DiscardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        viva_session_discard(
+            session=session,
+            position=position,
+            now=timezone.now(),
+            drawn_id=query.validated_data.get("id"),
+        )
         return _session_reply(request, session_id)
 
 

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods
 from config.exceptions import DomainError
 from config.fields import id_from_text
 from grading.api.viva_presenters import viva_session_view
-from grading.errors import NoSuchPosition
+from grading.errors import NoSuchPosition, VivaQuestionChanged
 from grading.models.marking import Mark
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.selectors.viva_sessions import access_viva_session
@@ -91,9 +91,15 @@ def _draw(request: HttpRequest, session: VivaSession) -> str:
 
 def _discard(request: HttpRequest, session: VivaSession) -> str:
     position = _number(request.POST.get("position", ""))
+    drawn_id = _number(request.POST.get("id", ""))
     if position is None:
         raise NoSuchPosition("Say which question of the viva to put back.")
-    viva_session_discard(session=session, position=position, now=timezone.now())
+    if drawn_id is None:  # a page drawn before put-backs named their question
+        raise VivaQuestionChanged(
+            "This page does not say which question it means to put back; reload it and "
+            "put the question back again."
+        )
+    viva_session_discard(session=session, position=position, now=timezone.now(), drawn_id=drawn_id)
     return "The question was put back; it is not drawn again in this viva."
 
 

@@ -25,6 +25,7 @@ from grading.errors import (
     QuestionKept,
     SessionClosed,
     UnmarkedQuestions,
+    VivaQuestionChanged,
     VivaQuizReleasesImmediately,
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
@@ -184,10 +185,14 @@ def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Res
         return response
 
 
-def viva_session_discard(*, session: VivaSession, position: int, now: datetime) -> VivaSession:
+def viva_session_discard(
+    *, session: VivaSession, position: int, now: datetime, drawn_id: int | None = None
+) -> VivaSession:
     """Put the last question drawn back unasked (drawn by mistake, or not one to ask this
     student): it leaves the attempt and is not drawn again in this session. A marked
-    question stays: its mark is part of the record."""
+    question stays: its mark is part of the record. `drawn_id` (the drawn question's id in
+    the session) refuses the put-back when another question is at `position` by now; None
+    skips that check (API clients written before it)."""
     with transaction.atomic():
         locked = _locked_open(session)
         attempt = attempt_lock(locked.attempt_id)
@@ -196,6 +201,14 @@ def viva_session_discard(*, session: VivaSession, position: int, now: datetime) 
             raise NoSuchPosition(
                 f"No question was drawn at position {position} in this session.",
                 fields={"position": ["no such question"]},
+            )
+        named = attempt.responses.filter(position=position).values_list("pk", flat=True).first()
+        if drawn_id is not None and named != drawn_id:
+            raise VivaQuestionChanged(
+                f"The question at position {position} is no longer the one meant: it was put "
+                "back and another drawn since (in another tab, or by another examiner). "
+                "Nothing was put back; reload to see the viva as it is.",
+                fields={"id": ["not the question at this position"]},
             )
         if last.position != position:
             raise QuestionKept(

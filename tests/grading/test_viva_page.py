@@ -5,6 +5,7 @@ from django.test import Client
 
 from grading.models import AttemptStatus
 from grading.models.viva_sessions import VivaSession
+from quizbank.models import QuizSlot
 from tests.grading.content import VIVA
 from tests.grading.factories import (
     Staff,
@@ -95,7 +96,10 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
             {"action": "discard", "position": "x"},
             "Not done: Say which question of the viva to put back.",
         ),
-        ({"action": "discard", "position": "99"}, "Not done: No question was drawn at position 99"),
+        (
+            {"action": "discard", "position": "99", "id": "1"},
+            "Not done: No question was drawn at position 99",
+        ),
         ({"action": "end"}, "Not done: Mark every question asked"),
         ({"action": "draw"}, "A question was drawn."),
         ({"action": "record", "position": "0", "notes": "n"}, "Notes saved; choose a level"),
@@ -115,10 +119,28 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
 def test_a_question_drawn_by_mistake_is_put_back_from_the_page(staff: Staff) -> None:
     page, session, url = _viva_with_one_question(staff)
     assert "Put this question back unasked" in page.get(url).text
-    put_back = page.post(url, {"action": "discard", "position": "0"}, follow=True)
+    drawn = session.attempt.responses.get()
+    assert f'name="id" value="{drawn.pk}"' in page.get(url).text
+    put_back = page.post(url, {"action": "discard", "position": "0", "id": drawn.pk}, follow=True)
     assert "The question was put back; it is not drawn again in this viva." in put_back.text
     assert "No question drawn yet." in put_back.text
     assert session.attempt.responses.count() == 0
+
+
+def test_a_put_back_from_a_stale_page_leaves_the_question_drawn_since(staff: Staff) -> None:
+    question(staff.course, {**VIVA, "title": "Another", "tags": ["oral"]})
+    QuizSlot.objects.create(quiz=staff.quiz, position=1, pool_tag="oral")
+    page, session, url = _viva_with_one_question(staff)
+    first = session.attempt.responses.get()
+    page.post(url, {"action": "discard", "position": "0", "id": first.pk})
+    page.post(url, {"action": "draw"})
+    second = session.attempt.responses.get()
+    for body in ({"id": first.pk}, {}):  # a stale tab, and a page drawn before the id was sent
+        stale = page.post(url, {"action": "discard", "position": "0", **body}, follow=True)
+        assert "Not done:" in stale.text
+        assert session.attempt.responses.get() == second
+    said = "The question at position 0 is no longer the one meant"
+    assert said in page.post(url, {"action": "discard", "position": "0", "id": first.pk}).text
 
 
 def test_starting_a_viva_already_under_way_opens_it(staff: Staff) -> None:

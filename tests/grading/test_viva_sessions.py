@@ -96,6 +96,25 @@ def test_a_question_put_back_unasked_leaves_the_viva_and_is_not_drawn_again(
     assert float(attempt.max_score or 0) == 6
 
 
+def test_a_stale_put_back_names_its_question_and_leaves_a_newer_one_drawn(
+    staff: Staff,
+) -> None:
+    client = api_as(staff.examiner)
+    session = _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    first = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    assert client.delete(f"{base}/questions/0/?id={first['id']}").status_code == 200
+    second = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    assert second["position"] == 0
+    stale = client.delete(f"{base}/questions/0/?id={first['id']}")  # another tab, for the first
+    assert stale.status_code == 409
+    error = stale.json()["error"]
+    assert error["code"] == "viva_question_changed"
+    assert "The question at position 0 is no longer the one meant" in error["message"]
+    assert Attempt.objects.get(pk=session["attempt"]).responses.get().pk == second["id"]
+    assert client.delete(f"{base}/questions/0/?id=x").status_code == 400
+
+
 def test_only_the_last_unmarked_question_can_be_put_back(staff: Staff) -> None:
     client = api_as(staff.examiner)
     session = _start(staff).json()
