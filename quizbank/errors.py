@@ -51,6 +51,13 @@ class QuizInvalid(DomainError):
     code: ClassVar[str] = "quiz_invalid"
 
 
+class QuizChanged(DomainError):
+    """Someone saved the quiz since this edit began (another tab, another author)."""
+
+    code: ClassVar[str] = "quiz_changed"
+    status_code: ClassVar[int] = status.HTTP_409_CONFLICT
+
+
 class QuizLocked(DomainError):
     code: ClassVar[str] = "quiz_locked"
     status_code: ClassVar[int] = status.HTTP_409_CONFLICT

@@ -9,6 +9,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.forms.boundfield import BoundField, BoundWidget
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -22,6 +23,7 @@ from quizbank.services.quiz_write import (
     MAX_SLOT_POINTS,
     SlotSpec,
     quiz_create,
+    quiz_stamp,
     quiz_update,
     slot_spec,
 )
@@ -39,6 +41,7 @@ SETTINGS = (
     "release_policy",
 )
 
+SAVED = (*SETTINGS, "time_limit")  # what the form saves of the quiz's own fields
 FORM_FIELDS = {"time_limit": "minutes"}  # the service's name for a setting -> the form's
 POOL_FIELDS = ("pool_topic", "pool_tag", "pool_difficulty", "pool_draw", "pool_points")
 
@@ -106,9 +109,13 @@ class QuizForm(forms.Form):
     )
     pool_draw = forms.IntegerField(required=False, min_value=1, max_value=100, label="How many")
     pool_points = _points_field("Points for each drawn question (empty: its own)", "")
+    # The quiz as the page was drawn (quiz_stamp): a save from a stale page is refused.
+    stamp = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(self, course: Course, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if "stamp" not in self.initial:  # a new quiz
+            del self.fields["stamp"]
         for field in self.fields.values():
             if isinstance(field, forms.ChoiceField):
                 # Django's own message repeats the value sent, however long.
@@ -176,6 +183,7 @@ def _initial(quiz: Quiz) -> dict[str, Any]:
         "pool_difficulty": pool.pool_difficulty if pool else "",
         "pool_draw": pool.draw_count if pool else None,
         "pool_points": pool.points if pool else None,
+        "stamp": quiz_stamp(quiz, SAVED),
     }
 
 
@@ -211,7 +219,8 @@ def _save(course: Course, quiz: Quiz | None, data: dict[str, Any]) -> Quiz:
     slots = _slots(quiz, data)
     if quiz is None:
         return quiz_create(course=course, data=settings, slots=slots or [])
-    return quiz_update(quiz=quiz, data=settings, slots=slots)
+    # No stamp (a page drawn before pages carried one) is as stale as a wrong one.
+    return quiz_update(quiz=quiz, data=settings, slots=slots, seen=data.get("stamp") or "")
 
 
 def _show_refusal(form: QuizForm, refused: DomainError) -> None:
@@ -258,6 +267,7 @@ def _page(request: HttpRequest, course: Course, quiz: Quiz | None) -> HttpRespon
         "quiz": quiz,
         "slots_elsewhere": quiz is not None and not _form_slots(quiz)[1],
         "locked": locked,
+        "fields_marked": any(name != NON_FIELD_ERRORS for name in form.errors),
     }
     return render(request, "quizbank/author/builder.html", context)
 

@@ -10,7 +10,10 @@ a replacement identical to the current slots (points included) is no change and
 always allowed.
 """
 
-from dataclasses import dataclass
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -19,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.template.defaultfilters import pluralize
 
 from config.locking import for_update
-from quizbank.errors import QuizInvalid, QuizLocked, SlugTaken
+from quizbank.errors import QuizChanged, QuizInvalid, QuizLocked, SlugTaken
 from quizbank.events import quiz_terms_changed
 from quizbank.models import (
     Course,
@@ -242,10 +245,33 @@ def _terms_changed(quiz: Quiz, before: tuple[Any, ...]) -> None:
         quiz_terms_changed.send(sender=Quiz, quiz=quiz, user_ids=None, grace_before=grace_before)
 
 
+def quiz_stamp(quiz: Quiz, settings: Iterable[str]) -> str:
+    """A digest of the quiz's `settings` (names) and its slots as saved: what an edit began
+    from, for quiz_update to refuse saving over a change made since."""
+    slots = [slot_spec(s) for s in quiz.slots.select_related("pool_topic").order_by("position")]
+    saved = {
+        "settings": {name: getattr(quiz, name) for name in sorted(settings)},
+        "slots": [asdict(spec) for spec in slots],
+    }
+    return hashlib.sha256(json.dumps(saved, default=str).encode()).hexdigest()
+
+
+QUIZ_CHANGED = (
+    "This quiz was changed in another tab or by another author since you opened this page: "
+    "nothing was saved. Reload to see their changes, then make yours again."
+)
+
+
 @transaction.atomic
-def quiz_update(*, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None) -> Quiz:
-    """Change the quiz's settings (schedule included) and, with `slots`, its questions."""
+def quiz_update(
+    *, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None, seen: str | None = None
+) -> Quiz:
+    """Change the quiz's settings (schedule included) and, with `slots`, its questions.
+    `seen` (quiz_stamp over the settings in `data`, when the edit began) refuses the change
+    with QuizChanged when those settings or the slots are no longer what the editor saw."""
     quiz = for_update(Quiz).get(pk=quiz.pk)
+    if seen is not None and seen != quiz_stamp(quiz, data):
+        raise QuizChanged(QUIZ_CHANGED)
     before = _terms_of(quiz)
     for name, value in data.items():
         setattr(quiz, name, value)

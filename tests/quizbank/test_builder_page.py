@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from quizbank.models import Quiz, Role
-from quizbank.services.quiz_write import SlotSpec, quiz_create
+from quizbank.services.quiz_write import SlotSpec, quiz_create, quiz_update
 from tests.grading.content import NUMERIC, SINGLE
 from tests.grading.factories import member, new_course, new_topic, question, submitted_attempt
 
@@ -19,6 +19,11 @@ def _browser(user: User) -> Client:
     client = Client()
     client.force_login(user)
     return client
+
+
+def _opened(author: Client, quiz: Quiz) -> dict[str, str]:
+    """The stamp a page opened now carries of the quiz (its hidden `stamp` field)."""
+    return {"stamp": author.get(f"/author/quizzes/{quiz.pk}/").context["form"].initial["stamp"]}
 
 
 BASE = {
@@ -53,7 +58,8 @@ def test_an_author_builds_a_quiz_with_a_fixed_question_and_a_pool() -> None:
     assert quiz.title == "Week one"
     assert [s.is_pool for s in quiz.slots.all()] == [False, True], "the edit form kept the pool"
     assert "no questions yet" not in author.get(f"/author/quizzes/{quiz.pk}/").content.decode()
-    emptied = author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "title": "Week one"})
+    body = {**BASE, **_opened(author, quiz), "title": "Week one"}
+    emptied = author.post(f"/author/quizzes/{quiz.pk}/", body)
     assert emptied.status_code == 302
     assert quiz.slots.count() == 0
     page = author.get(f"/author/quizzes/{quiz.pk}/").content.decode()
@@ -77,13 +83,45 @@ def test_a_quiz_with_attempts_keeps_its_questions_and_the_form_says_why() -> Non
     )
     # A POST that asks for other questions (a page opened before the first attempt, a hand-made
     # request) saves the other settings and leaves the questions as they are.
-    saved = author.post(url, {**body, "title": "Renamed", "questions": [str(second.pk)]})
+    asked = {**body, **_opened(author, quiz), "title": "Renamed", "questions": [str(second.pk)]}
+    saved = author.post(url, asked)
     assert saved.status_code == 302
     said = author.get(saved["Location"]).text
     assert "Students have attempted this quiz since the page was opened" in said
     quiz.refresh_from_db()
     assert quiz.title == "Renamed"
     assert [s.question_id for s in quiz.slots.all()] == [first.pk]
+
+
+STALE = "This quiz was changed in another tab or by another author since you opened this page"
+
+
+def test_a_save_from_a_page_opened_before_another_save_is_refused_and_keeps_what_was_typed() -> (
+    None
+):
+    course = new_course()
+    fixed = question(course, SINGLE)
+    author = _browser(member(course, Role.AUTHOR))
+    body = {**BASE, "questions": [str(fixed.pk)]}
+    author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
+    quiz = Quiz.objects.get(course=course)
+    url = f"/author/quizzes/{quiz.pk}/"
+    first_tab, second_tab = _opened(author, quiz), _opened(author, quiz)
+    assert author.post(url, {**body, **first_tab, "title": "Week one"}).status_code == 302
+    for stamp in (second_tab, {}):  # a stale tab, and a page drawn before pages carried it
+        stale = author.post(url, {**body, **stamp, "attempts_allowed": "5"})
+        assert stale.status_code == 200
+        assert STALE in stale.text
+        assert 'name="attempts_allowed" value="5"' in stale.text  # what was typed stays
+        quiz.refresh_from_db()
+        assert (quiz.title, quiz.attempts_allowed) == ("Week one", 2)
+    quiz_update(quiz=quiz, data={"description": "Read chapter 2."}, slots=None)  # the API's
+    refused = author.post(url, {**body, **first_tab, "title": "Week one", "attempts_allowed": "5"})
+    assert STALE in refused.text
+    reloaded = {**body, **_opened(author, quiz), "title": "Week one", "attempts_allowed": "5"}
+    assert author.post(url, reloaded).status_code == 302
+    quiz.refresh_from_db()
+    assert (quiz.title, quiz.attempts_allowed) == ("Week one", 5)
 
 
 @pytest.mark.parametrize("two_pools", [True, False])
@@ -97,7 +135,8 @@ def test_pools_the_form_cannot_show_are_left_alone(two_pools: bool) -> None:
     author = _browser(member(course, Role.AUTHOR))
     page = author.get(f"/author/quizzes/{quiz.pk}/")
     assert "changes its settings only" in page.text
-    assert author.post(f"/author/quizzes/{quiz.pk}/", {**BASE, "slug": "q"}).status_code == 302
+    body = {**BASE, **_opened(author, quiz), "slug": "q"}
+    assert author.post(f"/author/quizzes/{quiz.pk}/", body).status_code == 302
     kept = [(s.question_id, s.pool_tag) for s in quiz.slots.order_by("position")]
     assert kept == [(None, "autograd"), (None, "autograd") if two_pools else (tagged.pk, "")]
 
@@ -192,7 +231,8 @@ def test_an_author_gives_a_fixed_question_and_the_pool_points_of_their_own() -> 
     assert page.context["form"].initial["pool_points"] == Decimal("2.5")
     assert f'name="points_{fixed.pk}" value="5.00"' in page.text
     submitted_attempt(quiz, member(course, Role.STUDENT), {})
-    changed = author.post(f"/author/quizzes/{quiz.pk}/", {**body, f"points_{fixed.pk}": "6"})
+    asked = {**body, **_opened(author, quiz), f"points_{fixed.pk}": "6"}
+    changed = author.post(f"/author/quizzes/{quiz.pk}/", asked)
     assert changed.status_code == 302  # the points are fixed now: the 6 is not taken
     assert [s.points for s in quiz.slots.order_by("position")] == [5, None, Decimal("2.5")]
 
