@@ -135,6 +135,12 @@ class VivaRecordApi(APIView):
     class InputSerializer(MarkInputSerializer):
         notes = serializers.CharField(default="", allow_blank=True, max_length=MAX_NOTES_CHARS)
         levels = serializers.ListField(child=BoundedIntegerField(), required=False)
+        id = BoundedIntegerField(
+            required=False,
+            help_text="The `id` of the question meant (as the session lists it): 409 "
+            "`viva_question_changed` when another question is at this position by now. "
+            "Optional for older clients; without it the recording is not checked.",
+        )
 
     @extend_schema(request=InputSerializer, responses=Question, operation_id="viva_record")
     def post(self, request: Request, session_id: int, position: int) -> Response:
@@ -143,7 +149,10 @@ class VivaRecordApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = viva_session_notes(
-            session=session, position=position, notes=data.validated_data["notes"]
+            session=session,
+            position=position,
+            notes=data.validated_data["notes"],
+            drawn_id=data.validated_data.get("id"),
         )
         if "levels" in data.validated_data:
             _record_mark(answer.pk, signed_in_user(request), data.to_input())

@@ -41,8 +41,10 @@ def _record(request: HttpRequest, session: VivaSession, examiner: User) -> str:
     position = _number(request.POST.get("position", ""))
     if position is None:
         raise NoSuchPosition("Say which question of the viva the notes are for.")
+    # The page names the question (a form drawn before it did is taken by position alone).
+    drawn_id = _number(request.POST.get("id", ""))
     answer = viva_session_notes(
-        session=session, position=position, notes=request.POST.get("notes", "")
+        session=session, position=position, notes=request.POST.get("notes", ""), drawn_id=drawn_id
     )
     criteria = len(answer.question_version.content.get("rubric", []))
     raw = [request.POST.get(f"level-{i}", "") for i in range(criteria)]

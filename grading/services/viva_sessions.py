@@ -203,13 +203,7 @@ def viva_session_discard(
                 fields={"position": ["no such question"]},
             )
         named = attempt.responses.filter(position=position).values_list("pk", flat=True).first()
-        if drawn_id is not None and named != drawn_id:
-            raise VivaQuestionChanged(
-                f"The question at position {position} is no longer the one meant: it was put "
-                "back and another drawn since (in another tab, or by another examiner). "
-                "Nothing was put back; reload to see the viva as it is.",
-                fields={"id": ["not the question at this position"]},
-            )
+        _check_meant(position, named, drawn_id, "Nothing was put back")
         if last.position != position:
             raise QuestionKept(
                 f"Only the last question drawn (question {last.position + 1}) can be put back.",
@@ -231,8 +225,23 @@ def viva_session_discard(
 MAX_NOTES_CHARS = 20_000
 
 
-def viva_session_notes(*, session: VivaSession, position: int, notes: str) -> Response:
-    """Store the examiner's notes of one question as its answer."""
+def _check_meant(position: int, found: int | None, drawn_id: int | None, outcome: str) -> None:
+    """VivaQuestionChanged when `drawn_id` names another question than the one at `position`
+    (None: an API client written before questions were named, not checked)."""
+    if drawn_id is not None and found != drawn_id:
+        raise VivaQuestionChanged(
+            f"The question at position {position} is no longer the one meant: it was put "
+            f"back and another drawn since (in another tab, or by another examiner). {outcome}; "
+            "reload to see the viva as it is.",
+            fields={"id": ["not the question at this position"]},
+        )
+
+
+def viva_session_notes(
+    *, session: VivaSession, position: int, notes: str, drawn_id: int | None = None
+) -> Response:
+    """Store the examiner's notes of one question as its answer (`drawn_id` as for
+    `viva_session_discard`)."""
     if len(notes) > MAX_NOTES_CHARS:
         raise AnswerTooLarge(
             f"The notes are {len(notes):,} characters long; {MAX_NOTES_CHARS:,} is the most "
@@ -247,6 +256,7 @@ def viva_session_notes(*, session: VivaSession, position: int, notes: str) -> Re
                 f"No question was drawn at position {position} in this session.",
                 fields={"position": ["no such question"]},
             )
+        _check_meant(position, response.pk, drawn_id, "Nothing was recorded")
         response.answer = {"text": notes}
         response.save(update_fields=["answer"])
         return response

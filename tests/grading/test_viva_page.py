@@ -169,3 +169,17 @@ def test_a_refused_record_comes_back_as_typed_and_says_what_was_saved(staff: Sta
     assert "Not done" not in partly.text
     assert session.attempt.responses.get(position=0).answer == {"text": "Said it sums."}
     assert partly.text.count(" checked>") == 0  # no such level to show as chosen
+
+
+def test_notes_from_a_stale_page_leave_the_question_drawn_since_alone(staff: Staff) -> None:
+    question(staff.course, {**VIVA, "title": "Another", "tags": ["oral"]})
+    QuizSlot.objects.create(quiz=staff.quiz, position=1, pool_tag="oral")
+    page, session, url = _viva_with_one_question(staff)
+    first = session.attempt.responses.get()
+    assert f'name="id" value="{first.pk}"' in page.get(url).text
+    page.post(url, {"action": "discard", "position": "0", "id": first.pk})
+    page.post(url, {"action": "draw"})
+    body = {"action": "record", "position": "0", "id": first.pk, "notes": "About the first."}
+    stale = page.post(url, body, follow=True)
+    assert "Nothing was recorded" in stale.text
+    assert session.attempt.responses.get().answer != {"text": "About the first."}

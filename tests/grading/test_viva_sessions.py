@@ -285,3 +285,24 @@ def test_a_draw_from_a_topic_the_course_lacks_is_refused_as_such(staff: Staff) -
         assert reply.json()["error"]["code"] == "no_such_topic"
         assert reply.json()["error"]["fields"] == {"topic": ["no such topic"]}
     assert Attempt.objects.get(viva_session__pk=base.rsplit("/", 1)[1]).responses.count() == 0
+
+
+def test_notes_from_a_stale_tab_are_not_recorded_on_the_question_drawn_since(
+    staff: Staff,
+) -> None:
+    client = api_as(staff.examiner)
+    session = _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    first = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    assert client.delete(f"{base}/questions/0/?id={first['id']}").status_code == 200
+    second = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    stale = client.post(
+        f"{base}/questions/0/", {"notes": "About the first.", "id": first["id"]}, format="json"
+    )
+    assert stale.status_code == 409
+    assert "Nothing was recorded" in stale.json()["error"]["message"]
+    answer = Attempt.objects.get(pk=session["attempt"]).responses.get()
+    assert answer.pk == second["id"]
+    assert answer.answer in (None, {}, {"text": ""})
+    meant = {"notes": "About the second.", "id": second["id"]}
+    assert client.post(f"{base}/questions/0/", meant, format="json").status_code == 200
