@@ -5,9 +5,14 @@ the keys pasted at registration; one pasted PEM key serves whatever the `kid`), 
 audience (the registration's client id), expiry, deployment, message type and version,
 nonce and state. Two things are ours: a launch with an unknown (or inactive)
 deployment is refused instead of registering it, and a nonce is good for one launch
-only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay).
+only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay). PyLTI1p3
+trusts the id_token's shape (a JSON object whose claims have their LTI types), so that
+is checked first.
 """
 
+import base64
+import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -33,6 +38,8 @@ from config.text import unstorable_text
 from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
 from lms.services.platform_keys import platform_keys_of
 from lms.services.webhook_targets import platform_url_refusal
+
+logger = logging.getLogger(__name__)
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -169,14 +176,71 @@ def _text(claim: Any) -> str:
     return claim if isinstance(claim, str) else ""
 
 
+# The claims PyLTI1p3 reads while it validates a launch, some before the signature is
+# checked: it calls `.get` (or `in`) on the objects, makes cache keys of the strings and
+# looks both up in the database, and fails with an AttributeError or TypeError on others.
+_TEXT_CLAIMS = ("iss", "nonce", CLAIM + "deployment_id", CLAIM + "message_type")
+_OBJECT_CLAIMS = (CLAIM + "resource_link", CLAIM + "for_user", AGS_CLAIM, DL_CLAIM)
+
+
+def _unverified(part: str) -> Any:
+    """One base64url part of a JWT, parsed as JSON (its signature not checked)."""
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def id_token_malformation(id_token: str) -> str | None:
+    """What is wrong with the shape of an id_token's header or claims, if anything. Read
+    before the signature is checked, so nothing in it is trusted, only refused."""
+    parts = id_token.split(".")
+    if len(parts) != 3:
+        return "it is not three dot-separated parts"
+    try:
+        header, body = _unverified(parts[0]), _unverified(parts[1])
+    except (ValueError, RecursionError):  # binascii.Error, UnicodeDecodeError: ValueErrors
+        return "its header or payload is not base64url-encoded JSON"
+    if not isinstance(header, dict):
+        return "its header is not a JSON object"
+    if not isinstance(body, dict):
+        return "its payload is not a JSON object"
+    for name in _TEXT_CLAIMS:
+        if name in body and not isinstance(body[name], str):
+            return f"the claim {name} is not a string"
+    aud = body.get("aud")
+    if "aud" in body and not (
+        isinstance(aud, str) or (isinstance(aud, list) and aud and _all_text(aud))
+    ):
+        return "the claim aud is not a string or a list of strings"
+    for name in _OBJECT_CLAIMS:
+        if name in body and not isinstance(body[name], dict):
+            return f"the claim {name} is not a JSON object"
+    return None
+
+
+def _all_text(values: list[Any]) -> bool:
+    return all(isinstance(value, str) for value in values)
+
+
+def _validated_body(request: HttpRequest, conf: _ToolConf) -> dict[str, Any]:
+    id_token = request.POST.get("id_token")  # a missing one PyLTI1p3 refuses by name
+    malformation = id_token_malformation(id_token) if id_token else None
+    if malformation:
+        logger.warning("LTI launch refused: malformed id_token: %s", malformation)
+        raise LaunchRefused(f"The launch's id_token is malformed: {malformation}.")
+    launch = _Launch(request, conf, launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped base
+    try:
+        return dict(launch.validate().get_launch_data())
+    except (LtiException, requests.RequestException) as exc:
+        raise LaunchRefused(str(exc)) from exc
+    except (AttributeError, TypeError, ValueError, LookupError) as exc:
+        # What PyLTI1p3 raises on a claim of a type it assumes and the check above missed.
+        logger.warning("LTI launch refused: PyLTI1p3 could not read the id_token", exc_info=True)
+        raise LaunchRefused("The launch's id_token is malformed: it could not be read.") from exc
+
+
 def launch_claims(request: HttpRequest) -> LaunchClaims:
     """Validate the launch POSTed by the platform; LaunchRefused says why not."""
     conf = _ToolConf()
-    launch = _Launch(request, conf, launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped base
-    try:
-        body: dict[str, Any] = dict(launch.validate().get_launch_data())
-    except (LtiException, requests.RequestException) as exc:
-        raise LaunchRefused(str(exc)) from exc
+    body = _validated_body(request, conf)
     if unstorable := unstorable_text(body):
         names = ", ".join(sorted(unstorable))
         raise LaunchRefused(f"The launch's claims hold a NUL or an unpaired surrogate: {names}.")

@@ -82,6 +82,7 @@ def launch(
     line_item: str = "",
     deep_link_return: str = "",
     memberships_url: str = "",
+    extra_claims: dict[str, Any] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Login initiation, the platform's signed answer, the launch POST: (reply, form)."""
     login = lti.browser.get(path_and_query(login_url(lti.conf(), user_id)))
@@ -96,6 +97,7 @@ def launch(
         line_item=line_item,
         deep_link_return=deep_link_return,
         memberships_url=memberships_url,
+        extra_claims=extra_claims,
     )
     body = {"id_token": data["id_token"], "state": state or data["state"]}
     return lti.browser.post(urlparse(data["launch_url"]).path, body), body

@@ -2,9 +2,13 @@
 login initiation, a signed launch that signs the user in and opens the quiz, and every
 refused launch refused clearly with nothing created."""
 
+import base64
+import json
+import logging
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
@@ -12,12 +16,22 @@ from lti1p3platform.registration import Registration
 from lti_tool.models import Key, LtiDeployment
 
 from grading.models import Attempt
+from lms.lti import AGS_CLAIM, CLAIM, DL_CLAIM
 from lms.models import ExternalIdentity, LtiCourseGrant, LtiNonceUse
 from quizbank.models import CourseMembership
 from tests.grading.content import TRUE_FALSE
 from tests.grading.factories import add_slots, question
 from tests.lms.lti_world import Lti, launch
-from tests.lms.platform import INSTRUCTOR, ISSUER, new_private_key, public_key_of
+from tests.lms.platform import (
+    CLIENT_ID,
+    INSTRUCTOR,
+    ISSUER,
+    login_url,
+    new_private_key,
+    path_and_query,
+    public_key_of,
+    query_of,
+)
 
 
 def test_a_learner_lands_in_the_quiz_signed_in(lti: Lti) -> None:
@@ -184,3 +198,95 @@ def test_the_jwks_lists_both_keys_while_one_replaces_the_other(lti: Lti) -> None
     old.save()
     assert len(lti.browser.get("/lti/jwks/").json()["keys"]) == 1
     assert new.is_active
+
+
+def _b64(part: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode()
+
+
+def _unsigned(header: Any, payload: Any) -> str:
+    return f"{_b64(header)}.{_b64(payload)}.sig"
+
+
+# Payloads PyLTI1p3 would read with .get, or use as a cache key, before any signature check.
+NOT_OBJECTS_OR_BAD_NONCES = [[1], "str", 1, None, {"nonce": ["x"]}, {"nonce": {"a": 1}}]
+
+
+@pytest.mark.parametrize("payload", NOT_OBJECTS_OR_BAD_NONCES)
+def test_a_token_whose_payload_has_the_wrong_shape_is_refused_and_logged(
+    lti: Lti, payload: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    browser = Client()
+    browser.cookies["lti1p3-abc"] = "abc"
+    before = _rows()
+    with caplog.at_level(logging.WARNING, logger="lms.lti"):
+        reply = browser.post(
+            "/lti/launch/", {"state": "abc", "id_token": _unsigned({"alg": "RS256"}, payload)}
+        )
+    _refused(reply, "malformed", before)
+    assert "This launch from your LMS was refused" in reply.content.decode()
+    assert "malformed id_token" in caplog.text
+    assert LtiNonceUse.objects.count() == 0
+
+
+# Past the nonce check (a real login's nonce and state), still unsigned: the header, issuer,
+# audience and deployment PyLTI1p3 reads (and looks up in the database) before the signature.
+AFTER_LOGIN: list[tuple[Any, dict[str, Any]]] = [
+    ([1], {}),
+    ({"alg": "RS256"}, {"aud": []}),
+    ({"alg": "RS256"}, {"aud": [{"a": 1}]}),
+    ({"alg": "RS256"}, {"iss": {"a": 1}}),
+    ({"alg": "RS256"}, {"iss": ["x"]}),
+    ({"alg": "RS256"}, {CLAIM + "deployment_id": {"a": 1}}),
+]
+
+
+@pytest.mark.parametrize(("header", "claims"), AFTER_LOGIN)
+def test_a_token_with_a_malformed_header_or_registration_claim_is_refused(
+    lti: Lti, header: Any, claims: dict[str, Any]
+) -> None:
+    login = lti.browser.get(path_and_query(login_url(lti.conf(), "student-9")))
+    asked = query_of(login["Location"])
+    payload = {"iss": ISSUER, "aud": CLIENT_ID, "nonce": asked["nonce"], **claims}
+    before = _rows()
+    reply = lti.browser.post(
+        "/lti/launch/", {"state": asked["state"], "id_token": _unsigned(header, payload)}
+    )
+    _refused(reply, "malformed", before)
+
+
+# Signed by the platform, so past the signature: claims PyLTI1p3's message validators read.
+SIGNED_MALFORMED = [
+    {CLAIM + "resource_link": ["x"]},
+    {CLAIM + "message_type": "LtiDeepLinkingRequest", DL_CLAIM: ["x"]},
+    {CLAIM + "message_type": "LtiSubmissionReviewRequest", AGS_CLAIM: 5, CLAIM + "for_user": 5},
+    {
+        CLAIM + "message_type": "LtiSubmissionReviewRequest",
+        AGS_CLAIM: {"lineitem": "x"},
+        CLAIM + "for_user": 5,
+    },
+]
+
+
+@pytest.mark.parametrize("claims", SIGNED_MALFORMED)
+def test_a_signed_launch_with_a_malformed_validated_claim_is_refused(
+    lti: Lti, claims: dict[str, Any]
+) -> None:
+    before = _rows()
+    reply, _ = launch(lti, extra_claims=claims)
+    _refused(reply, "malformed", before)
+
+
+def test_what_pylti1p3_raises_on_a_malformed_token_the_check_missed_is_a_refusal(
+    lti: Lti, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr("lms.lti.id_token_malformation", lambda id_token: None)
+    browser = Client()
+    browser.cookies["lti1p3-abc"] = "abc"
+    before = _rows()
+    with caplog.at_level(logging.WARNING, logger="lms.lti"):
+        reply = browser.post(
+            "/lti/launch/", {"state": "abc", "id_token": _unsigned({"alg": "RS256"}, [1])}
+        )
+    _refused(reply, "could not be read", before)
+    assert "AttributeError" in caplog.text
