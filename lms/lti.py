@@ -13,8 +13,10 @@ is checked first.
 import base64
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
+from urllib.parse import urlsplit
 
 import requests
 from django.http import HttpRequest, HttpResponse
@@ -237,13 +239,57 @@ def _validated_body(request: HttpRequest, conf: _ToolConf) -> dict[str, Any]:
         raise LaunchRefused("The launch's id_token is malformed: it could not be read.") from exc
 
 
+def non_finite_numbers(data: Any) -> list[str]:
+    """Where parsed JSON holds NaN or an infinity (Python's parser reads them, but they are
+    no JSON: PostgreSQL's json columns refuse them), as paths like `claim.scope[1]`."""
+    found: list[str] = []
+    pending: list[tuple[str, Any]] = [("", data)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(path)
+        elif isinstance(value, dict):
+            pending.extend((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
+    return sorted(found)
+
+
+def _is_http_url(value: Any) -> bool:
+    try:
+        parts = urlsplit(value) if isinstance(value, str) else None
+    except ValueError:  # an unclosed IPv6 bracket
+        return False
+    return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _ags_malformation(ags: dict[str, Any]) -> str | None:
+    """What is wrong with the AGS endpoint claim's parts Vivabank stores, if anything."""
+    scope = ags.get("scope", [])
+    if not isinstance(scope, list) or not _all_text(scope):
+        return "its scope is not a list of strings"
+    if "lineitem" in ags and not _is_http_url(ags["lineitem"]):
+        return "its lineitem is not an http(s) URL"
+    return None
+
+
+def _refuse_unstorable(body: dict[str, Any]) -> None:
+    if unstorable := unstorable_text(body):
+        names = ", ".join(sorted(unstorable))
+        raise LaunchRefused(f"The launch's claims hold a NUL or an unpaired surrogate: {names}.")
+    if non_finite := non_finite_numbers(body):
+        names = ", ".join(non_finite)
+        raise LaunchRefused(f"The launch's claims hold NaN or Infinity (not JSON): {names}.")
+    if malformation := _ags_malformation(_object(body.get(AGS_CLAIM))):
+        claim = f"The launch's AGS endpoint claim ({AGS_CLAIM})"
+        raise LaunchRefused(f"{claim} is malformed: {malformation}.")
+
+
 def launch_claims(request: HttpRequest) -> LaunchClaims:
     """Validate the launch POSTed by the platform; LaunchRefused says why not."""
     conf = _ToolConf()
     body = _validated_body(request, conf)
-    if unstorable := unstorable_text(body):
-        names = ", ".join(sorted(unstorable))
-        raise LaunchRefused(f"The launch's claims hold a NUL or an unpaired surrogate: {names}.")
+    _refuse_unstorable(body)
     return LaunchClaims(
         registration_id=conf.registration.pk,
         issuer=str(body["iss"]),

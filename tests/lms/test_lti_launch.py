@@ -16,8 +16,8 @@ from lti1p3platform.registration import Registration
 from lti_tool.models import Key, LtiDeployment
 
 from grading.models import Attempt
-from lms.lti import AGS_CLAIM, CLAIM, DL_CLAIM
-from lms.models import ExternalIdentity, LtiCourseGrant, LtiNonceUse
+from lms.lti import AGS_CLAIM, CLAIM, DL_CLAIM, SCORE_SCOPE
+from lms.models import ExternalIdentity, LtiCourseGrant, LtiLineItem, LtiNonceUse
 from quizbank.models import CourseMembership
 from tests.grading.content import TRUE_FALSE
 from tests.grading.factories import add_slots, question
@@ -290,3 +290,26 @@ def test_what_pylti1p3_raises_on_a_malformed_token_the_check_missed_is_a_refusal
         )
     _refused(reply, "could not be read", before)
     assert "AttributeError" in caplog.text
+
+
+LINE_ITEM = "https://lms.uni.example/lineitems/9/lineitem"
+BAD_AGS: list[tuple[dict[str, Any], str]] = [
+    ({"scope": [SCORE_SCOPE, float("nan")], "lineitem": LINE_ITEM}, "NaN or Infinity"),
+    ({"scope": [SCORE_SCOPE], "lineitem": LINE_ITEM, "x": float("inf")}, "NaN or Infinity"),
+    ({"scope": SCORE_SCOPE, "lineitem": LINE_ITEM}, "scope is not a list of strings"),
+    ({"scope": [SCORE_SCOPE, 3], "lineitem": LINE_ITEM}, "scope is not a list of strings"),
+    ({"scope": [SCORE_SCOPE], "lineitem": 7}, "lineitem is not an http(s) URL"),
+    ({"scope": [SCORE_SCOPE], "lineitem": "lineitems/9"}, "lineitem is not an http(s) URL"),
+]
+
+
+@pytest.mark.parametrize(("endpoint", "words"), BAD_AGS)
+def test_a_launch_whose_grade_service_claim_cannot_be_stored_is_refused_naming_it(
+    lti: Lti, endpoint: dict[str, Any], words: str
+) -> None:
+    before = _rows()
+    reply, _ = launch(lti, extra_claims={AGS_CLAIM: endpoint})
+    _refused(reply, words, before)
+    assert AGS_CLAIM in reply.content.decode()
+    assert not LtiLineItem.objects.exists()
+    assert LtiNonceUse.objects.count() == 0
