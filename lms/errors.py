@@ -1,5 +1,7 @@
 """LMS integration errors, each with a stable code."""
 
+from typing import ClassVar
+
 from rest_framework import status
 
 from config.exceptions import DomainError
@@ -36,7 +38,14 @@ class ClientRequired(DomainError):
 
 class LaunchRefused(DomainError):
     code = "launch_refused"
-    status_code = status.HTTP_403_FORBIDDEN
+    status_code: ClassVar[int] = status.HTTP_403_FORBIDDEN  # ToolKeyMissing's is another
+
+
+class ToolKeyMissing(LaunchRefused):
+    """The tool has no signing key (`manage.py rotate_keys` never ran): the operator's to fix."""
+
+    code = "tool_key_missing"
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
 
 
 class ScoreNotSent(DomainError):

@@ -14,6 +14,8 @@ import base64
 import json
 import logging
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
@@ -37,7 +39,7 @@ from pylti1p3.registration import Registration, TKeySet
 from pylti1p3.service_connector import ServiceConnector
 
 from config.text import unstorable_text
-from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent
+from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent, ToolKeyMissing
 from lms.services.platform_keys import platform_keys_of
 from lms.services.webhook_targets import platform_url_refusal
 
@@ -75,6 +77,23 @@ class LaunchClaims:
     context_id: str = ""  # the LMS course launched from
 
 
+NO_TOOL_KEY = (
+    "Vivabank has no LTI signing key yet: its operator must run "
+    "`python manage.py rotate_keys` (see docs/lms.md)."
+)
+
+
+@contextmanager
+def _tool_key_needed() -> Iterator[None]:
+    """django-lti gives a registration our newest active key, and raises Key.DoesNotExist
+    while there is none."""
+    try:
+        yield
+    except Key.DoesNotExist as exc:
+        logger.error("LTI refused: the tool has no signing key; run `manage.py rotate_keys`")
+        raise ToolKeyMissing(NO_TOOL_KEY) from exc
+
+
 class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untyped
     """django-lti's registry, except that a launch never creates a deployment, and that
     a registration's pasted keys replace its JWKS URL."""
@@ -89,12 +108,15 @@ class _ToolConf(DjangoToolConfig):  # type: ignore[misc]  # django-lti is untype
         return found
 
     def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Any:
-        return self._with_pasted_keys(super().find_registration_by_issuer(iss, *args, **kwargs))
+        with _tool_key_needed():
+            found = super().find_registration_by_issuer(iss, *args, **kwargs)
+        return self._with_pasted_keys(found)
 
     def find_registration_by_params(
         self, iss: str, client_id: str, *args: Any, **kwargs: Any
     ) -> Any:
-        found = super().find_registration_by_params(iss, client_id, *args, **kwargs)
+        with _tool_key_needed():
+            found = super().find_registration_by_params(iss, client_id, *args, **kwargs)
         return self._with_pasted_keys(found)
 
     def _known(self, **lookups: Any) -> Deployment | None:

@@ -31,7 +31,8 @@ BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
 def _refused(request: HttpRequest, exc: LaunchRefused) -> HttpResponse:
-    return render(request, "lms/launch_refused.html", {"message": exc.message}, status=403)
+    context = {"message": exc.message}
+    return render(request, "lms/launch_refused.html", context, status=exc.status_code)
 
 
 @csrf_exempt

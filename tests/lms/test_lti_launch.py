@@ -26,11 +26,13 @@ from tests.lms.platform import (
     CLIENT_ID,
     INSTRUCTOR,
     ISSUER,
+    LEARNER,
     login_url,
     new_private_key,
     path_and_query,
     public_key_of,
     query_of,
+    signed_launch,
 )
 
 
@@ -313,3 +315,27 @@ def test_a_launch_whose_grade_service_claim_cannot_be_stored_is_refused_naming_i
     assert AGS_CLAIM in reply.content.decode()
     assert not LtiLineItem.objects.exists()
     assert LtiNonceUse.objects.count() == 0
+
+
+def test_a_login_before_the_tool_has_a_key_says_to_run_rotate_keys(lti: Lti) -> None:
+    Key.objects.all().delete()
+    reply = lti.browser.get(path_and_query(login_url(lti.conf(), "student-9")))
+    assert reply.status_code == 503
+    assert "manage.py rotate_keys" in reply.content.decode()
+
+
+def test_a_launch_before_the_tool_has_a_key_says_to_run_rotate_keys(lti: Lti) -> None:
+    login = lti.browser.get(path_and_query(login_url(lti.conf(), "student-9")))
+    Key.objects.all().delete()  # between the login and the launch
+    data = signed_launch(
+        lti.conf(),
+        login["Location"],
+        user_id="student-9",
+        roles=[LEARNER],
+        custom={"quiz_id": str(lti.quiz.pk)},
+    )
+    before = _rows()
+    reply = lti.browser.post("/lti/launch/", {"id_token": data["id_token"], "state": data["state"]})
+    assert reply.status_code == 503
+    assert "manage.py rotate_keys" in reply.content.decode()
+    assert _rows() == before
