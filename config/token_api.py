@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.exceptions import DomainError
+from config.fields import TextOnlyField
 from config.signin import SignInThrottle, client_address, signin_begin, signin_end
 
 
@@ -46,11 +47,11 @@ class TokenObtainApi(APIView):
     throttle_classes = [SignInThrottle]
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(max_length=4096, trim_whitespace=False)
+        username = TextOnlyField(max_length=150)
+        password = TextOnlyField(max_length=4096, trim_whitespace=False)
 
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
-        token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+        token = TextOnlyField(help_text="Send as `Authorization: Token <token>`.")
 
     @extend_schema(
         request=InputSerializer, responses=OutputSerializer, operation_id="auth_token", auth=[]

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from grading.api.views_code import (
     JOB_PARAMETER,
     POLL_RESPONSES,
@@ -26,7 +27,7 @@ class CodeRunStartPage(APIView):
     throttle_scope = "code_run"
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        code = serializers.CharField(trim_whitespace=False, help_text="Python source to run.")
+        code = TextOnlyField(trim_whitespace=False, help_text="Python source to run.")
 
     @extend_schema(
         request=InputSerializer,

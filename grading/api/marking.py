@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.api.marking_filters import MarkingQueueFilter
 from grading.api.marking_presenters import marking_view, student_labels
@@ -59,9 +60,9 @@ class QueueItemSerializer(serializers.Serializer[AnswerRow]):
         help_text="Username, or a pseudonym under anonymous marking."
     )
     anonymous = serializers.SerializerMethodField(help_text="Whether `student` is a pseudonym.")
-    question = serializers.CharField(source="question_version.question.title")
+    question = TextOnlyField(source="question_version.question.title")
     position = serializers.IntegerField()
-    marking_status = serializers.CharField()
+    marking_status = TextOnlyField()
     score = serializers.FloatField(allow_null=True)
 
     def get_attempt(self, row: AnswerRow) -> int | None:
@@ -102,15 +103,13 @@ class MarkingResponseApi(APIView):
         id = serializers.IntegerField()
         attempt = serializers.IntegerField(allow_null=True, help_text=ATTEMPT_HELP)
         quiz = serializers.IntegerField()
-        student = serializers.CharField(
-            help_text="Username, or a pseudonym under anonymous marking."
-        )
+        student = TextOnlyField(help_text="Username, or a pseudonym under anonymous marking.")
         anonymous = serializers.BooleanField(help_text="Whether `student` is a pseudonym.")
         position = serializers.IntegerField()
         question = serializers.JSONField()
         answer = serializers.JSONField(allow_null=True)
-        model_answer = serializers.CharField(allow_blank=True)
-        guidance = serializers.CharField(allow_blank=True)
+        model_answer = TextOnlyField(allow_blank=True)
+        guidance = TextOnlyField(allow_blank=True)
         rubric = RubricCriterionSerializer(many=True)
         marking = MarkingStateSerializer()
         score = serializers.FloatField(allow_null=True)
@@ -187,7 +186,7 @@ class ModerationApi(APIView):
 
 class SecondMarkRequestApi(APIView):
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
-        status = serializers.CharField()
+        status = TextOnlyField()
 
     @extend_schema(request=None, responses=OutputSerializer, operation_id="mark_request_second")
     def post(self, request: Request, response_id: int) -> Response:

@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from config.fields import BoundedIntegerField
+from config.fields import BoundedIntegerField, TextOnlyField
 from grading.models.marking import Mark
 from grading.services.marking.marks import TEXT_LIMITS, MarkInput
 
@@ -14,11 +14,11 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
     adjustment = serializers.FloatField(
         default=0.0, help_text="Points added to the rubric's (negative: taken off), in hundredths."
     )
-    adjustment_reason = serializers.CharField(
+    adjustment_reason = TextOnlyField(
         default="", allow_blank=True, max_length=TEXT_LIMITS["adjustment_reason"]
     )
-    comment = serializers.CharField(default="", allow_blank=True, max_length=TEXT_LIMITS["comment"])
-    reason = serializers.CharField(
+    comment = TextOnlyField(default="", allow_blank=True, max_length=TEXT_LIMITS["comment"])
+    reason = TextOnlyField(
         default="",
         allow_blank=True,
         max_length=TEXT_LIMITS["reason"],
@@ -43,7 +43,7 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class MarkOutputSerializer(serializers.ModelSerializer[Mark]):
-    marker = serializers.CharField(source="marker.username")
+    marker = TextOnlyField(source="marker.username")
 
     class Meta:
         model = Mark
@@ -64,38 +64,38 @@ class MarkOutputSerializer(serializers.ModelSerializer[Mark]):
 
 
 class RubricLevelSerializer(serializers.Serializer[dict[str, Any]]):
-    label = serializers.CharField()  # type: ignore[assignment]  # DRF's metaclass pops fields
+    label = TextOnlyField()  # type: ignore[assignment]  # DRF's metaclass pops fields
     points = serializers.FloatField()
-    descriptor = serializers.CharField(allow_blank=True)
+    descriptor = TextOnlyField(allow_blank=True)
 
 
 class RubricCriterionSerializer(serializers.Serializer[dict[str, Any]]):
-    criterion = serializers.CharField()
-    description = serializers.CharField(allow_blank=True, required=False)
+    criterion = TextOnlyField()
+    description = TextOnlyField(allow_blank=True, required=False)
     levels = RubricLevelSerializer(many=True)
 
 
 class MarkingStateSerializer(serializers.Serializer[dict[str, Any]]):
-    status = serializers.CharField()
+    status = TextOnlyField()
     second_requested = serializers.BooleanField()
     final_score = serializers.FloatField(allow_null=True)
 
 
 class MarkChangeSerializer(serializers.Serializer[dict[str, Any]]):
     mark = serializers.IntegerField(source="mark_id")
-    actor = serializers.CharField(source="actor.username")
+    actor = TextOnlyField(source="actor.username")
     before = serializers.JSONField(allow_null=True)
     after = serializers.JSONField()
-    reason = serializers.CharField(allow_blank=True, help_text="The examiner's reason, if given.")
+    reason = TextOnlyField(allow_blank=True, help_text="The examiner's reason, if given.")
     created_at = serializers.DateTimeField()
 
 
 class ScoreChangeSerializer(serializers.Serializer[dict[str, Any]]):
-    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
-    source = serializers.CharField()  # type: ignore[assignment]  # DRF's metaclass pops fields
+    actor = TextOnlyField(source="actor.username", allow_null=True, default=None)
+    source = TextOnlyField()  # type: ignore[assignment]  # DRF's metaclass pops fields
     before = serializers.FloatField(allow_null=True)
     after = serializers.FloatField(allow_null=True)
-    reason = serializers.CharField(allow_blank=True)
+    reason = TextOnlyField(allow_blank=True)
     regrade_run = serializers.IntegerField(source="regrade_run_id", allow_null=True)
     created_at = serializers.DateTimeField()
     after_release = serializers.BooleanField(

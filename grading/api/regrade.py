@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField
+from config.fields import BoundedIntegerField, TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeMode, RegradeRun
 from grading.selectors.regrade import access_regrade_run, regrade_runs_for
@@ -21,7 +21,7 @@ from quizbank.models import Question, Role
 
 
 class RunSerializer(serializers.ModelSerializer[RegradeRun]):
-    created_by = serializers.CharField(source="created_by.username")
+    created_by = TextOnlyField(source="created_by.username")
 
     class Meta:
         model = RegradeRun
@@ -47,7 +47,7 @@ class RegradeRunStartApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         question = BoundedIntegerField()
         mode = serializers.ChoiceField(choices=RegradeMode.choices)
-        reason = serializers.CharField(max_length=2000)
+        reason = TextOnlyField(max_length=2000)
 
     @extend_schema(
         request=InputSerializer, responses={201: RunSerializer}, operation_id="regrade_run_start"

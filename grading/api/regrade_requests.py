@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeRequest
 from grading.selectors import access_own_attempt
@@ -23,7 +24,7 @@ from quizbank.access import user_id
 class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):
     attempt = serializers.IntegerField(source="response.attempt_id")
     position = serializers.IntegerField(source="response.position")
-    question = serializers.CharField(source="response.question_version.content.title")
+    question = TextOnlyField(source="response.question_version.content.title")
     score_before = serializers.SerializerMethodField()
     score_after = serializers.SerializerMethodField()
 
@@ -60,7 +61,7 @@ class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):
 
 class RegradeRequestCreateApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        reason = serializers.CharField(max_length=4000)
+        reason = TextOnlyField(max_length=4000)
 
     @extend_schema(
         request=InputSerializer,
@@ -98,7 +99,7 @@ class RegradeRequestListApi(generics.ListAPIView[RegradeRequest]):
 class RegradeRequestAnswerApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         decision = serializers.ChoiceField(choices=["accept", "reject"])
-        reply = serializers.CharField(max_length=4000)
+        reply = TextOnlyField(max_length=4000)
         points = serializers.DecimalField(
             max_digits=6, decimal_places=2, required=False, allow_null=True, default=None
         )

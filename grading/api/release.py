@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField
+from config.fields import BoundedIntegerField, TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.models.release import QuizRelease
 from grading.services.release import (
@@ -32,12 +32,12 @@ class BlockerSerializer(serializers.Serializer[Any]):
     attempt_number = serializers.IntegerField(
         help_text="The student's own count of the attempt (1 for their first), as their pages say."
     )
-    student = serializers.CharField()
+    student = TextOnlyField()
     state = serializers.ChoiceField(choices=BLOCKING_STATES, help_text="Why it is not final.")
 
 
 class ReleaseLogSerializer(serializers.ModelSerializer[QuizRelease]):
-    actor = serializers.CharField(source="actor.username")
+    actor = TextOnlyField(source="actor.username")
 
     class Meta:
         model = QuizRelease
@@ -51,7 +51,7 @@ class OverrideSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="Every answer that is not final yet (the `responses` of the 409), "
         "released anyway and shown to its student as pending.",
     )
-    reason = serializers.CharField(max_length=4000, help_text="Why; kept in the release log.")
+    reason = TextOnlyField(max_length=4000, help_text="Why; kept in the release log.")
 
 
 class QuizReleaseApi(APIView):

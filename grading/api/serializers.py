@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from config.fields import TextOnlyField
 from grading.models import Attempt
 
 PENDING_ANSWER = (
@@ -17,22 +18,22 @@ PREVIOUS_SCORE = "The score shown before that change (null: never changed)."
 
 class StudentChoiceSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
-    text = serializers.CharField(help_text="The choice as written (Markdown).")
-    html = serializers.CharField(help_text="The choice rendered to sanitised HTML.")
+    text = TextOnlyField(help_text="The choice as written (Markdown).")
+    html = TextOnlyField(help_text="The choice rendered to sanitised HTML.")
 
 
 class StudentQuestionSerializer(serializers.Serializer[dict[str, Any]]):
     """A question as a student sees it; only these fields ever leave the server."""
 
-    type = serializers.CharField()
-    title = serializers.CharField()
-    prompt_html = serializers.CharField()
+    type = TextOnlyField()
+    title = TextOnlyField()
+    prompt_html = TextOnlyField()
     points = serializers.DecimalField(max_digits=6, decimal_places=2)
     choices = StudentChoiceSerializer(many=True, required=False)
-    unit = serializers.CharField(required=False)
-    entry_point = serializers.CharField(required=False)
-    starter_code = serializers.CharField(required=False)
-    mode = serializers.CharField(required=False)
+    unit = TextOnlyField(required=False)
+    entry_point = TextOnlyField(required=False)
+    starter_code = TextOnlyField(required=False)
+    mode = TextOnlyField(required=False)
 
 
 class ResponseOutputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -41,7 +42,7 @@ class ResponseOutputSerializer(serializers.Serializer[dict[str, Any]]):
     answer = serializers.JSONField(allow_null=True)
     version = serializers.IntegerField()
     saved_at = serializers.DateTimeField(allow_null=True)
-    status = serializers.CharField()
+    status = TextOnlyField()
     pending = serializers.BooleanField(help_text=PENDING_ANSWER)
     score = serializers.FloatField(allow_null=True, help_text="Share of the points; on release.")
     points_awarded = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
@@ -58,7 +59,7 @@ class AttemptOutputSerializer(serializers.Serializer[dict[str, Any]]):
     quiz = serializers.IntegerField()
     user = serializers.IntegerField()
     number = serializers.IntegerField()
-    status = serializers.CharField()
+    status = TextOnlyField()
     started_at = serializers.DateTimeField()
     deadline = serializers.DateTimeField(allow_null=True)
     answers_close_at = serializers.DateTimeField(allow_null=True)
@@ -85,7 +86,7 @@ class AttemptSummarySerializer(serializers.Serializer[Attempt]):
     quiz = serializers.IntegerField(source="quiz_id")
     user = serializers.IntegerField(source="user_id")
     number = serializers.IntegerField()
-    status = serializers.CharField()
+    status = TextOnlyField()
     started_at = serializers.DateTimeField()
     deadline = serializers.DateTimeField(allow_null=True)
     submitted_at = serializers.DateTimeField(allow_null=True)

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from grading.services.solution_checks import (
     CHECK_ID_PATTERN,
     SolutionVerdict,
@@ -22,15 +23,15 @@ from quizbank.access import access_question
 
 
 class SolutionVerdictSerializer(serializers.Serializer[dict[str, Any]]):
-    file = serializers.CharField()
-    expected = serializers.CharField(help_text="What the file's name says it must earn.")
+    file = TextOnlyField()
+    expected = TextOnlyField(help_text="What the file's name says it must earn.")
     state = serializers.ChoiceField(choices=["waiting", "as_labelled", "problem", "lost"])
     score = serializers.FloatField(allow_null=True)
-    problem = serializers.CharField(help_text="Why it did not earn what it should; else empty.")
+    problem = TextOnlyField(help_text="Why it did not earn what it should; else empty.")
 
 
 class SolutionCheckSerializer(serializers.Serializer[dict[str, Any]]):
-    check = serializers.CharField()
+    check = TextOnlyField()
     finished = serializers.BooleanField()
     passed = serializers.BooleanField(
         allow_null=True, help_text="Every solution as labelled; null while any is waiting."

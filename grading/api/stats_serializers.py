@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from config.fields import TextOnlyField
 from grading.statistics.agreement import MIXED_SCALES, NO_SPREAD, NOT_ENOUGH_DATA
 from grading.statistics.scope import AttemptScope
 
@@ -26,7 +27,7 @@ class OptionRateSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="The option's index in the newest version; null for an option only older "
         "versions offered. Options are matched across versions by their text.",
     )
-    text = serializers.CharField(allow_blank=True, help_text="The option's text.")
+    text = TextOnlyField(allow_blank=True, help_text="The option's text.")
     correct = serializers.BooleanField(
         help_text="Whether the newest version offering the option marks it correct."
     )
@@ -42,7 +43,7 @@ class OptionRateSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class CriterionAgreementSerializer(serializers.Serializer[dict[str, Any]]):
-    criterion = serializers.CharField(help_text="The criterion's name in the rubric.")
+    criterion = TextOnlyField(help_text="The criterion's name in the rubric.")
     levels = serializers.IntegerField(
         help_text="Its number of levels k; a criterion is one scale per (name, k), from the "
         "rubric of the version each answer was marked on."
@@ -73,8 +74,8 @@ class AgreementSerializer(serializers.Serializer[dict[str, Any]]):
 
 class QuestionStatsSerializer(serializers.Serializer[dict[str, Any]]):
     question = serializers.IntegerField(help_text="Question id (every version together).")
-    title = serializers.CharField(help_text="Title of the newest version answered.")
-    type = serializers.CharField()
+    title = TextOnlyField(help_text="Title of the newest version answered.")
+    type = TextOnlyField()
     responses = serializers.IntegerField(
         help_text="n: scored responses to the question in the graded attempts in scope."
     )

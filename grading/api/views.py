@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField
+from config.fields import BoundedIntegerField, TextOnlyField
 from config.signin import client_address
 from grading.api.auth import signed_in_user
 from grading.api.presenters import attempt_view
@@ -34,7 +34,7 @@ def _attempt_response(request: Request, attempt: Any, code: int = 200) -> Respon
 
 class AttemptStartApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        access_code = serializers.CharField(
+        access_code = TextOnlyField(
             required=False,
             allow_blank=True,
             max_length=64,
@@ -86,7 +86,7 @@ class ResponseAutosaveApi(APIView):
         position = serializers.IntegerField()
         version = serializers.IntegerField()
         saved_at = serializers.DateTimeField()
-        status = serializers.CharField()
+        status = TextOnlyField()
 
     @extend_schema(
         request=InputSerializer, responses=OutputSerializer, operation_id="response_autosave"

@@ -21,19 +21,19 @@ from quizbank.access import user_id
 
 
 class CodeRunOutputSerializer(serializers.Serializer[dict[str, Any]]):
-    status = serializers.CharField()
+    status = TextOnlyField()
     exit_code = serializers.IntegerField(allow_null=True)
-    stdout = serializers.CharField(allow_blank=True)
-    stderr = serializers.CharField(allow_blank=True)
+    stdout = TextOnlyField(allow_blank=True)
+    stderr = TextOnlyField(allow_blank=True)
     duration_ms = serializers.FloatField()
     truncated = serializers.BooleanField()
-    message = serializers.CharField(
+    message = TextOnlyField(
         allow_blank=True, help_text="Why the run was stopped or refused; empty otherwise."
     )
 
 
 class CodeRunQueuedSerializer(serializers.Serializer[dict[str, Any]]):
-    job = serializers.CharField(help_text="The run's id: poll `code-runs/{job}/` for its output.")
+    job = TextOnlyField(help_text="The run's id: poll `code-runs/{job}/` for its output.")
 
 
 # `finished` is a one-value choice in each shape so that a reply matches exactly one.

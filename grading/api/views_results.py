@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from grading.api.presenters import attempt_result
 from grading.api.serializers import (
     PENDING_ANSWER,
@@ -46,9 +47,9 @@ class AttemptListApi(generics.ListAPIView[Attempt]):
 
 class ResultQuestionSerializer(serializers.Serializer[dict[str, Any]]):
     position = serializers.IntegerField()
-    title = serializers.CharField()
-    type = serializers.CharField()
-    status = serializers.CharField()
+    title = TextOnlyField()
+    type = TextOnlyField()
+    status = TextOnlyField()
     pending = serializers.BooleanField(help_text=PENDING_ANSWER)
     points = serializers.DecimalField(max_digits=6, decimal_places=2)
     score = serializers.FloatField(allow_null=True)
@@ -64,7 +65,7 @@ class ResultQuestionSerializer(serializers.Serializer[dict[str, Any]]):
 class AttemptResultApi(APIView):
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         attempt = serializers.IntegerField()
-        status = serializers.CharField()
+        status = TextOnlyField()
         results_visible = serializers.BooleanField()
         pending = serializers.BooleanField(help_text=PENDING_ATTEMPT)
         score = serializers.DecimalField(
@@ -89,7 +90,7 @@ class AttemptResultApi(APIView):
 class QuizGradeApi(APIView):
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         quiz = serializers.IntegerField()
-        grading_method = serializers.CharField()
+        grading_method = TextOnlyField()
         released = serializers.BooleanField()
         grade = serializers.DecimalField(
             max_digits=9,

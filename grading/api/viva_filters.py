@@ -3,6 +3,7 @@
 from django_filters import rest_framework as filters  # type: ignore[import-untyped]  # no stubs
 from rest_framework import serializers
 
+from config.fields import TextOnlyField
 from config.filters import BoundedFilterSet, IdFilter, StrictBooleanFilter
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 
@@ -32,10 +33,10 @@ class SessionRowSerializer(serializers.Serializer[VivaSession]):
     quiz = serializers.IntegerField(source="attempt.quiz_id")
     attempt = serializers.IntegerField(source="attempt_id")
     student_id = serializers.IntegerField(source="attempt.user_id")
-    student = serializers.CharField(source="attempt.user.username")
+    student = TextOnlyField(source="attempt.user.username")
     examiner_id = serializers.IntegerField()
-    examiner = serializers.CharField(source="examiner.username")
-    status = serializers.CharField()
+    examiner = TextOnlyField(source="examiner.username")
+    status = TextOnlyField()
     started_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField(allow_null=True)
     questions = serializers.IntegerField(help_text="Questions drawn so far.")

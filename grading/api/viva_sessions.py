@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField
+from config.fields import BoundedIntegerField, TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.api.marking import MarkingResponseApi
 from grading.api.marking_presenters import marking_view
@@ -44,12 +44,12 @@ class SessionSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     quiz = serializers.IntegerField()
     attempt = serializers.IntegerField()
-    student = serializers.CharField()
-    examiner = serializers.CharField()
-    status = serializers.CharField()
+    student = TextOnlyField()
+    examiner = TextOnlyField()
+    status = TextOnlyField()
     started_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField(allow_null=True)
-    attempt_status = serializers.CharField()
+    attempt_status = TextOnlyField()
     score = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
     max_score = serializers.DecimalField(max_digits=9, decimal_places=3)
     questions = Question(many=True)
@@ -133,7 +133,7 @@ class VivaDrawApi(APIView):
 
 class VivaRecordApi(APIView):
     class InputSerializer(MarkInputSerializer):
-        notes = serializers.CharField(default="", allow_blank=True, max_length=MAX_NOTES_CHARS)
+        notes = TextOnlyField(default="", allow_blank=True, max_length=MAX_NOTES_CHARS)
         levels = serializers.ListField(child=BoundedIntegerField(), required=False)
         id = BoundedIntegerField(
             required=False,

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from lms.models import LtiScoreSync, SyncStatus
 from lms.services.ags import score_syncs_of, score_syncs_resend
 from lms.tasks import publish_later
@@ -20,8 +21,8 @@ EXAMINERS = [Role.EXAMINER]
 
 
 class ScoreSyncSerializer(serializers.ModelSerializer[LtiScoreSync]):
-    username = serializers.CharField(source="user.username")
-    line_item = serializers.CharField(source="line_item.url")
+    username = TextOnlyField(source="user.username")
+    line_item = TextOnlyField(source="line_item.url")
     status = serializers.ChoiceField(choices=SyncStatus.choices)
 
     class Meta:

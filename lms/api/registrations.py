@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from lms.services.lti_registry import registration_save, registration_view
 from quizbank.access import require_site_admin
 
@@ -18,7 +19,7 @@ MAX_ID = 2**63 - 1
 
 class GrantSerializer(serializers.Serializer[dict[str, Any]]):
     course = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    context_id = serializers.CharField(
+    context_id = TextOnlyField(
         max_length=255,
         allow_blank=True,
         default="",
@@ -29,9 +30,9 @@ class GrantSerializer(serializers.Serializer[dict[str, Any]]):
 
 class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField(read_only=True)
-    name = serializers.CharField(max_length=255)
-    issuer = serializers.CharField(max_length=255, help_text="The platform's `iss`.")
-    client_id = serializers.CharField(max_length=255, help_text="Vivabank's id at the platform.")
+    name = TextOnlyField(max_length=255)
+    issuer = TextOnlyField(max_length=255, help_text="The platform's `iss`.")
+    client_id = TextOnlyField(max_length=255, help_text="Vivabank's id at the platform.")
     auth_url = serializers.URLField(max_length=200, help_text="OIDC authentication request URL.")
     token_url = serializers.URLField(max_length=200, help_text="OAuth2 access token URL.")
     keyset_url = serializers.URLField(
@@ -40,7 +41,7 @@ class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
         allow_blank=True,
         help_text="The platform's JWKS URL (or empty, with `public_keys`).",
     )
-    public_keys = serializers.CharField(
+    public_keys = TextOnlyField(
         max_length=20000,
         required=False,
         allow_blank=True,
@@ -49,7 +50,7 @@ class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
     )
     is_active = serializers.BooleanField(default=True)
     deployments = serializers.ListField(
-        child=serializers.CharField(max_length=255),
+        child=TextOnlyField(max_length=255),
         max_length=500,
         help_text="Exactly the deployment ids accepted (others are deactivated).",
     )

@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from config.fields import TextOnlyField
 from lms.models import ExternalIdentity
 from lms.services.grades import GRADE_STATUSES
 from lms.services.users import EXTERNAL_ID_PATTERN
@@ -23,9 +24,9 @@ class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="Made from the external id when omitted.",
     )
     email = serializers.EmailField(max_length=254, required=False, allow_blank=True)
-    first_name = serializers.CharField(max_length=150, required=False, allow_blank=True)
-    last_name = serializers.CharField(max_length=150, required=False, allow_blank=True)
-    password = serializers.CharField(
+    first_name = TextOnlyField(max_length=150, required=False, allow_blank=True)
+    last_name = TextOnlyField(max_length=150, required=False, allow_blank=True)
+    password = TextOnlyField(
         max_length=4096,
         required=False,
         write_only=True,
@@ -42,10 +43,10 @@ class UserUpdateSerializer(UserInputSerializer):
 
 class UserOutputSerializer(serializers.ModelSerializer[ExternalIdentity]):
     id = serializers.IntegerField(source="user.id", read_only=True)
-    username = serializers.CharField(source="user.username")
-    email = serializers.CharField(source="user.email")
-    first_name = serializers.CharField(source="user.first_name")
-    last_name = serializers.CharField(source="user.last_name")
+    username = TextOnlyField(source="user.username")
+    email = TextOnlyField(source="user.email")
+    first_name = TextOnlyField(source="user.first_name")
+    last_name = TextOnlyField(source="user.last_name")
     is_active = serializers.BooleanField(source="user.is_active")
 
     class Meta:
@@ -54,7 +55,7 @@ class UserOutputSerializer(serializers.ModelSerializer[ExternalIdentity]):
 
 
 class MembershipInputSerializer(serializers.Serializer[dict[str, Any]]):
-    external_id = serializers.CharField(max_length=255)
+    external_id = TextOnlyField(max_length=255)
     roles = serializers.ListField(
         child=serializers.ChoiceField(choices=Role.values),
         max_length=3,
@@ -84,9 +85,9 @@ class RosterResultSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class MemberSerializer(serializers.Serializer[dict[str, Any]]):
-    external_id = serializers.CharField()
-    username = serializers.CharField()
-    role = serializers.CharField()
+    external_id = TextOnlyField()
+    username = TextOnlyField()
+    role = TextOnlyField()
 
 
 class GradeParamsSerializer(serializers.Serializer[dict[str, Any]]):
@@ -97,8 +98,8 @@ class GradeParamsSerializer(serializers.Serializer[dict[str, Any]]):
 
 class GradeRowSerializer(serializers.Serializer[dict[str, Any]]):
     user_id = serializers.IntegerField()
-    username = serializers.CharField()
-    external_id = serializers.CharField(allow_null=True)
+    username = TextOnlyField()
+    external_id = TextOnlyField(allow_null=True)
     score = serializers.DecimalField(
         max_digits=9,
         decimal_places=3,

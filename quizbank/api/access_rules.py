@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField
+from config.fields import BoundedIntegerField, TextOnlyField
 from quizbank.access import AUTHORS, access_quiz, user_id
 from quizbank.models import Quiz, QuizAccessOverride
 from quizbank.selectors import course_student
@@ -27,7 +27,7 @@ from quizbank.services.quiz_overrides import (
 
 
 class AccessOverrideSerializer(serializers.ModelSerializer[QuizAccessOverride]):
-    username = serializers.CharField(source="user.username", read_only=True)
+    username = TextOnlyField(source="user.username", read_only=True)
 
     class Meta:
         model = QuizAccessOverride
@@ -44,9 +44,9 @@ class AccessOverrideSerializer(serializers.ModelSerializer[QuizAccessOverride]):
 
 
 class AccessRulesSerializer(serializers.Serializer[Quiz]):
-    access_code = serializers.CharField(allow_blank=True, max_length=64)
+    access_code = TextOnlyField(allow_blank=True, max_length=64)
     allowed_networks = serializers.ListField(
-        child=serializers.CharField(max_length=64), max_length=MAX_NETWORKS
+        child=TextOnlyField(max_length=64), max_length=MAX_NETWORKS
     )
 
 
@@ -112,7 +112,7 @@ class QuizOverrideApi(APIView):
         extra_attempts = BoundedIntegerField(min_value=0, max_value=MAX_EXTRA_ATTEMPTS, default=0)
         opens_at = serializers.DateTimeField(allow_null=True, default=None)
         closes_at = serializers.DateTimeField(allow_null=True, default=None)
-        reason = serializers.CharField(allow_blank=True, max_length=MAX_OVERRIDE_REASON, default="")
+        reason = TextOnlyField(allow_blank=True, max_length=MAX_OVERRIDE_REASON, default="")
 
     @extend_schema(
         request=InputSerializer,

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from quizbank.access import AUTHORS, access_course
 from quizbank.services.enrolment import (
     MAX_ENTRIES,
@@ -17,27 +18,25 @@ from quizbank.services.enrolment import (
 
 
 class EnrolmentOutput(serializers.Serializer[Any]):
-    added = serializers.ListField(child=serializers.CharField())
-    already = serializers.ListField(child=serializers.CharField())
-    unknown = serializers.ListField(child=serializers.CharField())
+    added = serializers.ListField(child=TextOnlyField())
+    already = serializers.ListField(child=TextOnlyField())
+    unknown = serializers.ListField(child=TextOnlyField())
     staff = serializers.ListField(
-        child=serializers.CharField(),
+        child=TextOnlyField(),
         help_text="Of those added, who also author or examine the course.",
     )
 
 
 class EntriesInput(serializers.Serializer[Any]):
-    entries = serializers.ListField(
-        child=serializers.CharField(max_length=254), max_length=MAX_ENTRIES
-    )
+    entries = serializers.ListField(child=TextOnlyField(max_length=254), max_length=MAX_ENTRIES)
 
 
 class UnenrolmentOutput(serializers.Serializer[Any]):
-    removed = serializers.ListField(child=serializers.CharField())
+    removed = serializers.ListField(child=TextOnlyField())
     not_enrolled = serializers.ListField(
-        child=serializers.CharField(), help_text="Accounts that were not students of the course."
+        child=TextOnlyField(), help_text="Accounts that were not students of the course."
     )
-    unknown = serializers.ListField(child=serializers.CharField())
+    unknown = serializers.ListField(child=TextOnlyField())
 
 
 class CourseEnrolApi(APIView):

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from quizbank.access import AUTHORS, access_course
 from quizbank.errors import FileTooLarge
 from quizbank.interchange.formats import FORMATS
@@ -26,19 +27,19 @@ EXPORT_CONTENT_TYPES = ("application/xml", "text/plain", "application/zip")
 
 
 class SkippedSerializer(serializers.Serializer[dict[str, Any]]):
-    location = serializers.CharField(help_text="Question number, name and line, or item path.")
-    reason = serializers.CharField()
+    location = TextOnlyField(help_text="Question number, name and line, or item path.")
+    reason = TextOnlyField()
 
 
 class ImportedQuestionSerializer(serializers.Serializer[dict[str, Any]]):
-    slug = serializers.CharField()
-    title = serializers.CharField()
-    type = serializers.CharField()
-    topic = serializers.CharField()
-    location = serializers.CharField()
+    slug = TextOnlyField()
+    title = TextOnlyField()
+    type = TextOnlyField()
+    topic = TextOnlyField()
+    location = TextOnlyField()
     outcome = serializers.ChoiceField(choices=["created", "updated", "unchanged"])
     notes = serializers.ListField(
-        child=serializers.CharField(), help_text="What the file had that the bank does not keep."
+        child=TextOnlyField(), help_text="What the file had that the bank does not keep."
     )
 
 
@@ -51,8 +52,8 @@ class BankImportApi(APIView):
         dry_run = serializers.BooleanField(default=False, help_text="Report; write nothing.")
 
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
-        course = serializers.CharField()
-        format = serializers.CharField()
+        course = TextOnlyField()
+        format = TextOnlyField()
         dry_run = serializers.BooleanField()
         counts = serializers.DictField(child=serializers.IntegerField())
         by_type = serializers.DictField(child=serializers.IntegerField())

@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from config.fields import TextOnlyField
 from quizbank.models import Difficulty, GradingMethod, ReleasePolicy
 from quizbank.services.quiz_access import MAX_GRACE_PERIOD, MAX_TIME_LIMIT
 from quizbank.services.quiz_write import MAX_DESCRIPTION, MAX_SLOT_POINTS, SlotSpec
@@ -15,10 +16,8 @@ MAX_ID = 2**63 - 1
 
 class CourseInputSerializer(serializers.Serializer[dict[str, Any]]):
     slug = serializers.SlugField(max_length=80)
-    title = serializers.CharField(max_length=200)
-    description = serializers.CharField(
-        max_length=MAX_DESCRIPTION, allow_blank=True, required=False
-    )
+    title = TextOnlyField(max_length=200)
+    description = TextOnlyField(max_length=MAX_DESCRIPTION, allow_blank=True, required=False)
 
 
 class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -68,10 +67,8 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
     slug = serializers.SlugField(max_length=80)
-    title = serializers.CharField(max_length=200)
-    description = serializers.CharField(
-        max_length=MAX_DESCRIPTION, allow_blank=True, required=False
-    )
+    title = TextOnlyField(max_length=200)
+    description = TextOnlyField(max_length=MAX_DESCRIPTION, allow_blank=True, required=False)
     time_limit = serializers.DurationField(
         allow_null=True, required=False, min_value=timedelta(seconds=1), max_value=MAX_TIME_LIMIT
     )

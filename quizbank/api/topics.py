@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import TextOnlyField
 from config.scopes import Scope
 from quizbank.access import AUTHORS, access_course
 from quizbank.models import Topic
@@ -28,11 +29,11 @@ class CourseTopicsApi(APIView):
     }
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        title = serializers.CharField(max_length=MAX_TITLE)
-        slug = serializers.CharField(
+        title = TextOnlyField(max_length=MAX_TITLE)
+        slug = TextOnlyField(
             max_length=80, required=False, help_text="Made from the title when left out."
         )
-        description = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+        description = TextOnlyField(required=False, allow_blank=True, max_length=4000)
 
     @extend_schema(responses=TopicSerializer(many=True), operation_id="course_topics")
     def get(self, request: Request, course_id: int) -> Response:

@@ -123,3 +123,19 @@ def test_anonymous_requests_are_401_with_www_authenticate_in_the_error_shape(
     assert reply.status_code == 401
     assert reply["WWW-Authenticate"] == "Token"
     assert _error(reply)["code"] == "not_authenticated"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/code-runs/", {"code": 1}, "code"),
+        ("/api/auth/token/", {"username": 5, "password": "x"}, "username"),
+    ],
+)
+def test_a_number_where_text_belongs_is_a_400_not_text(
+    student_api: APIClient, path: str, body: dict[str, object], field: str
+) -> None:
+    """DRF's CharField turns 5 into "5"; every text field of the API takes text only."""
+    reply = student_api.post(path, body, format="json")
+    assert reply.status_code == 400, reply.content
+    assert field in _error(reply)["fields"]  # type: ignore[operator]
