@@ -38,6 +38,7 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.registration import Registration, TKeySet
 from pylti1p3.service_connector import ServiceConnector
 
+from config.exceptions import DomainError
 from config.text import unstorable_text
 from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent, ToolKeyMissing
 from lms.services.platform_keys import platform_keys_of
@@ -358,10 +359,23 @@ class _TimedSession(requests.Session):
         return super().request(*args, **kwargs)
 
 
-def _connector(stored: LtiRegistration) -> ServiceConnector:
+def _signing_registration(stored: LtiRegistration) -> Registration:
+    """The registration with the key our messages are signed with; ToolKeyMissing while
+    the tool has none (every key deleted since the launch)."""
+    with _tool_key_needed():
+        registration: Registration = stored.to_registration()
+    return registration
+
+
+def _connector(stored: LtiRegistration, fails_as: type[DomainError]) -> ServiceConnector:
+    """A connector to the platform's services; `fails_as` says why while we cannot sign."""
+    try:
+        registration = _signing_registration(stored)
+    except ToolKeyMissing as exc:
+        raise fails_as(NO_TOOL_KEY) from exc
     session = _TimedSession()
     session.headers["User-Agent"] = "Vivabank-LTI/1"
-    return ServiceConnector(stored.to_registration(), requests_session=session)
+    return ServiceConnector(registration, requests_session=session)
 
 
 def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any]) -> None:
@@ -372,7 +386,7 @@ def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any
     if refusal:
         raise ScoreNotSent(refusal)
     service = AssignmentsGradesService(
-        _connector(stored),
+        _connector(stored, ScoreNotSent),
         {"scope": [SCORE_SCOPE], "lineitem": line_item_url},
     )
     try:
@@ -404,8 +418,8 @@ def deep_link_response_form(
     *, registration_id: int, deployment_id: str, settings: dict[str, Any], quiz: LinkedQuiz
 ) -> str:
     """The auto-submitting HTML form that returns the picked quiz to the platform, signed
-    with our newest key."""
-    registration = LtiRegistration.objects.get(pk=registration_id).to_registration()
+    with our newest key; ToolKeyMissing while there is none."""
+    registration = _signing_registration(LtiRegistration.objects.get(pk=registration_id))
     try:
         line_item = (
             LineItem()
@@ -437,7 +451,7 @@ def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[s
     if refusal:
         raise RosterNotFetched(refusal)
     service = NamesRolesProvisioningService(
-        _connector(stored), {"context_memberships_url": memberships_url}
+        _connector(stored, RosterNotFetched), {"context_memberships_url": memberships_url}
     )
     try:
         members = service.get_members()

@@ -116,21 +116,22 @@ def deep_link_pick_view(request: HttpRequest) -> HttpResponse:
             user=user,
             quiz_id=picked,
         )
+        linked = lti.LinkedQuiz(
+            quiz_id=quiz.pk,
+            title=quiz.title,
+            score_maximum=float(quiz_score_maximum(quiz)),
+            launch_url=request.build_absolute_uri(reverse("lms:launch")),
+        )
+        form = lti.deep_link_response_form(
+            registration_id=started["registration_id"],
+            deployment_id=started["deployment_id"],
+            settings=started["settings"],
+            quiz=linked,
+        )
     except LaunchRefused as exc:
+        # The request stays open: once the operator has fixed it, the pick can be sent again.
         return _refused(request, exc)
     del request.session[DEEP_LINK_SESSION]
-    linked = lti.LinkedQuiz(
-        quiz_id=quiz.pk,
-        title=quiz.title,
-        score_maximum=float(quiz_score_maximum(quiz)),
-        launch_url=request.build_absolute_uri(reverse("lms:launch")),
-    )
-    form = lti.deep_link_response_form(
-        registration_id=started["registration_id"],
-        deployment_id=started["deployment_id"],
-        settings=started["settings"],
-        quiz=linked,
-    )
     return HttpResponse(form)
 
 

@@ -5,6 +5,7 @@ import re
 
 import pytest
 from lti1p3platform.registration import Registration
+from lti_tool.models import Key
 
 from lms.models import ExternalIdentity, LtiCourseGrant
 from quizbank.models import CourseMembership
@@ -84,3 +85,16 @@ def test_a_quiz_without_questions_cannot_be_linked(lti: Lti) -> None:
     reply = lti.browser.post("/lti/deep-link/", {"quiz": lti.quiz.pk})
     assert reply.status_code == 403
     assert "no questions" in reply.content.decode()
+
+
+def test_a_pick_after_every_tool_key_was_deleted_says_to_run_rotate_keys(lti: Lti) -> None:
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    launch(lti, roles=[INSTRUCTOR], deep_link_return=RETURN)
+    Key.objects.all().delete()
+    reply = lti.browser.post("/lti/deep-link/", {"quiz": lti.quiz.pk})
+    assert reply.status_code == 503
+    assert "manage.py rotate_keys" in reply.content.decode()
+    Key.objects.generate()  # the operator runs it: the same pick goes through
+    again = lti.browser.post("/lti/deep-link/", {"quiz": lti.quiz.pk})
+    assert again.status_code == 200
+    assert f'action="{RETURN}"' in again.content.decode()

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
+from lti_tool.models import Key
 from rest_framework.test import APIClient
 
 from grading.models import Response, ResponseStatus
@@ -123,6 +124,22 @@ def test_a_failing_gradebook_is_shown_to_examiners_and_can_be_resent(
     assert resent == {"resent": [sync.pk]}
     assert _publish_pending() == ["sent"]
     assert [s["scoreGiven"] for s in lti.grades.scores] == [2.0]
+
+
+def test_a_send_after_every_tool_key_was_deleted_fails_saying_to_run_rotate_keys(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner, attempt = taken
+    _mark(examiner, attempt, 2)
+    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    Key.objects.all().delete()
+    sync = LtiScoreSync.objects.get()
+    with pytest.raises(ScoreNotSent, match="rotate_keys"):
+        score_publish(sync_id=sync.pk, now=timezone.now())
+    [row] = examiner.get(f"/api/quizzes/{lti.quiz.pk}/lms-scores/").json()
+    assert row["status"] == "failed"
+    assert "manage.py rotate_keys" in row["last_error"]
+    assert lti.grades.scores == []
 
 
 def test_students_cannot_see_or_resend_passback(lti: Lti, taken: tuple[APIClient, int]) -> None:

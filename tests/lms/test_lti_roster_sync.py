@@ -2,6 +2,7 @@
 whose membership service answers over HTTP with a token it issued."""
 
 from django.contrib.auth.models import User
+from lti_tool.models import Key
 from rest_framework.test import APIClient
 
 from lms.models import LtiRosterSource
@@ -64,3 +65,15 @@ def test_students_cannot_sync_the_roster(lti: Lti) -> None:
     api = APIClient()
     api.force_authenticate(member(lti.quiz.course, "student"))
     assert api.post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/").status_code == 403
+
+
+def test_a_sync_after_every_tool_key_was_deleted_is_a_502_saying_to_run_rotate_keys(
+    lti: Lti,
+) -> None:
+    launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
+    Key.objects.all().delete()
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 502
+    error = reply.json()["error"]
+    assert error["code"] == "roster_not_fetched"
+    assert "manage.py rotate_keys" in error["message"]
