@@ -17,6 +17,8 @@ _ERRORS: dict[int, str] = {
     "the operation's scope: `scope_missing`).",
     404: "No such object among those you may see, or no such page.",
     409: "The current state does not allow this (e.g. `stale_version`, `deadline_passed`).",
+    412: "`If-Match` names a version the object no longer has (`quiz_changed`): it changed "
+    "since you read it, and nothing was saved.",
     413: "The body, or the answer in it, is over its size limit.",
     415: "The body is not JSON.",
     429: "Too many requests; retry after `Retry-After` seconds.",
@@ -74,6 +76,9 @@ class VivabankAutoSchema(AutoSchema):
             403: not open_to_all,
             404: by_id,
             409: writes,
+            412: any(
+                getattr(p, "name", None) == "If-Match" for p in self.get_override_parameters()
+            ),
             413: body,
             415: body,
             429: bool(self.view.get_throttles()),

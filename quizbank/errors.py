@@ -58,6 +58,12 @@ class QuizChanged(DomainError):
     status_code: ClassVar[int] = status.HTTP_409_CONFLICT
 
 
+class QuizChangedSinceRead(QuizChanged):
+    """An API client's If-Match names a version of the quiz it no longer is."""
+
+    status_code: ClassVar[int] = status.HTTP_412_PRECONDITION_FAILED
+
+
 class QuizLocked(DomainError):
     code: ClassVar[str] = "quiz_locked"
     status_code: ClassVar[int] = status.HTTP_409_CONFLICT

@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -195,20 +195,52 @@ class QuizListApi(generics.ListAPIView[Quiz]):
         return Response(_for_authors(quiz), status=201)
 
 
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    {"type": "string", "maxLength": 1000},
+    OpenApiParameter.HEADER,
+    description="The quiz's `ETag` as you read it: the change is refused with 412 "
+    "(`quiz_changed`) if the quiz has changed since. Without it the change is applied.",
+)
+ETAG = OpenApiParameter(
+    "ETag",
+    str,
+    OpenApiParameter.HEADER,
+    response=[200],
+    description="The quiz's version, for `If-Match` (only to the course's authors).",
+)
+
+
+def _with_etag(reply: Response, quiz: Quiz) -> Response:
+    reply["ETag"] = f'"{quiz_write.quiz_etag(quiz)}"'
+    return reply
+
+
+def _if_match(request: Request) -> list[str] | None:
+    """The entity tags of the If-Match header (weak or strong); None when absent or `*`."""
+    header = str(request.headers.get("If-Match", "")).strip()
+    if not header or header == "*":
+        return None
+    tags = [tag.strip().removeprefix("W/").strip('"') for tag in header.split(",")]
+    return [tag for tag in tags if tag]
+
+
 class QuizDetailApi(APIView):
     client_scopes = {"GET": ANY_SCOPE, "PATCH": QUIZ_WRITERS}
 
-    @extend_schema(responses=QuizDetailSerializer, operation_id="quiz_detail")
+    @extend_schema(responses=QuizDetailSerializer, operation_id="quiz_detail", parameters=[ETAG])
     def get(self, request: Request, quiz_id: int) -> Response:
         """The quiz's settings; its slots too for the course's authors."""
         quiz = access_quiz(request.user, quiz_id)
         author = any(role in AUTHORS for role in course_roles(request.user, quiz.course_id))
-        return Response(QuizDetailSerializer(quiz, context={"author": author}).data)
+        reply = Response(QuizDetailSerializer(quiz, context={"author": author}).data)
+        return _with_etag(reply, quiz) if author else reply
 
     @extend_schema(
         request=QuizInputSerializer(partial=True),
         responses=QuizDetailSerializer,
         operation_id="quiz_update",
+        parameters=[IF_MATCH, ETAG],
     )
     def patch(self, request: Request, quiz_id: int) -> Response:
         """Change the quiz's settings and schedule; `slots` replaces its questions."""
@@ -216,8 +248,10 @@ class QuizDetailApi(APIView):
         data = QuizInputSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         settings, slots = split_slots(data.validated_data)
-        quiz = quiz_write.quiz_update(quiz=quiz, data=settings, slots=slots)
-        return Response(_for_authors(quiz))
+        quiz = quiz_write.quiz_update(
+            quiz=quiz, data=settings, slots=slots, seen_etags=_if_match(request)
+        )
+        return _with_etag(Response(_for_authors(quiz)), quiz)
 
 
 class QuizOpenApi(APIView):

@@ -12,7 +12,7 @@ always allowed.
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.template.defaultfilters import pluralize
 
 from config.locking import for_update
-from quizbank.errors import QuizChanged, QuizInvalid, QuizLocked, SlugTaken
+from quizbank.errors import QuizChanged, QuizChangedSinceRead, QuizInvalid, QuizLocked, SlugTaken
 from quizbank.events import quiz_terms_changed
 from quizbank.models import (
     Course,
@@ -256,22 +256,59 @@ def quiz_stamp(quiz: Quiz, settings: Iterable[str]) -> str:
     return hashlib.sha256(json.dumps(saved, default=str).encode()).hexdigest()
 
 
+# Every setting an author may change (the API's quiz_update): the quiz's ETag covers them all.
+EDITABLE_SETTINGS = (
+    "slug",
+    "title",
+    "description",
+    "time_limit",
+    "opens_at",
+    "closes_at",
+    "grace_period",
+    "attempts_allowed",
+    "grading_method",
+    "penalty_per_attempt",
+    "shuffle_questions",
+    "shuffle_choices",
+    "release_policy",
+)
+
+
+def quiz_etag(quiz: Quiz) -> str:
+    """The quiz's version as the API shows it (ETag): every editable setting and its slots."""
+    return quiz_stamp(quiz, EDITABLE_SETTINGS)
+
+
 QUIZ_CHANGED = (
     "This quiz was changed in another tab or by another author since you opened this page: "
     "nothing was saved. Reload to see their changes, then make yours again."
 )
 
 
+QUIZ_CHANGED_SINCE_READ = (
+    "This quiz was changed since you read it (If-Match names an ETag it no longer has): "
+    "nothing was saved. Read it again, then send your change with its new ETag."
+)
+
+
 @transaction.atomic
 def quiz_update(
-    *, quiz: Quiz, data: dict[str, Any], slots: list[SlotSpec] | None, seen: str | None = None
+    *,
+    quiz: Quiz,
+    data: dict[str, Any],
+    slots: list[SlotSpec] | None,
+    seen: str | None = None,
+    seen_etags: Collection[str] | None = None,
 ) -> Quiz:
     """Change the quiz's settings (schedule included) and, with `slots`, its questions.
     `seen` (quiz_stamp over the settings in `data`, when the edit began) refuses the change
-    with QuizChanged when those settings or the slots are no longer what the editor saw."""
+    with QuizChanged when those settings or the slots are no longer what the editor saw;
+    `seen_etags` (an API client's If-Match) refuses it unless one is the quiz's ETag."""
     quiz = for_update(Quiz).get(pk=quiz.pk)
     if seen is not None and seen != quiz_stamp(quiz, data):
         raise QuizChanged(QUIZ_CHANGED)
+    if seen_etags is not None and quiz_etag(quiz) not in seen_etags:
+        raise QuizChangedSinceRead(QUIZ_CHANGED_SINCE_READ)
     before = _terms_of(quiz)
     for name, value in data.items():
         setattr(quiz, name, value)
