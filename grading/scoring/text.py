@@ -2,6 +2,7 @@
 
 import logging
 import re
+import time
 from typing import Any
 
 import regex
@@ -10,8 +11,11 @@ from grading.scoring.verdict import Verdict, clamp
 
 logger = logging.getLogger(__name__)
 # An author's pattern runs on a student's text: one that backtracks catastrophically
-# (`(a+)+b` on a long run of a's) gives up after this long and counts as no match.
+# (`(a|a)+b` on a long run of a's) gives up after this long and counts as no match.
 PATTERN_TIMEOUT_S = 0.1
+# ... and all of one answer's patterns together: a question of many such patterns must not
+# hold the submit (and its attempt's lock) for seconds; those left untried match nothing.
+ANSWER_PATTERNS_BUDGET_S = 0.3
 
 _SPACES = re.compile(r"\s+")
 _FENCE_INFO = re.compile(r"[\w+-]*[ \t]*")  # the language name after the opening fence
@@ -77,20 +81,26 @@ def _forms(text: str, *, whitespace: str, case: bool) -> set[str]:
     }
 
 
-def _matches(given: set[str], accepted: dict[str, Any], *, whitespace: str, case: bool) -> bool:
+def _matches(
+    given: set[str], accepted: dict[str, Any], *, whitespace: str, case: bool, deadline: float
+) -> bool:
     if "regex" in accepted:
         flags = 0 if case else regex.IGNORECASE
         pattern = str(accepted["regex"])
-        return any(_fullmatch(pattern, form, flags) for form in given)
+        return any(_fullmatch(pattern, form, flags, deadline) for form in given)
     wanted = _forms(str(accepted.get("text", "")), whitespace=whitespace, case=case)
     return not given.isdisjoint(wanted)
 
 
-def _fullmatch(pattern: str, text: str, flags: int) -> bool:
+def _fullmatch(pattern: str, text: str, flags: int, deadline: float) -> bool:
+    timeout = min(PATTERN_TIMEOUT_S, deadline - time.monotonic())
+    if timeout <= 0:
+        logger.warning("the answer pattern %r was not tried: the answer's time was spent", pattern)
+        return False
     try:
-        return regex.fullmatch(pattern, text, flags, timeout=PATTERN_TIMEOUT_S) is not None
+        return regex.fullmatch(pattern, text, flags, timeout=timeout) is not None
     except TimeoutError:
-        logger.warning("the answer pattern %r gave up after %s s", pattern, PATTERN_TIMEOUT_S)
+        logger.warning("the answer pattern %r gave up after %.3f s", pattern, timeout)
         return False
     except (regex.error, OverflowError, ValueError, RecursionError):
         # Checked when the question was saved; one stored before that check (or by an older
@@ -104,8 +114,9 @@ def score_text(content: dict[str, Any], answer: dict[str, Any]) -> Verdict:
     whitespace = str(content.get("whitespace", "normalize"))
     case = bool(content.get("case_sensitive", False))
     given = _forms(str(answer["text"]), whitespace=whitespace, case=case)
+    deadline = time.monotonic() + ANSWER_PATTERNS_BUDGET_S
     for accepted in content.get("answers", []):
-        if _matches(given, accepted, whitespace=whitespace, case=case):
+        if _matches(given, accepted, whitespace=whitespace, case=case, deadline=deadline):
             text = str(accepted.get("feedback", ""))
             return Verdict(clamp(float(accepted.get("fraction", 1.0))), {"answer": text})
     return Verdict(0.0, {})

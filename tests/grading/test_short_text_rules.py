@@ -60,11 +60,20 @@ def test_a_match_without_feedback_gives_empty_feedback_and_no_match_none() -> No
 
 
 def test_a_pattern_that_backtracks_catastrophically_gives_up_as_no_match() -> None:
-    """`(a+)+b` on 40 a's takes about 2**40 steps (without the limit this never ends): it
-    stops after a tenth of a second, and the next accepted answer is still tried."""
-    content = short_text({"regex": "(a+)+b"}, {"text": "a" * 40 + "!"})
+    """`(a|a)+b` on 40 a's takes about 2**40 steps (without the limit this never ends): it
+    stops after about a tenth of a second, and the next accepted answer is still tried."""
+    content = short_text({"regex": "(a|a)+b"}, {"text": "a" * 40 + "!"})
     assert score(content, "a" * 40 + "!") == 1.0
     assert score(content, "a" * 41) == 0.0
+
+
+def test_many_patterns_that_backtrack_share_one_budget_and_the_rest_are_not_tried() -> None:
+    """Ten `(a|aa)+c` would hold the submit for a second or two (a tenth or more each):
+    after the answer's budget of 0.3 s the remaining patterns, the matching `a+` among them,
+    match nothing."""
+    matching = {"regex": "a+", "fraction": 0.5}
+    assert score(short_text(matching), "a" * 40) == 0.5
+    assert score(short_text(*[{"regex": "(a|aa)+c"}] * 10, matching), "a" * 40) == 0.0
 
 
 def test_a_stored_pattern_the_grading_engine_refuses_matches_nothing_and_grades_on() -> None:
