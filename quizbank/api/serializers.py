@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from quizbank.models import SLOT_FIELDS, Course, Question, QuestionVersion, Quiz, QuizSlot, Topic
+from quizbank.services.quiz_write import EDITABLE_SETTINGS
 
 
 class CourseSerializer(serializers.ModelSerializer[Course]):
@@ -57,25 +58,7 @@ class QuizSerializer(serializers.ModelSerializer[Quiz]):
 
     class Meta:
         model = Quiz
-        fields = [
-            "id",
-            "course",
-            "slug",
-            "title",
-            "description",
-            "time_limit",
-            "opens_at",
-            "closes_at",
-            "grace_period",
-            "attempts_allowed",
-            "grading_method",
-            "penalty_per_attempt",
-            "shuffle_questions",
-            "shuffle_choices",
-            "release_policy",
-            "released_at",
-            "slot_count",
-        ]
+        fields = ["id", "course", *EDITABLE_SETTINGS, "released_at", "slot_count"]
 
     def get_slot_count(self, quiz: Quiz) -> int:
         return quiz.slots.count()

@@ -107,6 +107,23 @@ def test_a_remark_after_release_publishes_again_and_older_never_wins(
     assert len(lti.grades.scores) == 2
 
 
+def _marked_and_released(lti: Lti, taken: tuple[APIClient, int], level: int) -> APIClient:
+    """The taken attempt's viva marked at `level` and the quiz released; the examiner."""
+    examiner, attempt = taken
+    _mark(examiner, attempt, level)
+    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    return examiner
+
+
+def _send_fails(lti: Lti, examiner: APIClient, why: str) -> tuple[LtiScoreSync, Any]:
+    """Publish the one score, which fails saying `why`; its row as examiners see it."""
+    sync = LtiScoreSync.objects.get()
+    with pytest.raises(ScoreNotSent, match=why):
+        score_publish(sync_id=sync.pk, now=timezone.now())
+    [row] = examiner.get(f"/api/quizzes/{lti.quiz.pk}/lms-scores/").json()
+    return sync, row
+
+
 def test_a_failing_gradebook_is_shown_to_examiners_and_can_be_resent(
     lti: Lti, taken: tuple[APIClient, int]
 ) -> None:
@@ -114,10 +131,7 @@ def test_a_failing_gradebook_is_shown_to_examiners_and_can_be_resent(
     _mark(examiner, attempt, 2)
     lti.grades.fail_next = 1
     examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
-    sync = LtiScoreSync.objects.get()
-    with pytest.raises(ScoreNotSent):
-        score_publish(sync_id=sync.pk, now=timezone.now())
-    [row] = examiner.get(f"/api/quizzes/{lti.quiz.pk}/lms-scores/").json()
+    sync, row = _send_fails(lti, examiner, "500")
     assert (row["status"], row["tries"]) == ("failed", 1)
     assert "500" in row["last_error"]
     resent = examiner.post(f"/api/quizzes/{lti.quiz.pk}/lms-scores/resend/").json()
@@ -129,14 +143,9 @@ def test_a_failing_gradebook_is_shown_to_examiners_and_can_be_resent(
 def test_a_send_after_every_tool_key_was_deleted_fails_saying_to_run_rotate_keys(
     lti: Lti, taken: tuple[APIClient, int]
 ) -> None:
-    examiner, attempt = taken
-    _mark(examiner, attempt, 2)
-    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    examiner = _marked_and_released(lti, taken, 2)
     Key.objects.all().delete()
-    sync = LtiScoreSync.objects.get()
-    with pytest.raises(ScoreNotSent, match="rotate_keys"):
-        score_publish(sync_id=sync.pk, now=timezone.now())
-    [row] = examiner.get(f"/api/quizzes/{lti.quiz.pk}/lms-scores/").json()
+    _, row = _send_fails(lti, examiner, "rotate_keys")
     assert row["status"] == "failed"
     assert "manage.py rotate_keys" in row["last_error"]
     assert lti.grades.scores == []
@@ -153,9 +162,7 @@ def test_students_cannot_see_or_resend_passback(lti: Lti, taken: tuple[APIClient
 def test_a_score_as_of_an_earlier_moment_than_the_last_sent_is_not_sent(
     lti: Lti, taken: tuple[APIClient, int]
 ) -> None:
-    examiner, attempt = taken
-    _mark(examiner, attempt, 1)
-    examiner.post(f"/api/quizzes/{lti.quiz.pk}/release/", {}, format="json")
+    _marked_and_released(lti, taken, 1)
     _publish_pending()
     sync = LtiScoreSync.objects.get()
     later = timezone.now() + timedelta(hours=1)  # as if a newer score had been sent since
