@@ -3,6 +3,7 @@
 from typing import Any
 
 import pytest
+from rest_framework.test import APIClient
 
 from grading.models import Attempt, AttemptStatus
 from grading.selectors import quiz_grade
@@ -35,6 +36,17 @@ def staff() -> Staff:
 def _start(staff: Staff) -> Any:
     body = {"quiz": staff.quiz.pk, "student": staff.student.pk}
     return api_as(staff.examiner).post("/api/viva-sessions/", body, format="json")
+
+
+def _drawn_put_back_and_drawn_again(staff: Staff) -> tuple[APIClient, str, Any, Any]:
+    """A session whose first question was put back (by id) and another drawn in its place:
+    the examiner's client, the session's URL, and the two drawn questions."""
+    client = api_as(staff.examiner)
+    base = f"/api/viva-sessions/{_start(staff).json()['id']}"
+    first = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    assert client.delete(f"{base}/questions/0/?id={first['id']}").status_code == 200
+    second = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    return client, base, first, second
 
 
 def test_a_live_viva_draws_without_repeats_and_ends_as_a_graded_attempt(staff: Staff) -> None:
@@ -99,19 +111,17 @@ def test_a_question_put_back_unasked_leaves_the_viva_and_is_not_drawn_again(
 def test_a_stale_put_back_names_its_question_and_leaves_a_newer_one_drawn(
     staff: Staff,
 ) -> None:
-    client = api_as(staff.examiner)
-    session = _start(staff).json()
-    base = f"/api/viva-sessions/{session['id']}"
-    first = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
-    assert client.delete(f"{base}/questions/0/?id={first['id']}").status_code == 200
-    second = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    client, base, first, second = _drawn_put_back_and_drawn_again(staff)
     assert second["position"] == 0
     stale = client.delete(f"{base}/questions/0/?id={first['id']}")  # another tab, for the first
     assert stale.status_code == 409
     error = stale.json()["error"]
     assert error["code"] == "viva_question_changed"
     assert "The question at position 0 is no longer the one meant" in error["message"]
-    assert Attempt.objects.get(pk=session["attempt"]).responses.get().pk == second["id"]
+    assert (
+        Attempt.objects.get(viva_session__pk=base.rsplit("/", 1)[1]).responses.get().pk
+        == second["id"]
+    )
     assert client.delete(f"{base}/questions/0/?id=x").status_code == 400
 
 
@@ -290,18 +300,13 @@ def test_a_draw_from_a_topic_the_course_lacks_is_refused_as_such(staff: Staff) -
 def test_notes_from_a_stale_tab_are_not_recorded_on_the_question_drawn_since(
     staff: Staff,
 ) -> None:
-    client = api_as(staff.examiner)
-    session = _start(staff).json()
-    base = f"/api/viva-sessions/{session['id']}"
-    first = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
-    assert client.delete(f"{base}/questions/0/?id={first['id']}").status_code == 200
-    second = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    client, base, first, second = _drawn_put_back_and_drawn_again(staff)
     stale = client.post(
         f"{base}/questions/0/", {"notes": "About the first.", "id": first["id"]}, format="json"
     )
     assert stale.status_code == 409
     assert "Nothing was recorded" in stale.json()["error"]["message"]
-    answer = Attempt.objects.get(pk=session["attempt"]).responses.get()
+    answer = Attempt.objects.get(viva_session__pk=base.rsplit("/", 1)[1]).responses.get()
     assert answer.pk == second["id"]
     assert answer.answer in (None, {}, {"text": ""})
     meant = {"notes": "About the second.", "id": second["id"]}
