@@ -50,10 +50,12 @@ def subscription_create(*, client: ApiClient, url: str, events: list[str]) -> We
 def _receiving(subscriptions: QuerySet[WebhookSubscription]) -> list[WebhookSubscription]:
     """Those of `subscriptions` that may still receive events: not stopped, and their client's
     account active with a live `grades:read` token (the scope that lists them)."""
+    # The usual case, no subscription at all, is asked on every submit and every grade: one
+    # plain read of ids answers it (the join and its columns cost three times as much).
+    if not subscriptions.filter(active=True).values_list("pk", flat=True):
+        return []
     found = list(subscriptions.filter(active=True, client__user__is_active=True))
     if not found:
-        # The usual case (no subscriber at all) reads no tokens: every attempt saved as
-        # submitted or graded asks.
         return []
     holding = clients_holding(Scope.READ_GRADES)
     return [sub for sub in found if sub.client_id in holding]
