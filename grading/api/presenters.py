@@ -1,6 +1,7 @@
 """What a student sees of a drawn question and of their attempt (quizbank.presenters holds
 the allow-list of a question's fields, shared with the authors' preview)."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -50,14 +51,12 @@ def _points(response: Response, score: float | None) -> Decimal | None:
     return (Decimal(str(score)) * response.points).quantize(Decimal("0.001"))
 
 
-def _response_view(response: Response, visible: bool, update: ScoreUpdate | None) -> dict[str, Any]:
+def _response_scores(
+    response: Response, visible: bool, update: ScoreUpdate | None
+) -> dict[str, Any]:
+    """The answer's status, and its score and feedback where `visible`."""
     shown = update if visible else None
     return {
-        "position": response.position,
-        "question": student_question(response),
-        "answer": answer_as_shown(response),
-        "version": response.version,
-        "saved_at": response.saved_at,
         "status": response.status,
         # Waiting for the runner or a marker: no score yet, which is not a score of 0.
         "pending": response.status in PENDING,
@@ -70,9 +69,22 @@ def _response_view(response: Response, visible: bool, update: ScoreUpdate | None
     }
 
 
-def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
-    """The attempt for `user`: scores and feedback only where the release policy allows;
-    the student sees no total while any answer is pending, and is told of changed marks."""
+@dataclass(frozen=True)
+class _Shown:
+    """What `user` may see of an attempt now."""
+
+    responses: list[Response]
+    visible: bool
+    updates: dict[int, ScoreUpdate]
+    totals: dict[str, Any]
+
+    def scores(self, response: Response) -> dict[str, Any]:
+        return _response_scores(response, self.visible, self.updates.get(response.pk))
+
+
+def _shown(user: AnyUser, attempt: Attempt, now: datetime) -> _Shown:
+    """Scores and feedback only where the release policy allows; the student sees no total
+    while any answer is pending, and is told of changed marks."""
     responses = attempt_responses(attempt)
     visible = results_visible(user, attempt, now)
     pending = attempt.status == AttemptStatus.SUBMITTED
@@ -83,58 +95,59 @@ def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, An
         # A blind second marker must not learn the first mark from the score it replaced.
         blind = blind_responses(user, responses)
         updates = {pk: u for pk, u in updates.items() if pk not in blind}
-    return {
-        "id": attempt.pk,
-        "quiz": attempt.quiz_id,
-        "user": attempt.user_id,
-        "number": attempt.number,
+    totals = {
         "status": attempt.status,
-        "started_at": attempt.started_at,
-        "deadline": attempt.deadline,
-        "answers_close_at": answers_close_at(attempt),
-        "server_time": now,
-        "submitted_at": attempt.submitted_at,
-        "auto_submitted": attempt.auto_submitted,
         "results_visible": visible,
         "pending": pending,
         "score": attempt.score if total_shown else None,
         "final_score": attempt_final_score(attempt) if total_shown else None,
         "max_score": attempt.max_score,
         "updated_at": max((u.updated_at for u in updates.values()), default=None),
-        "responses": [_response_view(r, visible, updates.get(r.pk)) for r in responses],
+    }
+    return _Shown(responses, visible, updates, totals)
+
+
+def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
+    """The attempt for `user`, its questions and answers with what `_shown` allows."""
+    shown = _shown(user, attempt, now)
+    return {
+        "id": attempt.pk,
+        "quiz": attempt.quiz_id,
+        "user": attempt.user_id,
+        "number": attempt.number,
+        "started_at": attempt.started_at,
+        "deadline": attempt.deadline,
+        "answers_close_at": answers_close_at(attempt),
+        "server_time": now,
+        "submitted_at": attempt.submitted_at,
+        "auto_submitted": attempt.auto_submitted,
+        **shown.totals,
+        "responses": [
+            {
+                "position": r.position,
+                "question": student_question(r),
+                "answer": answer_as_shown(r),
+                "version": r.version,
+                "saved_at": r.saved_at,
+                **shown.scores(r),
+            }
+            for r in shown.responses
+        ],
     }
 
 
 def attempt_result(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
-    """A compact result: per-question status always, scores and feedback once visible."""
-    full = attempt_view(user, attempt, now)
-    keys = (
-        "position",
-        "status",
-        "pending",
-        "score",
-        "points_awarded",
-        "feedback",
-        "updated_at",
-        "previous_score",
-        "previous_points_awarded",
-    )
+    """A compact result: per-question status always, scores and feedback once visible (the
+    questions by title, type and points only: nothing of their text is rendered)."""
+    shown = _shown(user, attempt, now)
     questions = [
         {
-            "title": r["question"]["title"],
-            "type": r["question"]["type"],
-            "points": r["question"]["points"],
-            **{k: r[k] for k in keys},
+            "title": str(r.question_version.content.get("title", "")),
+            "type": str(r.question_version.content.get("type", "")),
+            "points": r.points,
+            "position": r.position,
+            **shown.scores(r),
         }
-        for r in full["responses"]
+        for r in shown.responses
     ]
-    totals = (
-        "status",
-        "results_visible",
-        "pending",
-        "score",
-        "final_score",
-        "max_score",
-        "updated_at",
-    )
-    return {"attempt": attempt.pk, **{k: full[k] for k in totals}, "questions": questions}
+    return {"attempt": attempt.pk, **shown.totals, "questions": questions}
