@@ -46,17 +46,19 @@ def upstream_grads(ctx: ChildContext, roots: list[torch.Tensor], upstream: Any, 
     return [gradient] * len(roots)
 
 
-def backward(ctx: ChildContext, output: Any, upstream: Any, seed: int) -> None:
-    """Backpropagate through the output's tensors that require grad (raises StudentError).
+def backward(ctx: ChildContext, output: Any, upstream: Any, seed: int) -> list[torch.Tensor]:
+    """Backpropagate through the output's tensors that require grad (raises StudentError);
+    the upstream gradients it passed, as the answer's backward left them.
 
     An output that requires no grad is left alone: a function may run backward
     itself, and the gradients it left on the inputs are what gets compared.
     """
     roots = _roots(output)
     if not roots:
-        return
+        return []
     gradients = upstream_grads(ctx, roots, upstream, seed)
     ctx.run(lambda: pristine.backward(roots, gradients))
+    return list(gradients)
 
 
 def check_gradients(
@@ -64,11 +66,13 @@ def check_gradients(
 ) -> None:
     ctx_values = ctx.record["values"]
     try:
-        backward(ctx, output, check.options.get("upstream", "sum"), case.seed)
+        upstream = backward(ctx, output, check.options.get("upstream", "sum"), case.seed)
     except StudentError as error:
         ctx_values["grads"] = bad(f"backward failed: {error_text(error)}")
         return
     ctx_values["grads"] = ctx.encode(input_grads(inputs))
+    # A hand-written backward that edits grad_output in place edits the caller's tensor.
+    ctx_values["upstream_after"] = ctx.encode(upstream)
 
 
 def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:

@@ -70,7 +70,15 @@ def compare_gradients(
 
 def gradients(j: JudgeInput) -> Outcome:
     got, expected = student_value(j.student, "grads"), j.ref("grads")
-    return compare_gradients(got, expected, j.tolerance, j.grad_labels).as_kind("gradients")
+    grads = compare_gradients(got, expected, j.tolerance, j.grad_labels)
+    if not grads.ok:
+        return grads.as_kind("gradients")
+    after = student_value(j.student, "upstream_after")
+    upstream = compare(after, j.ref("upstream_after"), exact(j.tolerance), "the upstream gradient")
+    if upstream.ok:
+        return grads
+    message = f"the backward changed the incoming gradient in place: {upstream.message}"
+    return Outcome(False, message, kind="side_effect")
 
 
 def _flag(j: JudgeInput, name: str) -> Outcome:

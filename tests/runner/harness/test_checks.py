@@ -51,6 +51,31 @@ def test_gradients_use_a_given_upstream_gradient() -> None:
     assert grade(SQUARE_DETACHED_GRAD, SQUARE, case(upstream, args=args))[0] == 0.0
 
 
+SQUARE_EDITS_GRAD_OUTPUT = """
+import torch
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad.mul_(2 * x)  # right gradient, written into the caller's upstream tensor
+def f(x):
+    return Square.apply(x)
+"""
+
+
+@pytest.mark.parametrize("upstream", ["sum", {"random": [3, 4]}])
+def test_gradients_catch_a_backward_that_edits_the_upstream_gradient(upstream: Any) -> None:
+    check = {"kind": "gradients", "upstream": upstream}
+    score, results, _status, _message = grade(SQUARE_EDITS_GRAD_OUTPUT, SQUARE, case(check))
+    assert score == 0.0
+    message = only_message(results)
+    assert message.startswith("case 1: the backward changed the incoming gradient in place")
+
+
 def test_gradients_report_an_input_that_got_none() -> None:
     detached = "def f(x):\n    return x.detach() * x.detach() + 0 * x.sum().detach()\n"
     _score, results, _status, _message = grade(detached, SQUARE, case("gradients"))
