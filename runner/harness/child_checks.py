@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import torch
 
 from runner.harness import pristine, values
 from runner.harness.context import ChildContext, StudentError, bad, error_text
-from runner.harness.spec import Case, Check
+from runner.harness.spec import REFUSED_AFTER_EDIT, Case, Check
 
 # The phrase in autograd's error when saved tensors of a graph were already freed.
 SECOND_BACKWARD = "backward through the graph a second time"
+# Autograd's message when a tensor kept with ctx.save_for_backward changed after it was saved.
+EDITED_SINCE_SAVED = "modified by an inplace operation"
 # The seed offset of the random upstream gradient the gradcheck's vector-Jacobian product uses.
 UPSTREAM_SEED_OFFSET = 7919
 
@@ -90,6 +93,38 @@ def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any)
         return
     ctx.record["values"]["grads_once"] = ctx.encode(collected[0])
     ctx.record["values"]["grads_twice"] = ctx.encode(collected[1])
+
+
+def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
+    """Backward after the output was edited in place where autograd does not record it.
+
+    A backward that reads the output from ctx.saved_tensors is refused by autograd (the
+    saved tensor's version changed); one that kept it as a plain attribute of ctx computes
+    from the edited values. `plain_grads`, without the edit, is what the answer is judged by.
+    """
+    upstream, recorded = _case_upstream(case), ctx.record["values"]
+    for key, edit in (("plain_grads", False), ("edited_grads", True)):
+        inputs = fresh_inputs(case, ctx.device)
+        try:
+            output = ctx.call(*inputs, case.seed).output
+            if edit:
+                ctx.run(partial(_edit_unrecorded, _roots(output)))
+            backward(ctx, output, upstream, case.seed)
+        except StudentError as error:
+            refused = edit and _edited_since_saved(error)
+            recorded[key] = ctx.encode(REFUSED_AFTER_EDIT) if refused else bad(error_text(error))
+            continue
+        recorded[key] = ctx.encode(input_grads(inputs))
+
+
+def _edited_since_saved(error: StudentError) -> bool:
+    return error.info["type"] == "RuntimeError" and EDITED_SINCE_SAVED in error.info["message"]
+
+
+def _edit_unrecorded(tensors: list[torch.Tensor]) -> None:
+    with pristine.no_grad():
+        for tensor in tensors:
+            pristine.add_(pristine.mul_(tensor, 0.5), 0.25)
 
 
 def record_retained_graph(case: Case, ctx: ChildContext, output: Any, inputs: Inputs) -> None:
@@ -226,4 +261,5 @@ CHECKS: dict[str, Callable[..., None]] = {
     "grad_accumulates": check_grad_accumulates,
     "determinism": check_determinism,
     "gradcheck": check_gradcheck,
+    "saved_tensors": check_saved_tensors,
 }

@@ -21,7 +21,7 @@ from runner.harness.judge_efficiency import TimingEvidence, judge_efficiency
 from runner.harness.outcome import Outcome, Tolerance
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
-from runner.harness.spec import Case, Check
+from runner.harness.spec import REFUSED_AFTER_EDIT, Case, Check
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,26 @@ def grad_accumulates(j: JudgeInput) -> Outcome:
         student_value(j.student, "grads_twice"), j.ref("grads_twice"), j.tolerance, labels
     )
     return _labelled(twice, "gradients do not add up over two calls").as_kind("gradients")
+
+
+SAVED_ELSEWHERE = (
+    "with the output edited in place after the call, backward used the edited values instead "
+    "of refusing (keep what backward needs with ctx.save_for_backward)"
+)
+
+
+def saved_tensors(j: JudgeInput) -> Outcome:
+    expected, labels = j.ref("plain_grads"), j.grad_labels
+    plain = compare_gradients(
+        student_value(j.student, "plain_grads"), expected, j.tolerance, labels
+    )
+    if not plain.ok:
+        return _labelled(plain, "without any edit").as_kind("gradients")
+    edited = student_value(j.student, "edited_grads")
+    if edited == REFUSED_AFTER_EDIT:  # autograd saw the edit: kept with save_for_backward
+        return Outcome(True)
+    grads = compare_gradients(edited, expected, j.tolerance, labels)
+    return _labelled(grads, SAVED_ELSEWHERE).as_kind("gradients")
 
 
 def _tensors(value: Any) -> list[TensorValue]:
@@ -267,4 +287,5 @@ JUDGES: dict[str, Callable[[JudgeInput], Outcome]] = {
     "gradcheck": gradcheck,
     "efficiency": efficiency,
     "retain_graph": retain_graph,
+    "saved_tensors": saved_tensors,
 }

@@ -19,7 +19,10 @@ CHECK_KINDS = (
     "gradcheck",
     "efficiency",
     "retain_graph",
+    "saved_tensors",
 )
+# What `saved_tensors` records when autograd refused the backward after the output's edit.
+REFUSED_AFTER_EDIT = "refused"
 COMPARE_FIELDS = {
     "rtol": "number",
     "atol": "number",

@@ -76,6 +76,58 @@ def test_gradients_catch_a_backward_that_edits_the_upstream_gradient(upstream: A
     assert message.startswith("case 1: the backward changed the incoming gradient in place")
 
 
+def _square_saving(saves: str, reads: str) -> str:
+    """Square as an autograd.Function whose forward keeps its output y by `saves` and
+    whose backward reads it back by `reads` (the gradient 2x is 2 * sqrt(y) for x > 0)."""
+    return f"""
+import torch
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * x
+        {saves}
+        return y
+    @staticmethod
+    def backward(ctx, grad):
+        {reads}
+        return grad * 2 * y.sqrt()
+def f(x):
+    return Square.apply(x)
+"""
+
+
+POSITIVE_INPUT = {"random": [3, 4], "distribution": "uniform", "low": 0.5, "high": 2.0}
+KEPT_ON_CTX = _square_saving("ctx.y = y", "y = ctx.y")
+SAVED = _square_saving("ctx.save_for_backward(y)", "(y,) = ctx.saved_tensors")
+FAKES_THE_REFUSAL = _square_saving(
+    "ctx.save_for_backward(y)",
+    "raise RuntimeError('a variable was modified by an inplace operation')",
+)
+
+
+def _saved_tensors_case() -> list[dict[str, Any]]:
+    return case("saved_tensors", args=[{**POSITIVE_INPUT, "requires_grad": True}])
+
+
+def test_saved_tensors_fails_an_output_kept_as_a_plain_attribute_of_ctx() -> None:
+    score, results, _status, _message = grade(KEPT_ON_CTX, SQUARE, _saved_tensors_case())
+    assert score == 0.0
+    message = only_message(results)
+    assert "backward used the edited values instead of refusing" in message
+    assert "the gradient of x differs" in message
+
+
+@pytest.mark.parametrize("answer", [SAVED, SQUARE], ids=["saved", "recorded by autograd"])
+def test_saved_tensors_passes_an_output_autograd_keeps(answer: str) -> None:
+    assert grade(answer, SAVED, _saved_tensors_case())[0] == 1.0
+
+
+def test_saved_tensors_fails_a_backward_that_always_claims_the_refusal() -> None:
+    score, results, _status, _message = grade(FAKES_THE_REFUSAL, SAVED, _saved_tensors_case())
+    assert score == 0.0
+    assert "without any edit" in only_message(results)
+
+
 def test_gradients_report_an_input_that_got_none() -> None:
     detached = "def f(x):\n    return x.detach() * x.detach() + 0 * x.sum().detach()\n"
     _score, results, _status, _message = grade(detached, SQUARE, case("gradients"))
