@@ -25,7 +25,8 @@ class DomainError(Exception):
 
     code: ClassVar[str] = "invalid"
     status_code: ClassVar[int] = status.HTTP_400_BAD_REQUEST
-    retry_after_s: ClassVar[int | None] = None  # sent as Retry-After when set
+    # Sent as Retry-After when set; a subclass sets it, or a service on the instance it raises.
+    retry_after_s: int | None = None
 
     def __init__(self, message: str, *, fields: dict[str, list[str]] | None = None) -> None:
         super().__init__(message)

@@ -81,7 +81,7 @@ class VivabankAutoSchema(AutoSchema):
             ),
             413: body,
             415: body,
-            429: bool(self.view.get_throttles()),
+            429: bool(self.view.get_throttles()) or getattr(self.view, "answers_429", False),
             503: True,
         }
         return [status for status, applies in wanted.items() if applies]

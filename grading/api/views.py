@@ -33,6 +33,8 @@ def _attempt_response(request: Request, attempt: Any, code: int = 200) -> Respon
 
 
 class AttemptStartApi(APIView):
+    answers_429 = True  # too many wrong access codes (schema: VivabankAutoSchema)
+
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         access_code = TextOnlyField(
             required=False,
@@ -49,7 +51,8 @@ class AttemptStartApi(APIView):
     def post(self, request: Request, quiz_id: int) -> Response:
         """Start an attempt (201), or resume the open one (200), on the student's own terms
         (extra time, attempts, window); the deadline comes from the server. 403 for a wrong
-        access code or an address outside the quiz's allowed networks."""
+        access code or an address outside the quiz's allowed networks; 429
+        `access_code_tries_used_up` (with Retry-After) after too many wrong codes."""
         quiz = access_quiz(request.user, quiz_id, roles=[Role.STUDENT])
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -140,11 +140,13 @@ def _access_code_check(quiz: Quiz, user_id: int, access_code: str) -> None:
     failures_key = f"quiz-access-code-failures:{quiz.pk}:{user_id}"
     window_s = int(settings.ACCESS_CODE_FAILURE_WINDOW_S)
     if int(cache.get(failures_key, 0)) >= int(settings.ACCESS_CODE_FAILURES):
-        raise AccessCodeTriesUsedUp(
+        used_up = AccessCodeTriesUsedUp(
             f"Too many wrong access codes; try again within {window_s // 60} minutes "
             "or ask the invigilator.",
             fields={"access_code": ["too many wrong tries"]},
         )
+        used_up.retry_after_s = window_s  # the window runs from the first wrong code: at most
+        raise used_up
     if not secrets.compare_digest(access_code.strip().encode(), quiz.access_code.encode()):
         count_in_window(failures_key, window_s)
         raise AccessCodeWrong(

@@ -3,6 +3,7 @@ quiz page's start form."""
 
 import pytest
 from django.test import Client, override_settings
+from drf_spectacular.generators import SchemaGenerator
 
 from grading.models import Attempt
 from quizbank.models import Role
@@ -26,9 +27,18 @@ def test_guessing_the_access_code_stops_after_a_few_wrong_tries_even_with_the_ri
     locked = client.post(url, {"access_code": "4821"}, format="json")
     assert locked.status_code == 429, locked.content
     assert locked.json()["error"]["fields"] == {"access_code": ["too many wrong tries"]}
+    assert locked["Retry-After"] == "900"  # ACCESS_CODE_FAILURE_WINDOW_S, an upper bound
     assert not Attempt.objects.exists()
     other = api_as(member(quiz.course, Role.STUDENT))
     assert other.post(url, {"access_code": "4821"}, format="json").status_code == 201
+
+
+def test_the_schema_documents_the_429_of_starting_an_attempt() -> None:
+    # Schemathesis met the 429 above as a status attempt_start did not list.
+    generator = SchemaGenerator()  # type: ignore[no-untyped-call]  # untyped library
+    schema = generator.get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+    responses = schema["paths"]["/api/quizzes/{quiz_id}/attempts/"]["post"]["responses"]
+    assert "Retry-After" in responses["429"]["headers"]
 
 
 @override_settings(ACCESS_CODE_FAILURES=3)
