@@ -37,3 +37,62 @@ class TextOnlyField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return str(super().to_internal_value(data))
+
+
+# DRF's other fields convert too: FloatField takes `true` as 1.0 (a 100% penalty per attempt),
+# BooleanField takes "yes", 1 and "off", IntegerField and SlugField take "5" and 987. A JSON body
+# has its own types, so the API's body serializers take each value only in its own type. (Query
+# parameters are text; their serializers keep DRF's fields.)
+
+
+def _is_number(data: Any) -> bool:
+    return isinstance(data, (int, float)) and not isinstance(data, bool)
+
+
+class IntegerOnlyField(BoundedIntegerField):
+    """A whole JSON number (5 or 5.0, never "5" or true), from min_value to max_value."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not _is_number(data):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class NumberOnlyField(serializers.FloatField):
+    """A JSON number, never "0.5" or true."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if not _is_number(data):
+            self.fail("invalid")
+        return float(super().to_internal_value(data))
+
+
+class BooleanOnlyField(serializers.BooleanField):
+    """true or false, never "yes", 1 or "off"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class SlugOnlyField(serializers.SlugField):
+    """A slug given as text, never the number 987."""
+
+    default_error_messages = {"not_text": "Not a valid string."}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_text")
+        return str(super().to_internal_value(data))
+
+
+class RegexOnlyField(serializers.RegexField):
+    """Text matching the pattern, never a number that would match once written out."""
+
+    default_error_messages = {"not_text": "Not a valid string."}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_text")
+        return str(super().to_internal_value(data))

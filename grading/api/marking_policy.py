@@ -6,6 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.fields import BooleanOnlyField, NumberOnlyField
 from grading.models.marking import QuizMarkingPolicy
 from grading.services.marking.policy import marking_policy_set, quiz_marking_policy
 from quizbank.access import access_quiz
@@ -13,9 +14,9 @@ from quizbank.models import Role
 
 
 class PolicySerializer(serializers.Serializer[QuizMarkingPolicy]):
-    double_marking = serializers.BooleanField()
-    disagreement_threshold = serializers.FloatField(min_value=0.0, max_value=1.0)
-    anonymous_marking = serializers.BooleanField(
+    double_marking = BooleanOnlyField()
+    disagreement_threshold = NumberOnlyField(min_value=0.0, max_value=1.0)
+    anonymous_marking = BooleanOnlyField(
         required=False,
         help_text='Markers see a pseudonym ("Candidate 7F3A0C") instead of the student\'s '
         "name until the answer's mark is final and released; left out: unchanged.",

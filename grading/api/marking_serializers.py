@@ -4,14 +4,14 @@ from typing import Any
 
 from rest_framework import serializers
 
-from config.fields import BoundedIntegerField, TextOnlyField
+from config.fields import IntegerOnlyField, NumberOnlyField, TextOnlyField
 from grading.models.marking import Mark
 from grading.services.marking.marks import TEXT_LIMITS, MarkInput
 
 
 class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
-    levels = serializers.ListField(child=BoundedIntegerField(), allow_empty=False)
-    adjustment = serializers.FloatField(
+    levels = serializers.ListField(child=IntegerOnlyField(), allow_empty=False)
+    adjustment = NumberOnlyField(
         default=0.0, help_text="Points added to the rubric's (negative: taken off), in hundredths."
     )
     adjustment_reason = TextOnlyField(

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField, TextOnlyField
+from config.fields import IntegerOnlyField, TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeMode, RegradeRun
 from grading.selectors.regrade import access_regrade_run, regrade_runs_for
@@ -45,7 +45,7 @@ class RunSerializer(serializers.ModelSerializer[RegradeRun]):
 
 class RegradeRunStartApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        question = BoundedIntegerField()
+        question = IntegerOnlyField()
         mode = serializers.ChoiceField(choices=RegradeMode.choices)
         reason = TextOnlyField(max_length=2000)
 

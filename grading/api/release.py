@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField, TextOnlyField
+from config.fields import IntegerOnlyField, TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.models.release import QuizRelease
 from grading.services.release import (
@@ -46,7 +46,7 @@ class ReleaseLogSerializer(serializers.ModelSerializer[QuizRelease]):
 
 class OverrideSerializer(serializers.Serializer[dict[str, Any]]):
     responses = serializers.ListField(
-        child=BoundedIntegerField(min_value=1),
+        child=IntegerOnlyField(min_value=1),
         max_length=10000,
         help_text="Every answer that is not final yet (the `responses` of the 409), "
         "released anyway and shown to its student as pending.",

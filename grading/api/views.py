@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField, TextOnlyField
+from config.fields import IntegerOnlyField, TextOnlyField
 from config.signin import client_address
 from grading.api.auth import signed_in_user
 from grading.api.presenters import attempt_view
@@ -83,7 +83,7 @@ class AttemptDetailApi(APIView):
 class ResponseAutosaveApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         answer = serializers.JSONField(allow_null=True, help_text="Shape depends on the type.")
-        version = BoundedIntegerField(help_text="The version last read.")
+        version = IntegerOnlyField(help_text="The version last read.")
 
     class OutputSerializer(serializers.Serializer[ResponseRow]):
         position = serializers.IntegerField()

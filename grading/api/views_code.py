@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from config.fields import TextOnlyField
+from config.fields import BooleanOnlyField, TextOnlyField
 from grading.services.code_runs import HANDLE_MAX, code_run_poll, code_run_start, code_run_wait
 from quizbank.access import user_id
 
@@ -77,7 +77,7 @@ class CodeRunApi(APIView):
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         code = TextOnlyField(trim_whitespace=False, help_text="Python source to run.")
-        wait = serializers.BooleanField(
+        wait = BooleanOnlyField(
             default=True,
             help_text="true: answer with the output (holds the request up to CODE_RUN_WAIT_S); "
             "false: answer 202 at once with a job to poll.",

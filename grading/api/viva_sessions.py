@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField, TextOnlyField
+from config.fields import BoundedIntegerField, IntegerOnlyField, SlugOnlyField, TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.api.marking import MarkingResponseApi
 from grading.api.marking_presenters import marking_view
@@ -77,8 +77,8 @@ class VivaSessionListStartApi(generics.ListAPIView[VivaSession]):
         return super().get(request, *args, **kwargs)
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        quiz = BoundedIntegerField()
-        student = BoundedIntegerField()
+        quiz = IntegerOnlyField()
+        student = IntegerOnlyField()
 
     @extend_schema(
         request=InputSerializer,
@@ -110,8 +110,8 @@ class VivaSessionDetailApi(APIView):
 
 class VivaDrawApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        tag = serializers.SlugField(default="", allow_blank=True)
-        topic = BoundedIntegerField(default=None, allow_null=True)
+        tag = SlugOnlyField(default="", allow_blank=True)
+        topic = IntegerOnlyField(default=None, allow_null=True)
         difficulty = serializers.ChoiceField(
             choices=Difficulty.choices, default="", allow_blank=True
         )
@@ -134,8 +134,8 @@ class VivaDrawApi(APIView):
 class VivaRecordApi(APIView):
     class InputSerializer(MarkInputSerializer):
         notes = TextOnlyField(default="", allow_blank=True, max_length=MAX_NOTES_CHARS)
-        levels = serializers.ListField(child=BoundedIntegerField(), required=False)
-        id = BoundedIntegerField(
+        levels = serializers.ListField(child=IntegerOnlyField(), required=False)
+        id = IntegerOnlyField(
             required=False,
             help_text="The `id` of the question meant (as the session lists it): 409 "
             "`viva_question_changed` when another question is at this position by now. "

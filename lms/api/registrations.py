@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import TextOnlyField
+from config.fields import BooleanOnlyField, IntegerOnlyField, TextOnlyField
 from lms.services.lti_registry import registration_save, registration_view
 from quizbank.access import require_site_admin
 
@@ -18,7 +18,7 @@ MAX_ID = 2**63 - 1
 
 
 class GrantSerializer(serializers.Serializer[dict[str, Any]]):
-    course = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    course = IntegerOnlyField(min_value=1, max_value=MAX_ID)
     context_id = TextOnlyField(
         max_length=255,
         allow_blank=True,
@@ -48,14 +48,14 @@ class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="Instead of `keyset_url`: the platform's public keys pasted, a JWKS "
         'document ({"keys": [...]}) or one PEM public key; empty drops them.',
     )
-    is_active = serializers.BooleanField(default=True)
+    is_active = BooleanOnlyField(default=True)
     deployments = serializers.ListField(
         child=TextOnlyField(max_length=255),
         max_length=500,
         help_text="Exactly the deployment ids accepted (others are deactivated).",
     )
     courses = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        child=IntegerOnlyField(min_value=1, max_value=MAX_ID),
         max_length=5000,
         required=False,
         help_text="Exactly the course ids this platform may launch into (a grant already "

@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from config.fields import TextOnlyField
+from config.fields import BooleanOnlyField, RegexOnlyField, TextOnlyField
 from lms.models import ExternalIdentity
 from lms.services.grades import GRADE_STATUSES
 from lms.services.users import EXTERNAL_ID_PATTERN
@@ -12,12 +12,12 @@ from quizbank.models import Role
 
 
 class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
-    external_id = serializers.RegexField(
+    external_id = RegexOnlyField(
         EXTERNAL_ID_PATTERN,
         max_length=255,
         help_text="Unique per API client; no slashes or spaces.",
     )
-    username = serializers.RegexField(
+    username = RegexOnlyField(
         r"^[\w.@+-]+\Z",
         max_length=150,
         required=False,
@@ -38,7 +38,7 @@ class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 class UserUpdateSerializer(UserInputSerializer):
     external_id = None  # type: ignore[assignment]  # the id is in the path, never changed
-    is_active = serializers.BooleanField(required=False)
+    is_active = BooleanOnlyField(required=False)
 
 
 class UserOutputSerializer(serializers.ModelSerializer[ExternalIdentity]):

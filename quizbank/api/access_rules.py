@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import BoundedIntegerField, TextOnlyField
+from config.fields import IntegerOnlyField, TextOnlyField
 from quizbank.access import AUTHORS, access_quiz, user_id
 from quizbank.models import Quiz, QuizAccessOverride
 from quizbank.selectors import course_student
@@ -106,10 +106,10 @@ class QuizAccessRulesApi(APIView):
 
 class QuizOverrideApi(APIView):
     class InputSerializer(serializers.Serializer[Any]):
-        extra_time_percent = BoundedIntegerField(
+        extra_time_percent = IntegerOnlyField(
             min_value=0, max_value=MAX_EXTRA_TIME_PERCENT, default=0
         )
-        extra_attempts = BoundedIntegerField(min_value=0, max_value=MAX_EXTRA_ATTEMPTS, default=0)
+        extra_attempts = IntegerOnlyField(min_value=0, max_value=MAX_EXTRA_ATTEMPTS, default=0)
         opens_at = serializers.DateTimeField(allow_null=True, default=None)
         closes_at = serializers.DateTimeField(allow_null=True, default=None)
         reason = TextOnlyField(allow_blank=True, max_length=MAX_OVERRIDE_REASON, default="")

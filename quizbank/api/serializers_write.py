@@ -6,7 +6,13 @@ from typing import Any
 
 from rest_framework import serializers
 
-from config.fields import TextOnlyField
+from config.fields import (
+    BooleanOnlyField,
+    IntegerOnlyField,
+    NumberOnlyField,
+    SlugOnlyField,
+    TextOnlyField,
+)
 from quizbank.models import Difficulty, GradingMethod, ReleasePolicy
 from quizbank.services.quiz_access import MAX_GRACE_PERIOD, MAX_TIME_LIMIT
 from quizbank.services.quiz_write import MAX_DESCRIPTION, MAX_SLOT_POINTS, SlotSpec
@@ -15,7 +21,7 @@ MAX_ID = 2**63 - 1
 
 
 class CourseInputSerializer(serializers.Serializer[dict[str, Any]]):
-    slug = serializers.SlugField(max_length=80)
+    slug = SlugOnlyField(max_length=80)
     title = TextOnlyField(max_length=200)
     description = TextOnlyField(max_length=MAX_DESCRIPTION, allow_blank=True, required=False)
 
@@ -24,19 +30,19 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
     """A fixed bank question (`question`), or a pool: a tag, topic or difficulty; `points`
     overrides what each question of the slot is worth in this quiz."""
 
-    position = serializers.IntegerField(
+    position = IntegerOnlyField(
         min_value=0,
         max_value=MAX_ID,
         required=False,
         help_text="Optional: slots are kept in list order, and a position, if sent (as read), "
         "must be the slot's index.",
     )
-    question = serializers.IntegerField(
+    question = IntegerOnlyField(
         min_value=1, max_value=MAX_ID, required=False, allow_null=True, default=None
     )
-    draw_count = serializers.IntegerField(min_value=1, max_value=500, default=1)
-    pool_tag = serializers.SlugField(max_length=80, required=False, default="", allow_blank=True)
-    pool_topic = serializers.SlugField(
+    draw_count = IntegerOnlyField(min_value=1, max_value=500, default=1)
+    pool_tag = SlugOnlyField(max_length=80, required=False, default="", allow_blank=True)
+    pool_topic = SlugOnlyField(
         max_length=80,
         required=False,
         default="",
@@ -66,7 +72,7 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
-    slug = serializers.SlugField(max_length=80)
+    slug = SlugOnlyField(max_length=80)
     title = TextOnlyField(max_length=200)
     description = TextOnlyField(max_length=MAX_DESCRIPTION, allow_blank=True, required=False)
     time_limit = serializers.DurationField(
@@ -77,11 +83,11 @@ class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
     grace_period = serializers.DurationField(
         required=False, min_value=timedelta(0), max_value=MAX_GRACE_PERIOD
     )
-    attempts_allowed = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    attempts_allowed = IntegerOnlyField(min_value=0, max_value=1000, required=False)
     grading_method = serializers.ChoiceField(choices=GradingMethod.choices, required=False)
-    penalty_per_attempt = serializers.FloatField(min_value=0.0, max_value=1.0, required=False)
-    shuffle_questions = serializers.BooleanField(required=False)
-    shuffle_choices = serializers.BooleanField(required=False)
+    penalty_per_attempt = NumberOnlyField(min_value=0.0, max_value=1.0, required=False)
+    shuffle_questions = BooleanOnlyField(required=False)
+    shuffle_choices = BooleanOnlyField(required=False)
     release_policy = serializers.ChoiceField(choices=ReleasePolicy.choices, required=False)
     slots = serializers.ListField(
         child=SlotInputSerializer(),
@@ -105,7 +111,7 @@ class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class QuizCreateInputSerializer(QuizInputSerializer):
-    course = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    course = IntegerOnlyField(min_value=1, max_value=MAX_ID)
 
 
 def split_slots(data: dict[str, Any]) -> tuple[dict[str, Any], list[SlotSpec] | None]:
@@ -122,9 +128,9 @@ class QuestionInputSerializer(serializers.Serializer[dict[str, Any]]):
     """A question's topic and its whole content in the bank format (docs/bank-format.md),
     code files under `files` and images under `assets`; checked as a bank import is."""
 
-    topic = serializers.SlugField(max_length=80, help_text="A topic slug of the course.")
+    topic = SlugOnlyField(max_length=80, help_text="A topic slug of the course.")
     content = serializers.DictField(help_text="The question as a bank file holds it.")
-    version = serializers.IntegerField(
+    version = IntegerOnlyField(
         min_value=1,
         max_value=MAX_ID,
         required=False,
@@ -134,5 +140,5 @@ class QuestionInputSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class QuestionCreateInputSerializer(QuestionInputSerializer):
-    course = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    slug = serializers.SlugField(max_length=80)
+    course = IntegerOnlyField(min_value=1, max_value=MAX_ID)
+    slug = SlugOnlyField(max_length=80)

@@ -139,3 +139,92 @@ def test_a_number_where_text_belongs_is_a_400_not_text(
     reply = student_api.post(path, body, format="json")
     assert reply.status_code == 400, reply.content
     assert field in _error(reply)["fields"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("role", "method", "path", "body", "field"),
+    [
+        (
+            "author",
+            "patch",
+            "/api/quizzes/{quiz}/",
+            {"penalty_per_attempt": True},
+            "penalty_per_attempt",
+        ),
+        (
+            "author",
+            "patch",
+            "/api/quizzes/{quiz}/",
+            {"penalty_per_attempt": "0.5"},
+            "penalty_per_attempt",
+        ),
+        (
+            "author",
+            "patch",
+            "/api/quizzes/{quiz}/",
+            {"shuffle_questions": "yes"},
+            "shuffle_questions",
+        ),
+        ("author", "patch", "/api/quizzes/{quiz}/", {"shuffle_choices": 1}, "shuffle_choices"),
+        ("author", "patch", "/api/quizzes/{quiz}/", {"attempts_allowed": "2"}, "attempts_allowed"),
+        ("author", "patch", "/api/quizzes/{quiz}/", {"slug": 987}, "slug"),
+        (
+            "author",
+            "post",
+            "/api/quizzes/",
+            {"course": "{course}", "slug": "q", "title": "Q"},
+            "course",
+        ),
+        (
+            "examiner",
+            "put",
+            "/api/quizzes/{quiz}/marking-policy/",
+            {"double_marking": "yes", "disagreement_threshold": 0.2},
+            "double_marking",
+        ),
+        (
+            "examiner",
+            "put",
+            "/api/quizzes/{quiz}/marking-policy/",
+            {"double_marking": True, "disagreement_threshold": True},
+            "disagreement_threshold",
+        ),
+        (
+            "author",
+            "put",
+            "/api/quizzes/{quiz}/access/overrides/{student}/",
+            {"extra_time_percent": "50"},
+            "extra_time_percent",
+        ),
+        ("student", "post", "/api/code-runs/", {"code": "print(1)", "wait": "false"}, "wait"),
+    ],
+)
+def test_a_value_of_another_json_type_is_a_400_not_converted(
+    world: World, role: str, method: str, path: str, body: dict[str, object], field: str
+) -> None:
+    """DRF's FloatField took `true` as 1.0 (a 100% penalty per attempt), BooleanField "yes",
+    IntegerField "2" and SlugField 987; a JSON body's values keep their JSON types."""
+    ids = {"quiz": world.quiz.pk, "course": world.course.pk, "student": world.student.pk}
+    path = path.format(**ids)
+    body = {
+        key: value.format(**ids) if value == "{course}" else value for key, value in body.items()
+    }
+    before = (world.quiz.penalty_per_attempt, world.quiz.shuffle_questions, world.quiz.slug)
+    client = APIClient()
+    client.force_authenticate(getattr(world, role))
+    reply = getattr(client, method)(path, body, format="json")
+    assert reply.status_code == 400, reply.content
+    assert set(_error(reply)["fields"]) == {field}  # type: ignore[call-overload]
+    world.quiz.refresh_from_db()
+    assert (world.quiz.penalty_per_attempt, world.quiz.shuffle_questions, world.quiz.slug) == before
+
+
+def test_numbers_and_booleans_of_their_own_type_are_still_taken(
+    world: World,
+) -> None:
+    client = APIClient()
+    client.force_authenticate(world.author)
+    body = {"penalty_per_attempt": 0, "attempts_allowed": 2.0, "shuffle_questions": True}
+    reply = client.patch(f"/api/quizzes/{world.quiz.pk}/", body, format="json")
+    assert reply.status_code == 200, reply.content
+    assert (reply.json()["penalty_per_attempt"], reply.json()["attempts_allowed"]) == (0.0, 2)
