@@ -96,3 +96,15 @@ class RegexOnlyField(serializers.RegexField):
         if not isinstance(data, str):
             self.fail("not_text")
         return str(super().to_internal_value(data))
+
+
+class DurationOnlyField(serializers.DurationField):
+    """A duration written as text ("00:10:00", "P0DT00H10M00S"), never a bare number, which
+    DRF would read as seconds though the schema says text."""
+
+    default_error_messages = {"not_text": "Not a valid string: write a duration as text."}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("not_text")
+        return super().to_internal_value(data)

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from config.fields import (
     BooleanOnlyField,
+    DurationOnlyField,
     IntegerOnlyField,
     NumberOnlyField,
     SlugOnlyField,
@@ -75,12 +76,12 @@ class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
     slug = SlugOnlyField(max_length=80)
     title = TextOnlyField(max_length=200)
     description = TextOnlyField(max_length=MAX_DESCRIPTION, allow_blank=True, required=False)
-    time_limit = serializers.DurationField(
+    time_limit = DurationOnlyField(
         allow_null=True, required=False, min_value=timedelta(seconds=1), max_value=MAX_TIME_LIMIT
     )
     opens_at = serializers.DateTimeField(allow_null=True, required=False)
     closes_at = serializers.DateTimeField(allow_null=True, required=False)
-    grace_period = serializers.DurationField(
+    grace_period = DurationOnlyField(
         required=False, min_value=timedelta(0), max_value=MAX_GRACE_PERIOD
     )
     attempts_allowed = IntegerOnlyField(min_value=0, max_value=1000, required=False)

@@ -167,6 +167,8 @@ def test_a_number_where_text_belongs_is_a_400_not_text(
         ),
         ("author", "patch", "/api/quizzes/{quiz}/", {"shuffle_choices": 1}, "shuffle_choices"),
         ("author", "patch", "/api/quizzes/{quiz}/", {"attempts_allowed": "2"}, "attempts_allowed"),
+        ("author", "patch", "/api/quizzes/{quiz}/", {"time_limit": 600}, "time_limit"),
+        ("author", "patch", "/api/quizzes/{quiz}/", {"grace_period": 60}, "grace_period"),
         ("author", "patch", "/api/quizzes/{quiz}/", {"slug": 987}, "slug"),
         (
             "author",
@@ -224,7 +226,13 @@ def test_numbers_and_booleans_of_their_own_type_are_still_taken(
 ) -> None:
     client = APIClient()
     client.force_authenticate(world.author)
-    body = {"penalty_per_attempt": 0, "attempts_allowed": 2.0, "shuffle_questions": True}
+    body = {
+        "penalty_per_attempt": 0,
+        "attempts_allowed": 2.0,
+        "shuffle_questions": True,
+        "time_limit": "00:10:00",
+    }
     reply = client.patch(f"/api/quizzes/{world.quiz.pk}/", body, format="json")
     assert reply.status_code == 200, reply.content
     assert (reply.json()["penalty_per_attempt"], reply.json()["attempts_allowed"]) == (0.0, 2)
+    assert reply.json()["time_limit"] == "00:10:00"
