@@ -19,9 +19,20 @@ from config.signin import client_address, signin_begin, signin_end
 
 SIGNIN_TEMPLATE = "web/signin.html"
 
-_sign_in_form = auth_views.LoginView.as_view(
-    template_name=SIGNIN_TEMPLATE, redirect_authenticated_user=True
-)
+
+class _SignInView(auth_views.LoginView):
+    """Django's LoginView, except that a `next` naming the sign-in page itself (the header's
+    "Sign in" link followed from this page, a bookmark) goes to the dashboard: Django raises
+    "Redirection loop" (a 500) when a signed-in visitor would be sent back to it."""
+
+    def get_success_url(self) -> str:
+        url = super().get_success_url()
+        if urlsplit(url).path == reverse("web:signin"):
+            return resolve_url(settings.LOGIN_REDIRECT_URL)
+        return url
+
+
+_sign_in_form = _SignInView.as_view(template_name=SIGNIN_TEMPLATE, redirect_authenticated_user=True)
 
 
 def _locked(request: HttpRequest, seconds: int) -> HttpResponse:

@@ -186,3 +186,33 @@ def test_a_wrong_access_code_is_said_beside_its_quiz() -> None:
     assert '<p class="field-error" role="alert">' in row
     others = page[page.index(f'id="quiz-{other.pk}"') :]
     assert "field-error" not in others[: others.index("</tr>")]
+
+
+@pytest.mark.parametrize("target", ["/signin/", "/signin/?next=/signin/", "/signin/?x=1"])
+def test_a_next_naming_the_sign_in_page_goes_to_the_dashboard_not_a_500(target: str) -> None:
+    # Django's LoginView raised "Redirection loop for authenticated user" for a signed-in
+    # visitor at /signin/?next=/signin/ (the header's "Sign in" link followed on this page).
+    _, owner, _ = _attempt_and_users()
+
+    reply = owner.get("/signin/", {"next": target})
+
+    assert reply.status_code == 302
+    assert reply["Location"] == "/dashboard/"
+
+
+def test_signing_in_with_a_next_naming_the_sign_in_page_goes_to_the_dashboard() -> None:
+    user = member(new_course(), Role.STUDENT)
+    user.set_password("pw-for-this-test")
+    user.save()
+    data = {"username": user.username, "password": "pw-for-this-test", "next": "/signin/"}
+
+    reply = Client().post("/signin/", data)
+
+    assert reply.status_code == 302
+    assert reply["Location"] == "/dashboard/"
+
+
+def test_the_sign_in_page_header_link_names_no_next() -> None:
+    page = Client().get("/signin/", {"next": "/dashboard/"}).content.decode()
+
+    assert 'href="/signin/?next=' not in page
