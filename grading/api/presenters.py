@@ -17,7 +17,7 @@ from grading.selectors import (
 )
 from grading.selectors.marking import blind_responses
 from grading.services.attempts import PENDING, answers_close_at
-from grading.services.responses import answer_as_shown
+from grading.services.responses import answer_as_shown, feedback_as_shown
 from quizbank.access import AnyUser, user_id
 from quizbank.presenters import student_fields
 from quizbank.rendering import render_markdown
@@ -62,7 +62,7 @@ def _response_scores(
         "pending": response.status in PENDING,
         "score": response.score if visible else None,
         "points_awarded": _points(response, response.score) if visible else None,
-        "feedback": response.feedback if visible else None,
+        "feedback": feedback_as_shown(response) if visible else None,
         "updated_at": shown.updated_at if shown else None,
         "previous_score": shown.previous if shown else None,
         "previous_points_awarded": _points(response, shown.previous) if shown else None,

@@ -131,6 +131,22 @@ def answer_as_shown(response: Response) -> Any:
     return _renumber(response.answer, lambda index: place.get(index, index))
 
 
+def feedback_as_shown(response: Response) -> Any:
+    """The stored feedback with each chosen choice's author index turned into the student's
+    id, in the order the student saw them (scoring keys them by the author's index)."""
+    feedback = response.feedback
+    if not isinstance(feedback, dict) or not isinstance(feedback.get("choices"), list):
+        return feedback
+    order = shown_order(response.question_version.content, response.choice_order)
+    place = {index: shown for shown, index in enumerate(order)}
+    choices = [
+        {**c, "choice": place.get(c["choice"], c["choice"])}
+        for c in feedback["choices"]
+        if isinstance(c, dict) and isinstance(c.get("choice"), int)
+    ]
+    return {**feedback, "choices": sorted(choices, key=lambda c: int(c["choice"]))}
+
+
 # Autosave one response, refusing a stale copy or a late answer.
 
 # A longer gap between two saves is a student who walked away, not one still working.

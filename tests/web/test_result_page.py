@@ -6,8 +6,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from django.test import Client
+from django.utils import timezone
 
 from grading.models.marking import Mark
+from grading.services.attempts import attempt_start
+from grading.services.responses import attempt_submit, response_autosave
 from quizbank.models import ReleasePolicy
 from tests.grading.content import SINGLE, VIVA
 from tests.grading.factories import api_as, staffed_quiz, submitted_attempt
@@ -79,3 +82,28 @@ def test_an_unreleased_attempt_says_it_waits_for_release_even_while_marking_goes
     assert "appear once your examiner releases them" in page
     assert "This page updates itself" not in page  # nothing to wait for here until release
     assert "hx-trigger" not in page
+
+
+def test_a_shuffled_choices_feedback_names_the_choice_the_student_picked() -> None:
+    # Scoring keys a choice's feedback by the author's index; the page named the choice shown
+    # at that place instead, so after a shuffle it quoted a choice the student never picked.
+    staff, _ = staffed_quiz(SINGLE)
+    staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
+    staff.quiz.save()
+    attempt = attempt_start(quiz=staff.quiz, user=staff.student, now=timezone.now())
+    attempt.responses.filter(position=0).update(choice_order=[2, 0, 1])
+    # Shown id 0 is the author's choice 2, "4".
+    response_autosave(
+        attempt=attempt, position=0, answer={"choice": 0}, version=0, now=timezone.now()
+    )
+    attempt_submit(attempt=attempt, now=timezone.now())
+    client = Client()
+    client.force_login(staff.student)
+
+    page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+    api = client.get(f"/api/attempts/{attempt.pk}/").json()
+
+    assert "On your choice “4”:</p><p>One axis too many.</p>" in page
+    assert api["responses"][0]["feedback"]["choices"] == [
+        {"choice": 0, "feedback": "One axis too many."}
+    ]
