@@ -216,3 +216,15 @@ def test_the_sign_in_page_header_link_names_no_next() -> None:
     page = Client().get("/signin/", {"next": "/dashboard/"}).content.decode()
 
     assert 'href="/signin/?next=' not in page
+
+
+def test_the_quiz_page_says_without_javascript_that_nothing_is_saved() -> None:
+    # With JavaScript off the page said "Answers are saved as you type" and showed the
+    # questions, but saved nothing and its Submit button did nothing: an hour's essay lost.
+    attempt, owner, _ = _attempt_and_users()
+
+    page = owner.get(f"/attempts/{attempt}/").content.decode()
+
+    notice = page.split("<noscript>")[1].split("</noscript>")[0]
+    assert "needs JavaScript" in notice
+    assert "nothing you type here is saved" in notice
