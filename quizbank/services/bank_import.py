@@ -184,5 +184,5 @@ def question_problems(content: dict[str, Any]) -> list[str]:
         defines = fields.get("entry_point") if kind in ("reference", "correct") else None
         problem = check_python(name, source, defines=str(defines) if defines else None)
         if problem is not None:
-            problems.append(f"{name}: {problem[1]}")
+            problems.append(f"{name}, line {problem[0]}: {problem[1]}")
     return problems

@@ -68,6 +68,13 @@ def test_an_edit_saves_the_next_version_and_the_same_text_saves_none(author: Use
         ("- just\n- a list\n", "must be a mapping of fields"),
         ("type: true_false\ntitle: T\nprompt: P\nanswer: maybe\n", "answer"),
         ("type: essay\ntitle: T\nprompt: P\n", "type"),
+        # A code file's error names its line in that file (it named the file only).
+        (
+            starter_yaml("code").replace(
+                "reference.py: |\n", "reference.py: |\n    x = 1\n    def (:\n", 1
+            ),
+            "reference.py, line 2: is not valid Python",
+        ),
     ],
 )
 def test_a_refused_edit_says_where_and_changes_nothing(author: User, text: str, shown: str) -> None:
