@@ -38,13 +38,16 @@ function ready(root) {
 }
 
 // A form with data-confirm-text asks before it is sent: always, or with
-// data-confirm-if-edited only when the fields it names were typed in (it would replace them).
+// data-confirm-if-edited only when the fields it names were typed in or (boxes) checked
+// otherwise (sending it would drop them).
 document.addEventListener("submit", (event) => {
   const form = event.target;
   const question = form.dataset?.confirmText;
   if (!question) return;
   const watched = form.dataset.confirmIfEdited;
-  const asks = !watched || [...document.querySelectorAll(watched)].some((field) => field.value !== field.defaultValue);
+  const edited = (field) =>
+    field.type === "radio" || field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue;
+  const asks = !watched || [...document.querySelectorAll(watched)].some(edited);
   if (asks && !window.confirm(question)) event.preventDefault();
 });
 

@@ -5,7 +5,7 @@ fits 375 px, with screenshots in test-artifacts/."""
 import re
 
 from django.contrib.auth.models import User
-from playwright.sync_api import expect
+from playwright.sync_api import Dialog, expect
 
 from grading.models.marking import Mark
 from quizbank.models import ReleasePolicy, Role
@@ -71,6 +71,19 @@ def test_an_examiner_marks_a_viva_with_the_keyboard_and_releases(site: Site) -> 
     expect(page.get_by_role("heading", name=re.compile("Question 1"))).to_be_visible()
     assert_accessible(page)
     screenshots(page, "examiner-viva")
+    # Notes or a level not yet saved: drawing the next question asks first, and "no" keeps them.
+    asked: list[str] = []
+
+    def answer_no(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", answer_no)
+    page.get_by_role("radio").first.check()
+    page.get_by_role("button", name="Draw the next question").click()
+    assert asked
+    assert asked[0].startswith("Draw the next question?")
+    expect(page.get_by_role("radio").first).to_be_checked()
 
 
 def test_the_author_pages_pass_axe_and_fit_a_phone(site: Site) -> None:

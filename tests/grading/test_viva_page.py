@@ -183,3 +183,18 @@ def test_notes_from_a_stale_page_leave_the_question_drawn_since_alone(staff: Sta
     stale = page.post(url, body, follow=True)
     assert "Nothing was recorded" in stale.text
     assert session.attempt.responses.get().answer != {"text": "About the first."}
+
+
+def test_drawing_putting_back_and_finishing_warn_of_unsaved_notes(staff: Staff) -> None:
+    # Drawing the next question is another form: it dropped notes and levels typed for the
+    # question before without a word, and "Put back" dropped a question with no question.
+    page, _, url = _viva_with_one_question(staff)
+
+    shown = page.get(url).text
+
+    assert '<form method="post" data-viva-record>' in shown
+    assert 'data-confirm-text="Draw the next question? Notes or levels you changed' in shown
+    watched = "[data-viva-record] textarea, [data-viva-record] input[type=radio]"
+    assert f'data-confirm-if-edited="{watched}"' in shown
+    assert 'data-confirm-text="Put question 1 back unasked? Its notes are dropped' in shown
+    assert "Notes or levels not saved with “Save notes and marks” are lost." in shown
