@@ -54,6 +54,7 @@ def test_an_examiner_marks_a_viva_with_the_keyboard_and_releases(site: Site) -> 
     page.goto(f"/examiner/quizzes/{staff.quiz.pk}/release/")
     assert_accessible(page)
     screenshots(page, "examiner-release")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Release the results of 1 attempt?"
     page.get_by_role("button", name="Release results").click()
     expect(page.get_by_text("Results released")).to_be_visible()
     result = api_as(staff.student).get(f"/api/attempts/{attempt.pk}/result/").json()

@@ -44,6 +44,7 @@ def test_the_student_sees_each_criterions_level_and_the_comment_only_after_relea
     expect(student.get_by_text(COMMENT)).to_have_count(0)
 
     examiner.goto(f"/examiner/quizzes/{staff.quiz.pk}/release/")
+    examiner.once("dialog", lambda dialog: dialog.accept())  # "Release the results of 1 attempt?"
     examiner.get_by_role("button", name="Release results").click()
     expect(examiner.get_by_text("Results released")).to_be_visible()
 

@@ -99,3 +99,16 @@ def test_release_anyway_sends_its_answers_in_one_field_however_many(staff: Staff
     assert "Results released" in released.text
     attempt.refresh_from_db()
     assert attempt.released_at is not None
+
+
+def test_a_release_asks_before_students_see_their_results() -> None:
+    # One click showed every student their scores, with no question asked.
+    staff, _ = staffed_quiz(SINGLE)
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}})
+    url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
+
+    shown = browser_as(staff.examiner).get(url).text
+
+    assert 'data-confirm-text="Release the results of 1 attempt? Their students see' in shown
