@@ -17,9 +17,17 @@ from quizbank.rendering import render_markdown
 PAGES = {"bank-format": "bank-format.md", "statistics": "statistics.md"}
 
 
+# A table wider than a phone scrolls in its own box (reachable by keyboard) instead of
+# widening the whole page.
+_TABLE_BOX = (
+    '<div class="table-wrap" role="region" aria-label="Table (scrolls sideways)" tabindex="0">'
+)
+
+
 @lru_cache(maxsize=len(PAGES))
 def _rendered(name: str) -> str:
-    return render_markdown((settings.BASE_DIR / "docs" / PAGES[name]).read_text(encoding="utf-8"))
+    html = render_markdown((settings.BASE_DIR / "docs" / PAGES[name]).read_text(encoding="utf-8"))
+    return html.replace("<table>", f"{_TABLE_BOX}<table>").replace("</table>", "</table></div>")
 
 
 @login_required

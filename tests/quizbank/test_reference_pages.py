@@ -28,6 +28,10 @@ def test_the_question_form_links_the_bank_format_page_which_renders_its_tables()
     assert page.status_code == 200
     assert "<table>" in page.content.decode()
     assert "entry_point" in page.content.decode()
+    # Each table scrolls in its own box: on a phone they made the page 420px wide.
+    shown = page.content.decode()
+    assert shown.count('<div class="table-wrap" role="region"') == shown.count("<table>")
+    assert shown.count("</table></div>") == shown.count("<table>")
 
 
 def test_the_report_links_the_statistics_page() -> None:
