@@ -24,6 +24,9 @@ const storeKey = (pos) => `${keyPrefix(pos)}:${tabId}`;
 const versions = new Map(state.responses.map((r) => [r.position, r.version]));
 const types = new Map(state.responses.map((r) => [r.position, r.type]));
 const pending = new Map(); // position -> answer not yet on the server
+// The answer each question last had on this page: a "change" event (the field losing focus)
+// that changes nothing is not a new answer to save, nor one "not saved yet" at submit.
+const lastSeen = new Map(state.responses.map((r) => [r.position, JSON.stringify(r.answer ?? null)]));
 const timers = new Map();
 let retryDelay = 1000;
 let stale = false;
@@ -84,6 +87,9 @@ function markAnswered(pos, answer) {
 function changed(pos) {
   const answer = readAnswer(pos);
   markAnswered(pos, answer);
+  const seen = JSON.stringify(answer);
+  if (!pending.has(pos) && lastSeen.get(pos) === seen) return;
+  lastSeen.set(pos, seen);
   pending.set(pos, answer);
   localStorage.setItem(storeKey(pos), JSON.stringify({ answer, version: versions.get(pos), at: Date.now() }));
   // Measured as the server does (compact JSON, UTF-8): said while typing, not after a 413.

@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 from django.contrib.auth.models import User
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, Request, Route, expect
 
 from grading.models import Attempt
 from quizbank.models import Quiz
@@ -215,6 +215,32 @@ def test_a_refused_submit_keeps_the_page_and_a_failing_server_is_tried_again(
     page.get_by_role("button", name="Submit attempt").click()
     page.locator("[data-confirm-yes]").click()
     expect(page).to_have_url(re.compile(rf"/attempts/{attempt.pk}/result/$"))
+
+
+def test_an_answer_saved_before_submit_is_not_called_unsaved(
+    site: Site, demo: dict[str, User]
+) -> None:
+    # Leaving the field (a "change" event) after it was saved counted as a new answer: the
+    # submit dialog said "Not saved yet: question 4" just under "Saved at ...".
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.locator("#q3 input").fill("13")
+    _saved(page)
+    saves: list[str] = []
+
+    def note_save(request: Request) -> None:
+        if request.method == "PUT":
+            saves.append(request.url)
+
+    page.on("request", note_save)
+
+    page.get_by_role("button", name="Submit attempt").click()
+
+    expect(page.locator("[data-unanswered]")).to_contain_text("Not answered")
+    expect(page.locator("[data-unanswered]")).not_to_contain_text("Not saved yet")
+    page.wait_for_timeout(1200)  # longer than the autosave's wait
+    assert saves == []
+    expect(page.locator("[data-save-state]")).to_have_text(re.compile(r"^Saved at "))
 
 
 def test_the_quiz_page_passes_axe_on_a_phone(site: Site, demo: dict[str, User]) -> None:
