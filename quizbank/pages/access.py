@@ -103,8 +103,10 @@ def _unenrol(request: HttpRequest, quiz: Quiz) -> str:
 def _override(request: HttpRequest, quiz: Quiz) -> str:
     name = request.POST.get("student", "").strip()
     student = course_student(quiz.course_id, username=name)
-    if student is None:
-        return f"No student {_listed([name])!r} in this course."
+    if student is None:  # refused, so the form comes back as typed, to be corrected
+        raise AccessRuleInvalid(
+            f"No student {_listed([name])!r} in this course.", fields={"student": ["unknown"]}
+        )
     data = OverrideInput(
         extra_time_percent=_number(request.POST, "extra_time_percent"),
         extra_attempts=_number(request.POST, "extra_attempts"),

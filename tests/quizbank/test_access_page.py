@@ -156,6 +156,29 @@ def test_a_refused_accommodation_names_every_problem_and_keeps_what_was_typed() 
     assert not QuizAccessOverride.objects.exists()
 
 
+def test_a_misspelt_student_or_a_bad_network_comes_back_as_typed() -> None:
+    # An unknown username was taken as done: the page redirected and dropped the extra time
+    # and reason typed; a refused network list came back as the saved list, not the typed one.
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    body = {"action": "override", "student": "samm", "extra_time_percent": "50", "reason": "SpLD"}
+
+    misspelt = author.post(url, body)
+
+    assert misspelt.status_code == 200
+    assert "Not saved: No student &#x27;samm&#x27; in this course." in misspelt.text
+    assert 'value="samm"' in misspelt.text
+    assert 'value="50"' in misspelt.text
+    assert 'value="SpLD"' in misspelt.text
+    rules = {"action": "rules", "access_code": "hall-b", "allowed_networks": "10.2.0.0/16\nlab 3"}
+    refused = author.post(url, rules)
+    assert refused.status_code == 200
+    assert "10.2.0.0/16\nlab 3</textarea>" in refused.text
+    assert 'value="hall-b"' in refused.text
+
+
 def test_enrolling_a_member_of_staff_says_so() -> None:
     course = new_course()
     quiz = new_quiz(course=course)
