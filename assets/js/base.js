@@ -21,13 +21,17 @@ export async function typeset(root = document) {
 // A code block wider than the screen scrolls sideways (on a phone, most do): keyboard users
 // reach it with Tab and scroll it with the arrow keys (WCAG 2.1.1; axe's
 // scrollable-region-focusable). Every block, since the width can change after load.
+// Each region is numbered: regions of one name are landmarks a screen reader cannot tell
+// apart (axe's landmark-unique). The count runs over the page, htmx swaps included.
+const regionCounts = { Code: 0, Formula: 0 };
 export function scrollablesFocusable(root = document) {
   for (const block of root.querySelectorAll("pre, .block.math")) {
     if (!block.hasAttribute("tabindex")) {
       block.tabIndex = 0;
       block.setAttribute("role", "region");
       const what = block.tagName === "PRE" ? "Code" : "Formula";
-      block.setAttribute("aria-label", `${what} (scrolls sideways)`);
+      regionCounts[what] += 1;
+      block.setAttribute("aria-label", `${what} ${regionCounts[what]} (scrolls sideways)`);
     }
   }
 }

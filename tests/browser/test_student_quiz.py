@@ -11,7 +11,7 @@ from playwright.sync_api import Page, Request, Route, expect
 
 from grading.models import Attempt
 from quizbank.models import Quiz
-from tests.browser.conftest import PHONE, Site, assert_accessible, screenshots
+from tests.browser.conftest import AXE, PHONE, Site, assert_accessible, screenshots
 
 VIVA = "backward() adds into .grad, so gradients of several calls sum; zero them each step."
 COMMENT = "Right about accumulation; say where zero_grad goes in the loop."
@@ -241,6 +241,24 @@ def test_an_answer_saved_before_submit_is_not_called_unsaved(
     page.wait_for_timeout(1200)  # longer than the autosave's wait
     assert saves == []
     expect(page.locator("[data-save-state]")).to_have_text(re.compile(r"^Saved at "))
+
+
+def test_each_scrolling_code_block_and_formula_has_its_own_name(
+    site: Site, demo: dict[str, User]
+) -> None:
+    # Every code block was a region named "Code (scrolls sideways)": landmarks a screen
+    # reader cannot tell apart (axe: landmark-unique, a moderate violation).
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    expect(page.locator("pre[role=region]").first).to_have_attribute("tabindex", "0")
+
+    names = page.eval_on_selector_all("[role=region]", "els => els.map(e => e.ariaLabel)")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document)).violations")
+
+    assert "Code 1 (scrolls sideways)" in names
+    assert len(names) == len(set(names)), names
+    assert "landmark-unique" not in [violation["id"] for violation in found]
 
 
 def test_the_quiz_page_passes_axe_on_a_phone(site: Site, demo: dict[str, User]) -> None:
