@@ -33,9 +33,11 @@ class BoundedIntegerField(serializers.IntegerField):
 class TextOnlyField(serializers.CharField):
     """Text, and only text: DRF's CharField turns `5` or `true` into "5" and "True"."""
 
+    default_error_messages = {"not_text": "Not a valid string."}
+
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
-            self.fail("invalid")
+            self.fail("not_text")
         return str(super().to_internal_value(data))
 
 
@@ -76,35 +78,19 @@ class BooleanOnlyField(serializers.BooleanField):
         return data
 
 
-class SlugOnlyField(serializers.SlugField):
+class SlugOnlyField(TextOnlyField, serializers.SlugField):
     """A slug given as text, never the number 987."""
 
-    default_error_messages = {"not_text": "Not a valid string."}
 
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("not_text")
-        return str(super().to_internal_value(data))
-
-
-class RegexOnlyField(serializers.RegexField):
+class RegexOnlyField(TextOnlyField, serializers.RegexField):
     """Text matching the pattern, never a number that would match once written out."""
-
-    default_error_messages = {"not_text": "Not a valid string."}
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("not_text")
-        return str(super().to_internal_value(data))
 
 
 class DurationOnlyField(serializers.DurationField):
     """A duration written as text ("00:10:00", "P0DT00H10M00S"), never a bare number, which
     DRF would read as seconds though the schema says text."""
 
-    default_error_messages = {"not_text": "Not a valid string: write a duration as text."}
-
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, str):
-            self.fail("not_text")
+            self.fail("invalid", format="[DD] [HH:[MM:]]ss[.uuuuuu]")
         return super().to_internal_value(data)

@@ -28,6 +28,15 @@ def _saved(page: Page) -> None:
     expect(page.locator("[data-save-state]")).to_have_text(re.compile(r"^Saved at \d\d:\d\d:\d\d$"))
 
 
+def _with_a_saved_answer(site: Site, student: User) -> Page:
+    """The demo quiz started by `student`, with question 4's answer typed and saved."""
+    page = site.context(student).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.locator("#q3 input").fill("13")
+    _saved(page)
+    return page
+
+
 def test_a_student_takes_the_demo_quiz_and_loses_nothing(site: Site, demo: dict[str, User]) -> None:
     context = site.context(demo["student"])
     page = context.new_page()
@@ -157,10 +166,7 @@ def test_an_answer_over_the_size_limit_is_said_while_typing_and_not_sent(
 
 def test_the_clock_submits_the_attempt_at_its_deadline(site: Site, demo: dict[str, User]) -> None:
     Quiz.objects.filter(slug="fundamentals-check").update(time_limit=timedelta(seconds=8))
-    page = site.context(demo["student"]).new_page()
-    _start(page, "Fundamentals check: tensors and autograd")
-    page.locator("#q3 input").fill("13")
-    _saved(page)
+    page = _with_a_saved_answer(site, demo["student"])
     expect(page).to_have_url(re.compile(r"/result/$"), timeout=20_000)
     expect(page.get_by_text("at the deadline")).to_be_visible()
     expect(page.get_by_role("paragraph").filter(has_text=re.compile(r"^13$"))).to_be_visible()
@@ -186,10 +192,7 @@ def test_text_typed_in_the_last_second_is_saved_before_the_deadline_submit(
 def test_a_refused_submit_keeps_the_page_and_a_failing_server_is_tried_again(
     site: Site, demo: dict[str, User]
 ) -> None:
-    page = site.context(demo["student"]).new_page()
-    _start(page, "Fundamentals check: tensors and autograd")
-    page.locator("#q3 input").fill("13")
-    _saved(page)
+    page = _with_a_saved_answer(site, demo["student"])
     answers: list[int] = []
 
     def flaky_then_refused(route: Route) -> None:
@@ -222,10 +225,7 @@ def test_an_answer_saved_before_submit_is_not_called_unsaved(
 ) -> None:
     # Leaving the field (a "change" event) after it was saved counted as a new answer: the
     # submit dialog said "Not saved yet: question 4" just under "Saved at ...".
-    page = site.context(demo["student"]).new_page()
-    _start(page, "Fundamentals check: tensors and autograd")
-    page.locator("#q3 input").fill("13")
-    _saved(page)
+    page = _with_a_saved_answer(site, demo["student"])
     saves: list[str] = []
 
     def note_save(request: Request) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,20 +16,36 @@ from tests.runner.harness.helpers import grade, only_message
 GRAD_INPUT = {"random": [3, 4], "requires_grad": True}
 
 SQUARE = "def f(x):\n    return x * x\n"
-SQUARE_DETACHED_GRAD = """
+
+
+def _square_function(saves: str, backward: str, name: str = "Square") -> str:
+    """x * x as an autograd.Function `name` (y is its output) whose forward runs `saves` and
+    whose backward runs `backward` (lines of the method's body)."""
+    body = textwrap.indent(textwrap.dedent(backward).strip(), " " * 8)
+    return f"""
 import torch
-class Half(torch.autograd.Function):
+class {name}(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
+        y = x * x
+        {saves}
+        return y
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * x          # forgot the factor 2
+{body}
 def f(x):
-    return Half.apply(x)
+    return {name}.apply(x)
 """
+
+
+SQUARE_DETACHED_GRAD = _square_function(
+    "ctx.save_for_backward(x)",
+    """
+    (x,) = ctx.saved_tensors
+    return grad * x  # forgot the factor 2
+    """,
+    name="Half",
+)
 
 
 def case(*checks: Any, **fields: Any) -> list[dict[str, Any]]:
@@ -51,20 +68,13 @@ def test_gradients_use_a_given_upstream_gradient() -> None:
     assert grade(SQUARE_DETACHED_GRAD, SQUARE, case(upstream, args=args))[0] == 0.0
 
 
-SQUARE_EDITS_GRAD_OUTPUT = """
-import torch
-class Square(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad.mul_(2 * x)  # right gradient, written into the caller's upstream tensor
-def f(x):
-    return Square.apply(x)
-"""
+SQUARE_EDITS_GRAD_OUTPUT = _square_function(
+    "ctx.save_for_backward(x)",
+    """
+    (x,) = ctx.saved_tensors
+    return grad.mul_(2 * x)  # right gradient, written into the caller's upstream tensor
+    """,
+)
 
 
 @pytest.mark.parametrize("upstream", ["sum", {"random": [3, 4]}])
@@ -76,30 +86,12 @@ def test_gradients_catch_a_backward_that_edits_the_upstream_gradient(upstream: A
     assert message.startswith("case 1: the backward changed the incoming gradient in place")
 
 
-def _square_saving(saves: str, reads: str) -> str:
-    """Square as an autograd.Function whose forward keeps its output y by `saves` and
-    whose backward reads it back by `reads` (the gradient 2x is 2 * sqrt(y) for x > 0)."""
-    return f"""
-import torch
-class Square(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        y = x * x
-        {saves}
-        return y
-    @staticmethod
-    def backward(ctx, grad):
-        {reads}
-        return grad * 2 * y.sqrt()
-def f(x):
-    return Square.apply(x)
-"""
-
-
 POSITIVE_INPUT = {"random": [3, 4], "distribution": "uniform", "low": 0.5, "high": 2.0}
-KEPT_ON_CTX = _square_saving("ctx.y = y", "y = ctx.y")
-SAVED = _square_saving("ctx.save_for_backward(y)", "(y,) = ctx.saved_tensors")
-FAKES_THE_REFUSAL = _square_saving(
+KEPT_ON_CTX = _square_function("ctx.y = y", "y = ctx.y\nreturn grad * 2 * y.sqrt()")
+SAVED = _square_function(
+    "ctx.save_for_backward(y)", "(y,) = ctx.saved_tensors\nreturn grad * 2 * y.sqrt()"
+)
+FAKES_THE_REFUSAL = _square_function(
     "ctx.save_for_backward(y)",
     "raise RuntimeError('a variable was modified by an inplace operation')",
 )
