@@ -8,7 +8,7 @@ authors' preview both build on `student_fields`, so the two can never disagree.
 from collections.abc import Callable
 from typing import Any
 
-from quizbank.rendering import render_markdown
+from quizbank.rendering import render_inline_markdown
 
 CHOICE_TYPES = ("single_choice", "multiple_choice")
 
@@ -31,7 +31,7 @@ def _choices(
     choices = content.get("choices", [])
     texts = [fill(str(choices[index].get("text", ""))) for index in shown_order(content, order)]
     return [
-        {"id": shown_id, "text": text, "html": render_markdown(text)}
+        {"id": shown_id, "text": text, "html": render_inline_markdown(text)}
         for shown_id, text in enumerate(texts)
     ]
 

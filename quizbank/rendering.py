@@ -74,10 +74,26 @@ def _parser() -> MarkdownIt:
 
 def render_markdown(text: str) -> str:
     """Sanitized HTML for an author's Markdown (prompts, feedback, model answers)."""
-    html = _RAW_TEXT_TAG.sub("", _parser().render(text or ""))
+    return _sanitized(_parser().render(text or ""))
+
+
+def render_inline_markdown(text: str) -> str:
+    """Sanitized HTML for a choice's Markdown: inline marks only (emphasis, code, math,
+    links), as a choice is a phrase inside its label; one written "#", "-" or "1. yes" shows
+    as typed instead of as an empty heading or a list."""
+    return _sanitized(_parser().renderInline(text or ""))
+
+
+def shows_nothing(html: str) -> bool:
+    """Whether rendered HTML holds nothing a reader sees: no text, image or formula (all of
+    its source was markup that sanitizing removes, such as `<script>...</script>`)."""
+    return not plain_text(html) and "<img" not in html
+
+
+def _sanitized(html: str) -> str:
     return str(
         nh3.clean(
-            html,
+            _RAW_TEXT_TAG.sub("", html),
             tags=_TAGS,
             attributes=_ATTRIBUTES,
             allowed_classes=_CLASSES,

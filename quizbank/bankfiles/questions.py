@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -11,6 +12,7 @@ from quizbank.bankfiles import schema
 from quizbank.bankfiles.checker import Checker
 from quizbank.bankfiles.code import check_code
 from quizbank.bankfiles.source import FieldPath, Issue
+from quizbank.rendering import render_inline_markdown, render_markdown, shows_nothing
 
 
 def validate_question(
@@ -43,6 +45,7 @@ def validate_question(
 def _check_common(check: Checker, data: dict[str, Any]) -> None:
     check.text(data, "title", (), required=True, max_length=schema.MAX_TITLE)
     check.text(data, "prompt", (), required=True)
+    _check_shows_something(check, data, "prompt", (), render_markdown)
     check.text(data, "general_feedback", ())
     check.choice(data, "difficulty", (), schema.DIFFICULTIES)
     for index, tag in enumerate(check.text_list(data, "tags", ())):
@@ -57,6 +60,22 @@ def _check_common(check: Checker, data: dict[str, Any]) -> None:
 def _decimal_places(number: float) -> int:
     exponent = Decimal(str(number)).as_tuple().exponent
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def _check_shows_something(
+    check: Checker,
+    data: dict[str, Any],
+    key: str,
+    path: FieldPath,
+    render: Callable[[str], str],
+) -> None:
+    value = data.get(key)
+    if isinstance(value, str) and value.strip() and shows_nothing(render(value)):
+        check.error(
+            (*path, key),
+            "shows nothing once its HTML is made safe (scripts, styles and unknown tags are "
+            "removed): write it as text",
+        )
 
 
 def _check_choices(check: Checker, data: dict[str, Any], rows: bool) -> None:
@@ -76,6 +95,7 @@ def _check_choices(check: Checker, data: dict[str, Any], rows: bool) -> None:
             continue
         check.keys(choice, path, ("text", "correct", "feedback"))
         check.text(choice, "text", path, required=True)
+        _check_shows_something(check, choice, "text", path, render_inline_markdown)
         if isinstance(choice.get("text"), str):
             same = seen.setdefault(" ".join(choice["text"].split()).casefold(), index)
             if same != index:

@@ -126,6 +126,19 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:4 choices: a single-choice question needs exactly one correct choice",
     ),
     (
+        "a choice that is only markup shows nothing",
+        {
+            "t/q.yaml": SINGLE
+            + "  - text: <script>alert(4)</script>\n    correct: true\n  - text: b\n"
+        },
+        "t/q.yaml:5 choices[0].text: shows nothing once its HTML is made safe",
+    ),
+    (
+        "a prompt that is only markup shows nothing",
+        {"t/q.yaml": TF.replace("prompt: P", "prompt: '<style>p {}</style>'")},
+        "t/q.yaml:3 prompt: shows nothing once its HTML is made safe",
+    ),
+    (
         "choices that read the same",
         {"t/q.yaml": SINGLE + "  - text: A  b\n    correct: true\n  - text: a b\n"},
         "t/q.yaml:7 choices[1].text: the same text as choice 0: students could not tell them apart",

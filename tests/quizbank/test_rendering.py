@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from quizbank.rendering import pygments_css, render_markdown
+from quizbank.rendering import (
+    pygments_css,
+    render_inline_markdown,
+    render_markdown,
+    shows_nothing,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +82,22 @@ def test_an_open_textarea_keeps_what_follows_as_text() -> None:
     assert "**After**" in html
     assert "textarea" not in html
     assert "&lt;" not in html
+
+
+@pytest.mark.parametrize("text", ["#", "-", "+", "1. yes", "> 0", "    x = 1", "==="])
+def test_a_choice_is_a_phrase_shown_as_typed_not_a_heading_or_a_list(text: str) -> None:
+    """As a block, "#" is an empty heading and "-" an empty list: a choice label of nothing."""
+    html = render_inline_markdown(text)
+    assert "<h1>" not in html
+    assert "<li>" not in html
+    assert not shows_nothing(html)
+    assert shows_nothing(render_markdown("#"))
+
+
+def test_a_choice_keeps_its_inline_marks_and_loses_what_is_unsafe() -> None:
+    html = render_inline_markdown("**x** and `y` and $z^2$ <script>alert(1)</script>")
+    assert "<strong>x</strong>" in html
+    assert "<code>y</code>" in html
+    assert 'class="math' in html
+    assert "script" not in html
+    assert shows_nothing(render_inline_markdown("<script>alert(4)</script>"))
