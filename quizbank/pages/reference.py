@@ -3,6 +3,9 @@ from the same files in docs/ that the repository documents them in, so they cann
 
 from __future__ import annotations
 
+import itertools
+import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from django.conf import settings
@@ -15,19 +18,26 @@ from django.views.decorators.http import require_GET
 from quizbank.rendering import render_markdown
 
 PAGES = {"bank-format": "bank-format.md", "statistics": "statistics.md"}
+TITLES = {"bank-format": "Bank format", "statistics": "Item statistics"}
+_TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 
 
-# A table wider than a phone scrolls in its own box (reachable by keyboard) instead of
-# widening the whole page.
-_TABLE_BOX = (
-    '<div class="table-wrap" role="region" aria-label="Table (scrolls sideways)" tabindex="0">'
-)
+def _table_box(match: re.Match[str], count: Iterator[int]) -> str:
+    # A table wider than a phone scrolls in its own box (reachable by keyboard) instead of
+    # widening the whole page; each box is numbered, since regions of one name are
+    # landmarks a screen reader cannot tell apart.
+    label = f"Table {next(count)} (scrolls sideways)"
+    return (
+        f'<div class="table-wrap" role="region" aria-label="{label}" tabindex="0">'
+        f"<table>{match.group(1)}</table></div>"
+    )
 
 
 @lru_cache(maxsize=len(PAGES))
 def _rendered(name: str) -> str:
     html = render_markdown((settings.BASE_DIR / "docs" / PAGES[name]).read_text(encoding="utf-8"))
-    return html.replace("<table>", f"{_TABLE_BOX}<table>").replace("</table>", "</table></div>")
+    count = itertools.count(1)
+    return _TABLE.sub(lambda match: _table_box(match, count), html)
 
 
 @login_required
@@ -36,4 +46,4 @@ def reference_page(request: HttpRequest, name: str) -> HttpResponse:
     if name not in PAGES:
         raise Http404
     html = mark_safe(_rendered(name))  # noqa: S308 (nh3-sanitized in render_markdown)
-    return render(request, "quizbank/reference.html", {"html": html})
+    return render(request, "quizbank/reference.html", {"html": html, "title": TITLES[name]})

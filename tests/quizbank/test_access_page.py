@@ -49,6 +49,7 @@ def test_an_accommodation_is_listed_in_words_and_can_be_removed() -> None:
     body = {"action": "override", "student": sam.username, "extra_time_percent": "25"}
     shown = author.post(url, body, follow=True).text
     assert '<td data-label="Window">the quiz\'s own</td>' in shown
+    assert f'data-confirm-text="Remove the accommodation of {sam.username}?' in shown
     override = QuizAccessOverride.objects.get(user=sam)
     other_quiz = new_quiz(course=course)
     elsewhere = author.post(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -32,6 +34,11 @@ def test_the_question_form_links_the_bank_format_page_which_renders_its_tables()
     shown = page.content.decode()
     assert shown.count('<div class="table-wrap" role="region"') == shown.count("<table>")
     assert shown.count("</table></div>") == shown.count("<table>")
+    # ... each box with its own name, and the page with its own title.
+    labels = re.findall(r'aria-label="(Table \d+) \(scrolls sideways\)"', shown)
+    assert len(labels) == len(set(labels)) == shown.count("<table>")
+    assert "<title>Bank format" in shown
+    assert "<title>Item statistics" in client.get("/author/help/statistics/").content.decode()
 
 
 def test_the_report_links_the_statistics_page() -> None:
