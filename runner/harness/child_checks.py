@@ -107,8 +107,15 @@ def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) ->
         inputs = fresh_inputs(case, ctx.device)
         try:
             output = ctx.call(*inputs, case.seed).output
-            if edit:
-                ctx.run(partial(_edit_unrecorded, _roots(output)))
+        except StudentError as error:
+            recorded[key] = bad(error_text(error))
+            continue
+        if edit and not _edited_unrecorded(ctx, _roots(output)):
+            # An output that cannot be written in place (an expanded view, say) cannot be
+            # read back edited either: nothing to judge.
+            recorded[key] = ctx.encode(REFUSED_AFTER_EDIT)
+            continue
+        try:
             backward(ctx, output, upstream, case.seed)
         except StudentError as error:
             refused = edit and _edited_since_saved(error)
@@ -119,6 +126,15 @@ def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) ->
 
 def _edited_since_saved(error: StudentError) -> bool:
     return error.info["type"] == "RuntimeError" and EDITED_SINCE_SAVED in error.info["message"]
+
+
+def _edited_unrecorded(ctx: ChildContext, tensors: list[torch.Tensor]) -> bool:
+    """Change `tensors` in place where autograd does not record it; False if one refuses."""
+    try:
+        ctx.run(partial(_edit_unrecorded, tensors))
+    except StudentError:
+        return False
+    return True
 
 
 def _edit_unrecorded(tensors: list[torch.Tensor]) -> None:

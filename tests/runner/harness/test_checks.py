@@ -114,6 +114,17 @@ def test_saved_tensors_passes_an_output_autograd_keeps(answer: str) -> None:
     assert grade(answer, SAVED, _saved_tensors_case())[0] == 1.0
 
 
+def test_saved_tensors_has_nothing_to_judge_on_an_output_that_cannot_be_edited() -> None:
+    expanded = _square_function("ctx.y = y", "y = ctx.y\nreturn grad * 2 * y.sqrt()").replace(
+        "        return y\n", "        return y[:1].expand(3, 4)\n"
+    )
+    reference = expanded.replace("ctx.y = y", "ctx.save_for_backward(y)").replace(
+        "y = ctx.y", "(y,) = ctx.saved_tensors"
+    )
+    checks = case("saved_tensors", args=[{**POSITIVE_INPUT, "requires_grad": True}])
+    assert grade(expanded, reference, checks)[0] == 1.0
+
+
 def test_saved_tensors_fails_a_backward_that_always_claims_the_refusal() -> None:
     score, results, _status, _message = grade(FAKES_THE_REFUSAL, SAVED, _saved_tensors_case())
     assert score == 0.0
