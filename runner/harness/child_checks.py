@@ -16,6 +16,9 @@ from runner.harness.spec import REFUSED_AFTER_EDIT, Case, Check
 SECOND_BACKWARD = "backward through the graph a second time"
 # Autograd's message when a tensor kept with ctx.save_for_backward changed after it was saved.
 EDITED_SINCE_SAVED = "modified by an inplace operation"
+# Autograd's message when an output returned as a view (of a tensor made in forward, say
+# `out.view(shape)`) was edited in place: it refuses that backward as it does the above.
+EDITED_VIEW_OUTPUT = "is a view and its base or another view of its base has been modified inplace"
 # The seed offset of the random upstream gradient the gradcheck's vector-Jacobian product uses.
 UPSTREAM_SEED_OFFSET = 7919
 
@@ -125,7 +128,10 @@ def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) ->
 
 
 def _edited_since_saved(error: StudentError) -> bool:
-    return error.info["type"] == "RuntimeError" and EDITED_SINCE_SAVED in error.info["message"]
+    message = error.info["message"]
+    return error.info["type"] == "RuntimeError" and (
+        EDITED_SINCE_SAVED in message or EDITED_VIEW_OUTPUT in message
+    )
 
 
 def _edited_unrecorded(ctx: ChildContext, tensors: list[torch.Tensor]) -> bool:

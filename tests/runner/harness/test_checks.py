@@ -125,6 +125,21 @@ def test_saved_tensors_has_nothing_to_judge_on_an_output_that_cannot_be_edited()
     assert grade(expanded, reference, checks)[0] == 1.0
 
 
+@pytest.mark.parametrize("saves", ["ctx.save_for_backward(y)", "ctx.y = y"])
+def test_saved_tensors_passes_an_output_returned_as_a_view_autograd_refuses_once_edited(
+    saves: str,
+) -> None:
+    # Autograd refuses backward through an edited view returned by a Function ("Output 0 of
+    # Square is a view and its base ... has been modified inplace"): a refusal, as for a
+    # tensor kept with save_for_backward, not the answer's error.
+    viewed = (
+        _square_function(saves, "return grad * 2 * ctx.x", name="Square")
+        .replace("        y = x * x\n", "        y = x * x\n        ctx.x = x.detach()\n")
+        .replace("        return y\n", "        return y.view(-1).view(3, 4)\n")
+    )
+    assert grade(viewed, SAVED, _saved_tensors_case())[0] == 1.0
+
+
 def test_saved_tensors_fails_a_backward_that_always_claims_the_refusal() -> None:
     score, results, _status, _message = grade(FAKES_THE_REFUSAL, SAVED, _saved_tensors_case())
     assert score == 0.0
