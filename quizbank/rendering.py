@@ -72,6 +72,20 @@ def _parser() -> MarkdownIt:
     return parser
 
 
+@lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    """The parser for choices: `$$x$$` is a formula inside the phrase too (set inline, as a
+    choice sits in its label), not a `$` either side of `$x$`."""
+    parser = MarkdownIt("commonmark", {"html": True})
+    parser.use(dollarmath_plugin, allow_digits=False, double_inline=True)
+    parser.add_render_rule("math_inline_double", _math_inline)
+    return parser
+
+
+def _math_inline(_renderer: Any, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
+    return f'<span class="math inline">{escape(tokens[idx].content)}</span>'
+
+
 def render_markdown(text: str) -> str:
     """Sanitized HTML for an author's Markdown (prompts, feedback, model answers)."""
     return _sanitized(_parser().render(text or ""))
@@ -81,7 +95,7 @@ def render_inline_markdown(text: str) -> str:
     """Sanitized HTML for a choice's Markdown: inline marks only (emphasis, code, math,
     links), as a choice is a phrase inside its label; one written "#", "-" or "1. yes" shows
     as typed instead of as an empty heading or a list."""
-    return _sanitized(_parser().renderInline(text or ""))
+    return _sanitized(_inline_parser().renderInline(text or ""))
 
 
 def shows_nothing(html: str) -> bool:

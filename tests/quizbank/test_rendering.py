@@ -101,3 +101,11 @@ def test_a_choice_keeps_its_inline_marks_and_loses_what_is_unsafe() -> None:
     assert 'class="math' in html
     assert "script" not in html
     assert shows_nothing(render_inline_markdown("<script>alert(4)</script>"))
+
+
+@pytest.mark.parametrize("text", ["$$\\frac{1}{2}$$", "about $$x^2$$ here"])
+def test_a_choice_written_with_display_math_shows_a_formula_not_dollar_signs(text: str) -> None:
+    """As a block, `$$...$$` is display math; inline, it read as `$` + `$...$` + `$`."""
+    html = render_inline_markdown(text)
+    assert '<span class="math inline">' in html
+    assert "$" not in html
