@@ -98,10 +98,16 @@ def render_inline_markdown(text: str) -> str:
     return _sanitized(_inline_parser().renderInline(text or ""))
 
 
+# An image the page can load: sanitizing drops a `src` it does not allow (a data: URL, say),
+# leaving an empty <img>.
+_IMAGE_WITH_SOURCE = re.compile(r'<img\b[^>]*\ssrc="[^"]')
+
+
 def shows_nothing(html: str) -> bool:
     """Whether rendered HTML holds nothing a reader sees: no text, image or formula (all of
-    its source was markup that sanitizing removes, such as `<script>...</script>`)."""
-    return not plain_text(html) and "<img" not in html
+    its source was markup that sanitizing removes, such as `<script>...</script>`, or an
+    image whose source it removes)."""
+    return not plain_text(html) and not _IMAGE_WITH_SOURCE.search(html)
 
 
 def _sanitized(html: str) -> str:

@@ -134,6 +134,15 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:5 choices[0].text: shows nothing once its HTML is made safe",
     ),
     (
+        "a choice that is only an image whose source is removed shows nothing",
+        {
+            "t/q.yaml": SINGLE
+            + "  - text: '<img src=\"data:image/png;base64,iVBORw0KGgo=\">'\n"
+            + "    correct: true\n  - text: b\n"
+        },
+        "t/q.yaml:5 choices[0].text: shows nothing once its HTML is made safe",
+    ),
+    (
         "a prompt that is only markup shows nothing",
         {"t/q.yaml": TF.replace("prompt: P", "prompt: '<style>p {}</style>'")},
         "t/q.yaml:3 prompt: shows nothing once its HTML is made safe",

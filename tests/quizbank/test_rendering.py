@@ -109,3 +109,18 @@ def test_a_choice_written_with_display_math_shows_a_formula_not_dollar_signs(tex
     html = render_inline_markdown(text)
     assert '<span class="math inline">' in html
     assert "$" not in html
+
+
+@pytest.mark.parametrize(
+    ("text", "empty"),
+    [
+        ("![a cat](cat.png)", False),
+        ('<img alt="" src="cat.png">', False),
+        ('<img src="data:image/png;base64,iVBORw0KGgo=">', True),
+        ('<img alt="a cat" src="javascript:alert(1)">', True),
+    ],
+)
+def test_an_image_shows_something_only_with_a_source_the_page_keeps(text: str, empty: bool) -> None:
+    """Sanitizing drops a data: or javascript: source, leaving an <img> that shows nothing."""
+    assert shows_nothing(render_inline_markdown(text)) is empty
+    assert shows_nothing(render_markdown(text)) is empty
