@@ -77,8 +77,10 @@ def check_gradients(
         ctx_values["grads"] = bad(f"backward failed: {error_text(error)}")
         return
     ctx_values["grads"] = ctx.encode(input_grads(inputs))
-    # A hand-written backward that edits grad_output in place edits the caller's tensor.
+    # A hand-written backward that edits grad_output in place edits the caller's tensor; one
+    # that edits what it saved (the output, say) changes the result the caller holds.
     ctx_values["upstream_after"] = ctx.encode(upstream)
+    ctx_values["output_after"] = ctx.encode(output)
 
 
 def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:

@@ -75,9 +75,14 @@ def gradients(j: JudgeInput) -> Outcome:
         return grads.as_kind("gradients")
     after = student_value(j.student, "upstream_after")
     upstream = compare(after, j.ref("upstream_after"), exact(j.tolerance), "the upstream gradient")
-    if upstream.ok:
+    if not upstream.ok:
+        message = f"the backward changed the incoming gradient in place: {upstream.message}"
+        return Outcome(False, message, kind="side_effect")
+    output = student_value(j.student, "output")
+    after = compare(student_value(j.student, "output_after"), output, exact(j.tolerance), "it")
+    if after.ok:
         return grads
-    message = f"the backward changed the incoming gradient in place: {upstream.message}"
+    message = f"the backward changed the call's output in place: {after.message}"
     return Outcome(False, message, kind="side_effect")
 
 

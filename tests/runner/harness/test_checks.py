@@ -86,6 +86,21 @@ def test_gradients_catch_a_backward_that_edits_the_upstream_gradient(upstream: A
     assert message.startswith("case 1: the backward changed the incoming gradient in place")
 
 
+SQUARE_EDITS_ITS_OUTPUT = _square_function(
+    "ctx.save_for_backward(x, y)",
+    """
+    x, y = ctx.saved_tensors
+    return grad * 2 * x + y.zero_()  # right gradient, but the caller's output is now zeros
+    """,
+)
+
+
+def test_gradients_catch_a_backward_that_edits_the_output_it_saved() -> None:
+    score, results, _status, _message = grade(SQUARE_EDITS_ITS_OUTPUT, SQUARE, case("gradients"))
+    assert score == 0.0
+    assert only_message(results).startswith("case 1: the backward changed the call's output")
+
+
 POSITIVE_INPUT = {"random": [3, 4], "distribution": "uniform", "low": 0.5, "high": 2.0}
 KEPT_ON_CTX = _square_function("ctx.y = y", "y = ctx.y\nreturn grad * 2 * y.sqrt()")
 SAVED = _square_function(
