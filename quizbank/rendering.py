@@ -42,6 +42,16 @@ _CLASSES = {
     "code": {"math"},
 }
 _SCHEMES = {"http", "https", "mailto"}
+# A choice sits inside its <label>, which holds phrasing content only: raw block markup in it
+# (an import's `<p>yes</p>`, a `<div>`) is reduced to its text, each block's edge a space.
+_PHRASING_TAGS = {"a", "abbr", "b", "br", "code", "del", "em", "i", "img", "kbd", "s", "span"}
+_PHRASING_TAGS |= {"strong", "sub", "sup"}
+_BLOCK_EDGE = re.compile(
+    r"</?(?:address|article|aside|blockquote|dd|details|div|dl|dt|figcaption|figure|footer"
+    r"|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|summary|table|tbody|td|tfoot|th"
+    r"|thead|tr|ul)\b[^>]*>",
+    re.IGNORECASE,
+)
 # Elements whose content an HTML parser reads as plain text up to their end tag: one left
 # open would turn the rest of the prompt into escaped markup. Their tags are dropped before
 # sanitizing, so what follows renders as it would without them (script and style, with
@@ -95,7 +105,8 @@ def render_inline_markdown(text: str) -> str:
     """Sanitized HTML for a choice's Markdown: inline marks only (emphasis, code, math,
     links), as a choice is a phrase inside its label; one written "#", "-" or "1. yes" shows
     as typed instead of as an empty heading or a list."""
-    return _sanitized(_inline_parser().renderInline(text or ""))
+    html = _BLOCK_EDGE.sub(" ", _inline_parser().renderInline(text or ""))
+    return _sanitized(html, tags=_PHRASING_TAGS).strip()
 
 
 # An image the page can load: sanitizing drops a `src` it does not allow (a data: URL, say),
@@ -110,11 +121,11 @@ def shows_nothing(html: str) -> bool:
     return not plain_text(html) and not _IMAGE_WITH_SOURCE.search(html)
 
 
-def _sanitized(html: str) -> str:
+def _sanitized(html: str, tags: set[str] = _TAGS) -> str:
     return str(
         nh3.clean(
             _RAW_TEXT_TAG.sub("", html),
-            tags=_TAGS,
+            tags=tags,
             attributes=_ATTRIBUTES,
             allowed_classes=_CLASSES,
             url_schemes=_SCHEMES,

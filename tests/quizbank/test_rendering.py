@@ -103,6 +103,23 @@ def test_a_choice_keeps_its_inline_marks_and_loses_what_is_unsafe() -> None:
     assert shows_nothing(render_inline_markdown("<script>alert(4)</script>"))
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("<p>Yes</p>", "Yes"),
+        ("<p>It <em>is</em></p><p>differentiable</p>", "It <em>is</em> differentiable"),
+        ("<ul><li>one</li><li>two</li></ul>", "one two"),
+        ('<div class="math block">x</div> <h2>heading</h2>', "x heading"),
+    ],
+)
+def test_a_choice_written_as_raw_block_html_keeps_its_text_as_a_phrase(
+    text: str, shown: str
+) -> None:
+    """A choice sits in its <label> (phrasing content only): an imported `<p>Yes</p>` must not
+    put a paragraph, a list or a heading inside it."""
+    assert " ".join(render_inline_markdown(text).split()) == shown
+
+
 @pytest.mark.parametrize("text", ["$$\\frac{1}{2}$$", "about $$x^2$$ here"])
 def test_a_choice_written_with_display_math_shows_a_formula_not_dollar_signs(text: str) -> None:
     """As a block, `$$...$$` is display math; inline, it read as `$` + `$...$` + `$`."""
