@@ -65,6 +65,12 @@ def load_entry(
     An `autograd.Function` subclass is called through the `apply` it inherits, even if it
     defines its own.
     """
+    if ctx.device == "cuda":
+        # CUDA starts lazily, loading its libraries through ctypes, which the veto armed below
+        # refuses to anyone: the context is made before the answer loads, and the device count
+        # (which seeding asks, and which loads NVML until it is cached) is asked once here.
+        pristine.cuda_init()  # type: ignore[no-untyped-call]  # untyped in torch
+        pristine.cuda_device_count()
     register_source(ctx.filename, source)
     module = pristine.ModuleType("answer")
     try:
