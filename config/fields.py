@@ -2,9 +2,11 @@
 instead of an error from PostgreSQL or SQLite."""
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from rest_framework import serializers
+
+from config.text import sentence, text_problem
 
 # The largest value of a bigint column (every id and counter here), and of SQLite's INTEGER.
 BIGINT_MAX = 2**63 - 1
@@ -30,15 +32,31 @@ class BoundedIntegerField(serializers.IntegerField):
         super().__init__(**kwargs)
 
 
+# What a text field takes (config/text.py): one line (titles, names, codes: the default),
+# several (descriptions, reasons, notes), or anything storable exactly as sent (code,
+# passwords, where a form feed or a tab is the client's business).
+TextKind = Literal["one_line", "multi_line", "verbatim"]
+
+
 class TextOnlyField(serializers.CharField):
-    """Text, and only text: DRF's CharField turns `5` or `true` into "5" and "True"."""
+    """Text, and only text: DRF's CharField turns `5` or `true` into "5" and "True". Input
+    is held to `kind`'s rule, refused with the offending character and its position."""
 
     default_error_messages = {"not_text": "Not a valid string."}
+
+    def __init__(self, *args: Any, kind: TextKind = "one_line", **kwargs: Any) -> None:
+        self.kind = kind
+        super().__init__(*args, **kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("not_text")
-        return str(super().to_internal_value(data))
+        value = str(super().to_internal_value(data))
+        if self.kind != "verbatim":
+            problem = text_problem(data, one_line=self.kind == "one_line")
+            if problem is not None:
+                raise serializers.ValidationError(sentence(problem), code="not_" + self.kind)
+        return value
 
 
 # DRF's other fields convert too: FloatField takes `true` as 1.0 (a 100% penalty per attempt),

@@ -1,12 +1,18 @@
-"""The one rule for text a client sends: no NUL character and no lone surrogate.
+"""The rules for text a client sends.
 
-PostgreSQL stores neither in text or JSON columns, and a lone surrogate cannot be
-encoded as UTF-8, so either would fail later (a 500 on save, or on every read after).
-The JSON parser applies this to every string of every body, keys included.
+Any text: no NUL character and no lone surrogate. PostgreSQL stores neither in text or
+JSON columns, and a lone surrogate cannot be encoded as UTF-8, so either would fail later
+(a 500 on save, or on every read after). The JSON parser applies this to every string of
+every body, keys included.
+
+A field's own text: one line or several (text_problem), applied by the API's text fields
+(config/fields.py), the pages' forms (validate_one_line) and the bank file checker.
 """
 
 import re
 from typing import Any
+
+from django.core.exceptions import ValidationError
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 TEXT_MESSAGE = "Text may not contain NUL characters or unpaired surrogates."
@@ -40,3 +46,53 @@ def unstorable_text(data: Any) -> dict[str, list[str]]:
         elif isinstance(value, list):
             pending.extend((_child(path, i), v) for i, v in enumerate(value))
     return problems
+
+
+# A one-line field (a title, a name, a slug, a code) is shown inline: in lists, headings,
+# CSV exports and e-mail subjects. It takes no control character, no line break of any kind
+# and no bidi embedding, override or isolate (U+202A-U+202E, U+2066-U+2069), which would
+# reorder what is shown after it. Multi-line text (descriptions, reasons, prompts) keeps tab,
+# newline, carriage return and bidi formatting, which right-to-left prose uses; any other
+# control character shows as nothing on a page, and XML (Moodle, QTI) cannot hold C0 ones.
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_NOT_IN_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
+_NOT_IN_MULTI_LINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+ONE_LINE_RULE = "a one-line field takes no control characters, line breaks or bidi formatting"
+MULTI_LINE_RULE = "text takes no control characters but tab, newline and carriage return"
+
+
+def _kind(character: str) -> str:
+    if character in "\n\r\u2028\u2029":
+        return "a line break"
+    if re.fullmatch(f"[{_BIDI}]", character):
+        return "a bidi formatting character"
+    return "a control character"
+
+
+def text_problem(text: str, *, one_line: bool) -> str | None:
+    """Why `text` cannot be taken, naming the first character it may not hold and where
+    (counted from 1); None when it can. Blank space around one-line text is not a problem:
+    it is trimmed before the text is stored."""
+    if one_line:
+        start = len(text) - len(text.lstrip())
+        found = _NOT_IN_ONE_LINE.search(text, start, start + len(text.strip()))
+    else:
+        found = _NOT_IN_MULTI_LINE.search(text)
+    if found is None:
+        return None
+    character = found.group()
+    rule = ONE_LINE_RULE if one_line else MULTI_LINE_RULE
+    where = found.start() + 1
+    return f"holds {_kind(character)} (U+{ord(character):04X}) at character {where}; {rule}"
+
+
+def sentence(problem: str) -> str:
+    """A text_problem as a message of its own."""
+    return f"{problem[0].upper()}{problem[1:]}."
+
+
+def validate_one_line(value: str) -> None:
+    """The one-line rule as a Django validator, for the pages' form fields."""
+    problem = text_problem(value, one_line=True)
+    if problem is not None:
+        raise ValidationError(sentence(problem), code="not_one_line")

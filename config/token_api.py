@@ -48,7 +48,7 @@ class TokenObtainApi(APIView):
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         username = TextOnlyField(max_length=150)
-        password = TextOnlyField(max_length=4096, trim_whitespace=False)
+        password = TextOnlyField(kind="verbatim", max_length=4096, trim_whitespace=False)
 
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         token = TextOnlyField(help_text="Send as `Authorization: Token <token>`.")

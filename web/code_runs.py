@@ -27,7 +27,9 @@ class CodeRunStartPage(APIView):
     throttle_scope = "code_run"
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        code = TextOnlyField(trim_whitespace=False, help_text="Python source to run.")
+        code = TextOnlyField(
+            kind="verbatim", trim_whitespace=False, help_text="Python source to run."
+        )
 
     @extend_schema(
         request=InputSerializer,

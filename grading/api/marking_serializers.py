@@ -15,10 +15,13 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
         default=0.0, help_text="Points added to the rubric's (negative: taken off), in hundredths."
     )
     adjustment_reason = TextOnlyField(
-        default="", allow_blank=True, max_length=TEXT_LIMITS["adjustment_reason"]
+        kind="multi_line", default="", allow_blank=True, max_length=TEXT_LIMITS["adjustment_reason"]
     )
-    comment = TextOnlyField(default="", allow_blank=True, max_length=TEXT_LIMITS["comment"])
+    comment = TextOnlyField(
+        kind="multi_line", default="", allow_blank=True, max_length=TEXT_LIMITS["comment"]
+    )
     reason = TextOnlyField(
+        kind="multi_line",
         default="",
         allow_blank=True,
         max_length=TEXT_LIMITS["reason"],

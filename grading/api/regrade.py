@@ -47,7 +47,7 @@ class RegradeRunStartApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         question = IntegerOnlyField()
         mode = serializers.ChoiceField(choices=RegradeMode.choices)
-        reason = TextOnlyField(max_length=2000)
+        reason = TextOnlyField(kind="multi_line", max_length=2000)
 
     @extend_schema(
         request=InputSerializer, responses={201: RunSerializer}, operation_id="regrade_run_start"

@@ -61,7 +61,7 @@ class RequestSerializer(serializers.ModelSerializer[RegradeRequest]):
 
 class RegradeRequestCreateApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        reason = TextOnlyField(max_length=4000)
+        reason = TextOnlyField(kind="multi_line", max_length=4000)
 
     @extend_schema(
         request=InputSerializer,
@@ -99,7 +99,7 @@ class RegradeRequestListApi(generics.ListAPIView[RegradeRequest]):
 class RegradeRequestAnswerApi(APIView):
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         decision = serializers.ChoiceField(choices=["accept", "reject"])
-        reply = TextOnlyField(max_length=4000)
+        reply = TextOnlyField(kind="multi_line", max_length=4000)
         points = serializers.DecimalField(
             max_digits=6, decimal_places=2, required=False, allow_null=True, default=None
         )

@@ -51,7 +51,9 @@ class OverrideSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="Every answer that is not final yet (the `responses` of the 409), "
         "released anyway and shown to its student as pending.",
     )
-    reason = TextOnlyField(max_length=4000, help_text="Why; kept in the release log.")
+    reason = TextOnlyField(
+        kind="multi_line", max_length=4000, help_text="Why; kept in the release log."
+    )
 
 
 class QuizReleaseApi(APIView):

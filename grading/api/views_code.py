@@ -76,7 +76,9 @@ class CodeRunApi(APIView):
     throttle_scope = "code_run"
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        code = TextOnlyField(trim_whitespace=False, help_text="Python source to run.")
+        code = TextOnlyField(
+            kind="verbatim", trim_whitespace=False, help_text="Python source to run."
+        )
         wait = BooleanOnlyField(
             default=True,
             help_text="true: answer with the output (holds the request up to CODE_RUN_WAIT_S); "

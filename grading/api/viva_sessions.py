@@ -133,7 +133,9 @@ class VivaDrawApi(APIView):
 
 class VivaRecordApi(APIView):
     class InputSerializer(MarkInputSerializer):
-        notes = TextOnlyField(default="", allow_blank=True, max_length=MAX_NOTES_CHARS)
+        notes = TextOnlyField(
+            kind="multi_line", default="", allow_blank=True, max_length=MAX_NOTES_CHARS
+        )
         levels = serializers.ListField(child=IntegerOnlyField(), required=False)
         id = IntegerOnlyField(
             required=False,

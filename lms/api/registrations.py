@@ -42,6 +42,7 @@ class RegistrationSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="The platform's JWKS URL (or empty, with `public_keys`).",
     )
     public_keys = TextOnlyField(
+        kind="multi_line",
         max_length=20000,
         required=False,
         allow_blank=True,

@@ -27,6 +27,7 @@ class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
     first_name = TextOnlyField(max_length=150, required=False, allow_blank=True)
     last_name = TextOnlyField(max_length=150, required=False, allow_blank=True)
     password = TextOnlyField(
+        kind="verbatim",
         max_length=4096,
         required=False,
         write_only=True,

@@ -112,7 +112,9 @@ class QuizOverrideApi(APIView):
         extra_attempts = IntegerOnlyField(min_value=0, max_value=MAX_EXTRA_ATTEMPTS, default=0)
         opens_at = serializers.DateTimeField(allow_null=True, default=None)
         closes_at = serializers.DateTimeField(allow_null=True, default=None)
-        reason = TextOnlyField(allow_blank=True, max_length=MAX_OVERRIDE_REASON, default="")
+        reason = TextOnlyField(
+            kind="multi_line", allow_blank=True, max_length=MAX_OVERRIDE_REASON, default=""
+        )
 
     @extend_schema(
         request=InputSerializer,

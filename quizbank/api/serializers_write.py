@@ -24,7 +24,9 @@ MAX_ID = 2**63 - 1
 class CourseInputSerializer(serializers.Serializer[dict[str, Any]]):
     slug = SlugOnlyField(max_length=80)
     title = TextOnlyField(max_length=200)
-    description = TextOnlyField(max_length=MAX_DESCRIPTION, allow_blank=True, required=False)
+    description = TextOnlyField(
+        kind="multi_line", max_length=MAX_DESCRIPTION, allow_blank=True, required=False
+    )
 
 
 class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -75,7 +77,9 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
 class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
     slug = SlugOnlyField(max_length=80)
     title = TextOnlyField(max_length=200)
-    description = TextOnlyField(max_length=MAX_DESCRIPTION, allow_blank=True, required=False)
+    description = TextOnlyField(
+        kind="multi_line", max_length=MAX_DESCRIPTION, allow_blank=True, required=False
+    )
     time_limit = DurationOnlyField(
         allow_null=True, required=False, min_value=timedelta(seconds=1), max_value=MAX_TIME_LIMIT
     )

@@ -33,7 +33,9 @@ class CourseTopicsApi(APIView):
         slug = TextOnlyField(
             max_length=80, required=False, help_text="Made from the title when left out."
         )
-        description = TextOnlyField(required=False, allow_blank=True, max_length=4000)
+        description = TextOnlyField(
+            kind="multi_line", required=False, allow_blank=True, max_length=4000
+        )
 
     @extend_schema(responses=TopicSerializer(many=True), operation_id="course_topics")
     def get(self, request: Request, course_id: int) -> Response:

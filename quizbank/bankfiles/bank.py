@@ -72,7 +72,9 @@ def _validate(check: Checker, data: object) -> BankHeader | None:
             continue
         check.keys(topic, path, ("slug", "title", "description"))
         slug = _slug(check, topic, path, schema.MAX_TOPIC_SLUG)
-        title = check.text(topic, "title", path, required=True, max_length=schema.MAX_TITLE)
+        title = check.text(
+            topic, "title", path, required=True, max_length=schema.MAX_TITLE, one_line=True
+        )
         description = check.text(topic, "description", path) or ""
         if slug in seen:
             check.error((*path, "slug"), "two topics have this slug")
@@ -87,13 +89,15 @@ def _validate(check: Checker, data: object) -> BankHeader | None:
 def _course(check: Checker, course: dict[str, Any]) -> BankHeader:
     check.keys(course, ("course",), ("slug", "title", "description"))
     slug = _slug(check, course, ("course",), 80)
-    title = check.text(course, "title", ("course",), required=True, max_length=schema.MAX_TITLE)
+    title = check.text(
+        course, "title", ("course",), required=True, max_length=schema.MAX_TITLE, one_line=True
+    )
     description = check.text(course, "description", ("course",)) or ""
     return BankHeader(slug or "", canonical_text(title or ""), canonical_text(description))
 
 
 def _slug(check: Checker, data: dict[str, Any], path: FieldPath, max_length: int) -> str | None:
-    slug = check.text(data, "slug", path, required=True, max_length=max_length)
+    slug = check.text(data, "slug", path, required=True, max_length=max_length, one_line=True)
     if slug is not None and not schema.SLUG_RE.match(slug):
         check.error((*path, "slug"), "must be lowercase letters, digits and hyphens")
         return None

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from config.text import text_problem
 from quizbank.bankfiles.source import FieldPath, Issue
 
 _MISSING = object()
@@ -18,11 +18,6 @@ def is_number(value: object) -> bool:
 
 def _choices(options: Iterable[str]) -> str:
     return ", ".join(options)
-
-
-# Control characters other than tab and line breaks: no page shows them, and XML (Moodle,
-# QTI) cannot hold them at all.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class Checker:
@@ -61,7 +56,9 @@ class Checker:
         *,
         required: bool = False,
         max_length: int | None = None,
+        one_line: bool = False,
     ) -> str | None:
+        """The text at `key`, held to the one-line or multi-line rule (config/text.py)."""
         if key not in data and not required:
             return None
         value = self.required(data, key, path)
@@ -70,10 +67,9 @@ class Checker:
         if not isinstance(value, str):
             self.error((*path, key), "must be text")
             return None
-        control = _CONTROL.search(value)
-        if control:
-            code = f"U+{ord(control.group()):04X}"
-            self.error((*path, key), f"holds a control character ({code}); remove it")
+        problem = text_problem(value, one_line=one_line)
+        if problem is not None:
+            self.error((*path, key), problem)
         if required and not value.strip():
             self.error((*path, key), "must not be empty")
         if max_length is not None and len(value.strip()) > max_length:

@@ -43,7 +43,7 @@ def validate_question(
 
 
 def _check_common(check: Checker, data: dict[str, Any]) -> None:
-    check.text(data, "title", (), required=True, max_length=schema.MAX_TITLE)
+    check.text(data, "title", (), required=True, max_length=schema.MAX_TITLE, one_line=True)
     check.text(data, "prompt", (), required=True)
     _check_shows_something(check, data, "prompt", (), render_markdown)
     check.text(data, "general_feedback", ())
@@ -124,7 +124,7 @@ def _check_true_false(check: Checker, data: dict[str, Any], rows: bool) -> None:
 def _check_numeric(
     check: Checker, data: dict[str, Any], rows: bool, *, parameterised: bool = False
 ) -> None:
-    check.text(data, "unit", ())
+    check.text(data, "unit", (), one_line=True)
     answers = check.items(data, "answers", ()) if rows else None
     for index, item in enumerate(answers or []):
         path: FieldPath = ("answers", index)
@@ -186,7 +186,9 @@ def _check_viva(check: Checker, data: dict[str, Any], rows: bool) -> None:
         if criterion is None:
             continue
         check.keys(criterion, path, ("criterion", "description", "levels"))
-        check.text(criterion, "criterion", path, required=True, max_length=schema.MAX_TITLE)
+        check.text(
+            criterion, "criterion", path, required=True, max_length=schema.MAX_TITLE, one_line=True
+        )
         check.text(criterion, "description", path)
         _check_levels(check, criterion, path)
 
@@ -204,7 +206,14 @@ def _check_levels(check: Checker, criterion: dict[str, Any], path: FieldPath) ->
         if level is None:
             continue
         check.keys(level, level_path, ("label", "points", "descriptor"))
-        check.text(level, "label", level_path, required=True, max_length=schema.MAX_LEVEL_LABEL)
+        check.text(
+            level,
+            "label",
+            level_path,
+            required=True,
+            max_length=schema.MAX_LEVEL_LABEL,
+            one_line=True,
+        )
         check.text(level, "descriptor", level_path, required=True)
         value = check.number(
             level, "points", level_path, minimum=0, maximum=schema.MAX_POINTS, required=True

@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
+from config.text import validate_one_line
 from quizbank.access import AUTHORS, access_course, access_quiz
 from quizbank.models import Course, Difficulty, GradingMethod, Question, Quiz, ReleasePolicy
 from quizbank.services.quiz_write import (
@@ -71,7 +72,7 @@ class QuestionRow:
 
 
 class QuizForm(forms.Form):
-    title = forms.CharField(max_length=200)
+    title = forms.CharField(max_length=200, validators=[validate_one_line])
     slug = forms.SlugField(max_length=80)
     description = forms.CharField(
         required=False, max_length=MAX_DESCRIPTION, widget=forms.Textarea(attrs={"rows": 2})

@@ -1,17 +1,15 @@
 """A course's topics: the bank's folders, which every question belongs to."""
 
-import re
-
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
+from config.text import text_problem
 from quizbank.bankfiles.schema import MAX_TOPIC_SLUG, SLUG_RE
 from quizbank.errors import SlugTaken, TopicInvalid
 from quizbank.interchange.common import slugify
 from quizbank.models import Course, Topic
 
 MAX_TITLE = 200  # Topic.title
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 def topic_create(*, course: Course, title: str, slug: str = "", description: str = "") -> Topic:
@@ -23,9 +21,9 @@ def topic_create(*, course: Course, title: str, slug: str = "", description: str
     if not title or len(title) > MAX_TITLE:
         message = f"give the topic a title of 1 to {MAX_TITLE} characters"
         raise TopicInvalid(f"The topic needs a title: {message}.", fields={"title": [message]})
-    if _CONTROL.search(title):
-        message = "a title holds no control characters or line breaks"
-        raise TopicInvalid(f"Not a usable title: {message}.", fields={"title": [message]})
+    problem = text_problem(title, one_line=True)
+    if problem is not None:
+        raise TopicInvalid(f"Not a usable title: it {problem}.", fields={"title": [problem]})
     if course.topics.filter(title__iexact=title).exists():
         message = f"the course already has a topic titled {title!r}"
         raise SlugTaken(f"Not added: {message}.", fields={"title": [message]})

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from config.text import sentence, text_problem
 from quizbank.models import Quiz, Role
 from quizbank.services.quiz_write import SlotSpec, quiz_create, quiz_update
 from tests.grading.content import NUMERIC, SINGLE
@@ -185,6 +186,17 @@ def test_a_pool_drawing_more_than_it_holds_says_how_many_it_holds_beside_the_fie
     reply = author.post(f"/author/courses/{course.pk}/quizzes/new/", body)
     assert reply.status_code == 200
     assert reply.context["form"].errors == {"pool_draw": ["At most 1: the pool holds 1 question."]}
+    assert not Quiz.objects.filter(course=course).exists()
+
+
+def test_a_title_that_is_not_one_line_is_shown_on_the_form_as_the_api_words_it() -> None:
+    course = new_course()
+    author = _browser(member(course, Role.AUTHOR))
+    reply = author.post(f"/author/courses/{course.pk}/quizzes/new/", {**BASE, "title": "W\u202e1"})
+    assert reply.status_code == 200
+    [message] = reply.context["form"].errors["title"]
+    assert message == sentence(str(text_problem("W\u202e1", one_line=True)))
+    assert "a bidi formatting character (U+202E) at character 2" in message
     assert not Quiz.objects.filter(course=course).exists()
 
 

@@ -253,7 +253,20 @@ RULES: list[tuple[str, dict[str, str], str]] = [
     (
         "text holds no control characters",
         {"t/q.yaml": TF.replace("title: T", 'title: "Bell \\a"')},
-        "t/q.yaml:2 title: holds a control character (U+0007); remove it",
+        "t/q.yaml:2 title: holds a control character (U+0007) at character 6; a one-line "
+        "field takes no control characters, line breaks or bidi formatting",
+    ),
+    (
+        "a title is one line",
+        {"t/q.yaml": TF.replace("title: T", 'title: "two\\nlines"')},
+        "t/q.yaml:2 title: holds a line break (U+000A) at character 4; a one-line "
+        "field takes no control characters, line breaks or bidi formatting",
+    ),
+    (
+        "a prompt takes line breaks but no other control character",
+        {"t/q.yaml": TF.replace("prompt: P", 'prompt: "a\\nb\\x1b"')},
+        "t/q.yaml:3 prompt: holds a control character (U+001B) at character 4; text takes "
+        "no control characters but tab, newline and carriage return",
     ),
     (
         "short text: text or regex",
