@@ -2,8 +2,10 @@
 instead of an error from PostgreSQL or SQLite."""
 
 import re
+from datetime import timedelta
 from typing import Any, Literal
 
+from django.utils.dateparse import parse_duration
 from rest_framework import serializers
 
 from config.text import sentence, text_problem
@@ -104,11 +106,67 @@ class RegexOnlyField(TextOnlyField, serializers.RegexField):
     """Text matching the pattern, never a number that would match once written out."""
 
 
-class DurationOnlyField(serializers.DurationField):
-    """A duration written as text ("00:10:00", "P0DT00H10M00S"), never a bare number, which
-    DRF would read as seconds though the schema says text."""
+# The durations a client may send, each with an example. ISO 8601 is taken in any case and
+# with weeks; never with years or months, whose length varies. Django's own forms follow.
+_NUMBER = r"\d+(?:[.,]\d+)?"
+_ISO_DURATION = re.compile(
+    rf"(?P<sign>[-+]?)P(?=[\dT])(?:(?P<weeks>{_NUMBER})W)?(?:(?P<days>{_NUMBER})D)?"
+    rf"(?:T(?=\d)(?:(?P<hours>{_NUMBER})H)?(?:(?P<minutes>{_NUMBER})M)?"
+    rf"(?:(?P<seconds>{_NUMBER})S)?)?",
+    re.IGNORECASE,
+)
+DURATION_FORMS = (
+    "ISO 8601 in weeks, days, hours, minutes and seconds (P1W, P1DT2H, PT1H30M, PT45S, "
+    "pt10m; no years or months)",
+    "[DD ][[HH:]MM:]ss[.uuuuuu] (00:10:00, 1 02:00:00, 10:00 for ten minutes)",
+    "days and a time (3 days 04:05:06)",
+)
+DURATION_HELP = (
+    "A duration as text, one of: " + "; ".join(DURATION_FORMS) + ". Read back as "
+    "[DD ]HH:MM:SS[.uuuuuu]."
+)
 
-    def to_internal_value(self, data: Any) -> Any:
+
+def _iso_duration(text: str) -> timedelta | None:
+    """The ISO 8601 duration `text` spells; None when it spells none. OverflowError when
+    it is past what a timedelta holds."""
+    match = _ISO_DURATION.fullmatch(text)
+    if match is None:
+        return None
+    parts = {
+        unit: float(number.replace(",", "."))
+        for unit, number in match.groupdict().items()
+        if unit != "sign" and number is not None
+    }
+    duration = timedelta(**parts)
+    return -duration if match["sign"] == "-" else duration
+
+
+class DurationOnlyField(serializers.DurationField):
+    """A duration written as text in one of DURATION_FORMS, never a bare number, which DRF
+    would read as seconds though the schema says text."""
+
+    default_error_messages = {
+        "invalid": "Not a duration. Send text in one of these forms: "
+        + "; ".join(DURATION_FORMS)
+        + "."
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("help_text", DURATION_HELP)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> timedelta:
         if not isinstance(data, str):
-            self.fail("invalid", format="[DD] [HH:[MM:]]ss[.uuuuuu]")
-        return super().to_internal_value(data)
+            self.fail("invalid")
+        text = data.strip()
+        try:
+            # Text that starts as ISO 8601 is read as nothing else: Django's parser takes a
+            # bare "P" as zero.
+            is_iso = re.match("[-+]?P", text, re.IGNORECASE) is not None
+            duration = _iso_duration(text) if is_iso else parse_duration(text)
+        except OverflowError:
+            self.fail("overflow", min_days=timedelta.min.days, max_days=timedelta.max.days)
+        if duration is None:
+            self.fail("invalid")
+        return duration

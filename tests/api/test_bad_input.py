@@ -236,3 +236,87 @@ def test_numbers_and_booleans_of_their_own_type_are_still_taken(
     assert reply.status_code == 200, reply.content
     assert (reply.json()["penalty_per_attempt"], reply.json()["attempts_allowed"]) == (0.0, 2)
     assert reply.json()["time_limit"] == "00:10:00"
+
+
+@pytest.mark.parametrize(
+    ("sent", "read_back"),
+    [
+        ("P1W", "7 00:00:00"),
+        ("p1w", "7 00:00:00"),
+        ("P1W2D", "9 00:00:00"),
+        ("PT1H30M", "01:30:00"),
+        ("pt1h30m", "01:30:00"),
+        ("P1DT2H", "1 02:00:00"),
+        ("PT1.5H", "01:30:00"),
+        (" PT45S ", "00:00:45"),
+        ("00:10:00", "00:10:00"),
+        ("10:00", "00:10:00"),
+        ("1 02:00:00", "1 02:00:00"),
+        ("3 days 04:05:06", "3 04:05:06"),
+    ],
+)
+def test_a_duration_is_taken_in_every_form_a_client_would_send(
+    world: World, sent: str, read_back: str
+) -> None:
+    client = APIClient()
+    client.force_authenticate(world.author)
+    reply = client.patch(f"/api/quizzes/{world.quiz.pk}/", {"time_limit": sent}, format="json")
+    assert reply.status_code == 200, reply.content
+    assert reply.json()["time_limit"] == read_back
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"time_limit": "P"}, "time_limit"),
+        ({"time_limit": "PT"}, "time_limit"),
+        ({"time_limit": "P1DT"}, "time_limit"),
+        ({"time_limit": "P1Y"}, "time_limit"),
+        ({"time_limit": "P1M"}, "time_limit"),
+        ({"time_limit": "ten minutes"}, "time_limit"),
+        ({"time_limit": 600}, "time_limit"),
+        ({"grace_period": "P"}, "grace_period"),
+    ],
+)
+def test_a_duration_in_no_known_form_is_a_400_listing_every_form_with_an_example(
+    world: World, body: dict[str, object], field: str
+) -> None:
+    client = APIClient()
+    client.force_authenticate(world.author)
+    reply = client.patch(f"/api/quizzes/{world.quiz.pk}/", body, format="json")
+    assert reply.status_code == 400, reply.content
+    [message] = _error(reply)["fields"][field]  # type: ignore[index]  # a JSON mapping
+    for example in ("P1W", "PT1H30M", "P1DT2H", "00:10:00", "1 02:00:00", "3 days 04:05:06"):
+        assert example in message
+    world.quiz.refresh_from_db()
+    assert world.quiz.time_limit is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"time_limit": "-PT10M"},
+        {"time_limit": "PT0S"},
+        {"time_limit": "P5W"},
+        {"time_limit": "P99999999999W"},
+        {"time_limit": "PT99999999999999H"},
+        {"grace_period": "-P1D"},
+        {"grace_period": "P1000000000D"},
+    ],
+)
+def test_a_duration_negative_zero_or_too_long_is_still_refused(
+    world: World, body: dict[str, object]
+) -> None:
+    client = APIClient()
+    client.force_authenticate(world.author)
+    reply = client.patch(f"/api/quizzes/{world.quiz.pk}/", body, format="json")
+    assert reply.status_code == 400, reply.content
+    assert set(_error(reply)["fields"]) == set(body)  # type: ignore[call-overload]
+
+
+def test_a_grace_period_of_zero_is_taken(world: World) -> None:
+    client = APIClient()
+    client.force_authenticate(world.author)
+    reply = client.patch(f"/api/quizzes/{world.quiz.pk}/", {"grace_period": "PT0S"}, format="json")
+    assert reply.status_code == 200, reply.content
+    assert reply.json()["grace_period"] == "00:00:00"

@@ -108,3 +108,13 @@ def test_the_quiz_pages_run_endpoints_document_their_bodies_and_errors() -> None
     pending, finished = (components[name]["required"] for name in shapes)
     assert pending == ["finished"]
     assert {"finished", "status", "stdout", "stderr", "exit_code"} <= set(finished)
+
+
+def test_a_duration_field_documents_every_form_it_takes() -> None:
+    schemas = _schema()["components"]["schemas"]
+    for component in ("QuizCreateInput", "PatchedQuizInput"):
+        for name in ("time_limit", "grace_period"):
+            field = schemas[component]["properties"][name]
+            assert field["type"] == "string"
+            for example in ("P1W", "PT1H30M", "00:10:00", "3 days 04:05:06"):
+                assert example in field["description"], (component, name)
