@@ -12,12 +12,13 @@ from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from config.text import validate_one_line
 from quizbank.errors import VersionImmutable
 
 
 class Course(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, validators=[validate_one_line])
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -53,7 +54,7 @@ class CourseMembership(models.Model):
 class Topic(models.Model):
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="topics")
     slug = models.SlugField(max_length=80)
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, validators=[validate_one_line])
     description = models.TextField(blank=True)
     position = models.PositiveIntegerField(default=0)
 
@@ -90,7 +91,7 @@ class Question(models.Model):
     topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="questions")
     slug = models.SlugField(max_length=120)
     type = models.CharField(max_length=20, choices=QuestionType.choices)
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, validators=[validate_one_line])
     difficulty = models.CharField(
         max_length=16, choices=Difficulty.choices, default=Difficulty.BEGINNER
     )
@@ -255,7 +256,7 @@ class CodeFile(models.Model):
 class RubricCriterion(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="rubric_criteria")
     position = models.PositiveIntegerField(default=0)
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, validators=[validate_one_line])
     description = models.TextField(blank=True)
 
     class Meta:

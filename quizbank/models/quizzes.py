@@ -13,6 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from config.text import validate_one_line
 from quizbank.models.bank import Course, Difficulty, Question, Topic
 
 
@@ -31,7 +32,7 @@ class ReleasePolicy(models.TextChoices):
 class Quiz(models.Model):
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="quizzes")
     slug = models.SlugField(max_length=80)
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, validators=[validate_one_line])
     description = models.TextField(blank=True)
     time_limit = models.DurationField(null=True, blank=True, help_text="Empty: untimed.")
     opens_at = models.DateTimeField(null=True, blank=True)

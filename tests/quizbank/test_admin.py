@@ -14,6 +14,7 @@ from quizbank.models import Question, QuestionVersion, Role
 from quizbank.services.versioning import question_snapshot
 from tests.quizbank.factories import (
     make_choice,
+    make_course,
     make_membership,
     make_question,
     make_topic,
@@ -80,6 +81,22 @@ def test_the_admin_refuses_a_single_choice_with_two_correct_choices(admin_client
     assert response.status_code == 200
     assert "exactly one correct choice" in response.text
     assert not Question.objects.exists()
+
+
+def test_the_admin_refuses_a_title_that_is_not_one_line(admin_client: Client) -> None:
+    data = with_choices(
+        new_question_data(admin_client, title="Batch\u202erank"), ("3", True), ("2", False)
+    )
+    response = admin_client.post(reverse("admin:quizbank_question_add"), data)
+    assert response.status_code == 200
+    assert "a bidi formatting character (U+202E) at character 6" in response.text
+    assert not Question.objects.exists()
+    course = make_course()
+    url = reverse("admin:quizbank_course_change", args=[course.pk])
+    form = {**form_data(admin_client.get(url).text), "title": "two\nlines"}
+    assert admin_client.post(url, form).status_code == 200
+    course.refresh_from_db()
+    assert "\n" not in course.title
 
 
 def test_the_admin_checks_settings_against_the_format(admin_client: Client) -> None:
