@@ -4,7 +4,9 @@ The stock transport opens `<name>.msg` and writes into it: on a full disk that l
 empty or truncated message, which a worker then takes and cannot read. Here a message is
 written under a temporary name that consumers ignore and renamed into place once complete;
 a failed write removes it and raises kombu's ChannelError, so the sender sees a clear error
-(a submit is still saved; the sweeper sends its job again).
+(a submit is still saved; the sweeper sends its job again). A folder that is gone (`rm -rf
+var` while the site serves) is the same ChannelError when a sender counts the queue's
+messages, as every send declares its queue first, never a bare OSError (a 500).
 """
 
 import os
@@ -35,6 +37,15 @@ class Channel(filesystem.Channel):
                 os.remove(partial)
             raise ChannelError(
                 f"Cannot add a message to {self.data_folder_out!r}: {error}"
+            ) from error
+
+    def _size(self, queue: str) -> int:
+        """How many messages wait on `queue`; ChannelError when the folder cannot be read."""
+        try:
+            return int(super()._size(queue))
+        except OSError as error:
+            raise ChannelError(
+                f"Cannot read the broker folder {self.data_folder_in!r}: {error}"
             ) from error
 
 

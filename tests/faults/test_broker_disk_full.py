@@ -16,6 +16,7 @@ import pytest
 from celery import Celery
 from kombu.exceptions import OperationalError
 
+from config.exceptions import BROKER_ERRORS
 from runner.api import GradingJob, Limits
 from tests.runner.conftest import CASES, REFERENCE
 
@@ -80,3 +81,18 @@ def test_a_job_sent_to_a_full_broker_folder_fails_clearly_and_leaves_nothing(
         app.send_task("runner.tasks.grade_submission", args=(job.to_dict(),), queue="cpu")
 
     assert sorted(os.listdir(full_folder)) == ["filler"]
+
+
+@pytest.mark.parametrize("gone", ["removed", "a file"])
+def test_a_job_sent_to_a_broker_folder_that_is_gone_fails_clearly(
+    tmp_path: Path, gone: str
+) -> None:
+    # `rm -rf var` (or a clean-up) while `make run` serves: the web tier's send must be the
+    # broker error it answers 503 for (config.exceptions.BROKER_ERRORS), not a bare OSError.
+    folder = tmp_path / "broker"
+    if gone == "a file":
+        folder.write_bytes(b"")
+    app = _app(folder, "config.broker_files:Transport", tmp_path)
+
+    with pytest.raises(BROKER_ERRORS, match=str(folder)):
+        app.send_task("runner.tasks.run_snippet", args=("run-gone", "print(1)"), queue="cpu")
