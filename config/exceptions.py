@@ -73,8 +73,13 @@ RETRY_AFTER_S = 5
 _READ_ONLY_SQLSTATE = "25006"  # read_only_sql_transaction
 
 
-def database_unavailable(exc: Exception) -> Response | None:
-    """503 with Retry-After for a database that cannot take the request now, else None."""
+DATABASE_UNAVAILABLE = "The database cannot answer just now and nothing was changed; try again."
+
+
+def database_unavailable_code(exc: BaseException) -> str | None:
+    """ "database_read_only" or "database_unavailable" for an error of a database that cannot
+    take the request now (restarting, locked, read-only: nothing was written), else None. The
+    API's handler and the pages' middleware (config.http_errors) both answer it with a 503."""
     cause = exc.__cause__
     read_only = getattr(cause, "sqlstate", None) == _READ_ONLY_SQLSTATE or "readonly" in str(exc)
     if not (
@@ -82,10 +87,17 @@ def database_unavailable(exc: Exception) -> Response | None:
         or (isinstance(exc, DatabaseError) and read_only)
     ):
         return None
-    code = "database_read_only" if read_only else "database_unavailable"
+    return "database_read_only" if read_only else "database_unavailable"
+
+
+def database_unavailable(exc: Exception) -> Response | None:
+    """503 with Retry-After for a database that cannot take the request now, else None."""
+    code = database_unavailable_code(exc)
+    if code is None:
+        return None
     logger.warning("answered 503 %s: %s", code, exc)
-    message = "The database cannot answer just now and nothing was changed; try again."
-    response = Response(error_body(code, message), status=status.HTTP_503_SERVICE_UNAVAILABLE)
+    body = error_body(code, DATABASE_UNAVAILABLE)
+    response = Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
 

@@ -7,6 +7,7 @@ a debug page) reaches the client through the handlers and the middleware below; 
 gets the site's own error pages (templates/4xx.html).
 """
 
+import logging
 from collections.abc import Callable
 from http import HTTPStatus
 
@@ -15,7 +16,12 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
 
-from config.exceptions import error_body
+from config.exceptions import (
+    DATABASE_UNAVAILABLE,
+    RETRY_AFTER_S,
+    database_unavailable_code,
+    error_body,
+)
 
 API_PREFIX = "/api/"
 JSON_PREFIXES = (API_PREFIX, "/code-runs/")
@@ -29,6 +35,7 @@ _DEFAULTS: dict[int, tuple[str, str]] = {
     413: ("request_too_large", "The request body is too large."),
     500: ("server_error", "The server failed to answer; the error has been logged."),
 }
+logger = logging.getLogger(__name__)
 # Headers of the original response that a client still needs from the JSON one.
 _KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 
@@ -73,6 +80,22 @@ class ApiErrorMiddleware:
             if header in response:
                 replacement[header] = response[header]
         return replacement
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        """A page's write to a database that cannot take it now (a locked SQLite file under
+        `make run`, a restarting PostgreSQL) is the API's retryable 503, not the 500 page."""
+        code = database_unavailable_code(exception)
+        if code is None:
+            return None
+        logger.warning("answered 503 %s: %s", code, exception)
+        if is_api_path(request):
+            response: HttpResponse = JsonResponse(
+                error_body(code, DATABASE_UNAVAILABLE), status=503
+            )
+        else:
+            response = render(request, "503.html", status=503)
+        response["Retry-After"] = str(RETRY_AFTER_S)
+        return response
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

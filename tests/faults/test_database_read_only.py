@@ -6,6 +6,7 @@ The real PostgreSQL refuses every write of this session's transactions
 
 import pytest
 from django.db import connection
+from django.test import Client
 from rest_framework.test import APIClient
 
 from grading.models import Attempt, AttemptStatus, Response
@@ -75,3 +76,26 @@ def test_a_submit_to_a_read_only_database_is_a_503_and_leaves_the_attempt_open(
     assert Attempt.objects.get(pk=attempt).status == AttemptStatus.OPEN
     assert submit(student, attempt, key="ro-1").status_code == 200
     assert Attempt.objects.get(pk=attempt).status != AttemptStatus.OPEN
+
+
+def test_starting_from_the_dashboard_on_a_read_only_database_is_a_503_page_to_retry() -> None:
+    # The pages write too (the dashboard's Start, the quiz page's submit at the deadline): a
+    # database that cannot take the write (read-only here, a locked SQLite file under
+    # `make run`) is the same retryable 503 the API answers, not the 500 page.
+    course = new_course()
+    quiz = new_quiz(course=course)
+    add_slots(quiz, question(course, SHORT_TEXT))
+    browser = Client()
+    browser.force_login(member(course, Role.STUDENT))
+
+    _turn_read_only()
+    try:
+        refused = browser.post(f"/quizzes/{quiz.pk}/start/")
+    finally:
+        _turn_writable()
+
+    assert refused.status_code == 503
+    assert refused["Retry-After"] == "5"
+    assert "nothing was changed" in refused.text
+    assert not Attempt.objects.filter(quiz=quiz).exists()
+    assert browser.post(f"/quizzes/{quiz.pk}/start/").status_code == 302
