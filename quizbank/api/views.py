@@ -107,7 +107,10 @@ class QuestionListApi(generics.ListAPIView[Question]):
         "topic__slug": ["exact"],
     }
     ordering_fields = ["slug", "title", "updated_at"]
-    client_scopes = {"GET": (Scope.MANAGE_QUESTIONS, Scope.MANAGE_QUIZZES)}
+    client_scopes = {
+        "GET": (Scope.MANAGE_QUESTIONS, Scope.MANAGE_QUIZZES),
+        "POST": (Scope.MANAGE_QUESTIONS,),
+    }
 
     def get_queryset(self) -> QuerySet[Question]:
         return questions_for(self.request.user).order_by("course", "slug")

@@ -76,6 +76,24 @@ def test_topics_take_the_banks_scopes() -> None:
     assert list(Topic.objects.filter(course=course).values_list("title", flat=True)) == ["Autograd"]
 
 
+def test_questions_writes_take_the_questions_scope() -> None:
+    course = new_course()
+    new_topic(course=course, slug="tensors")
+    body = {"course": course.pk, "slug": "q", "topic": "tensors", "content": STARTERS["numeric"]}
+    bank = _client_in(course, ["questions:manage"])
+    created = bank.post("/api/questions/", body, format="json")
+    assert created.status_code == 201, created.content
+    update = {"topic": "tensors", "content": STARTERS["numeric"]}
+    assert (
+        bank.put(f"/api/questions/{created.json()['id']}/", update, format="json").status_code
+        == 200
+    )
+    quizzes = _client_in(course, ["quizzes:manage"])
+    refused = quizzes.post("/api/questions/", {**body, "slug": "q2"}, format="json")
+    assert (refused.status_code, refused.json()["error"]["code"]) == (403, "scope_missing")
+    assert list(course.questions.values_list("slug", flat=True)) == ["q"]
+
+
 def _code_with(course: Course, files: dict[str, str]) -> Any:
     new_topic(course=course, slug="tensors")
     content = {**STARTERS["code"], "files": {**STARTERS["code"]["files"], **files}}
