@@ -16,11 +16,17 @@ from collections.abc import Iterable
 
 AREAS: dict[str, tuple[str, ...]] = {
     "scoring": ("grading.scoring",),
+    # attempts.py and responses.py are mutated whole; only their clock functions count here.
     "attempt clock": (
-        "grading.services.attempts",
-        "grading.services.responses",
+        "grading.services.attempts:answers_close_at",
+        "grading.services.attempts:attempt_is_overdue",
         "grading.services.attempts:_check_open",
         "grading.services.responses:_check_open",
+        "grading.services.responses:attempt_submit",
+        "grading.services.responses:attempt_submit_own",
+        "grading.services.responses:_submit_locked",
+        "grading.services.responses:attempt_close_if_overdue",
+        "grading.services.responses:attempts_close_overdue",
     ),
     "viva marking": (
         "grading.services.marking.marks",
