@@ -193,6 +193,8 @@ def response_autosave(
                 fields={"position": ["No such question in this attempt."]},
             )
         if version != response.version:
+            if version < response.version and _already_saved(response, answer):
+                return response  # a save sent again after its reply was lost: it landed
             raise StaleVersion(
                 f"This answer was edited from version {version}, but the saved answer is at "
                 f"version {response.version}: reload it, then save again.",
@@ -210,6 +212,16 @@ def response_autosave(
         locked.last_activity_at = now
         locked.save(update_fields=["last_activity_at"])
     return response
+
+
+def _already_saved(response: Response, answer: Any) -> bool:
+    """Whether `answer` is what the response holds now: an earlier version's save that
+    changes nothing is no conflict (a client resends a save whose reply it never got)."""
+    try:
+        value = answer_validate(content=response.question_version.content, answer=answer)
+    except InvalidAnswer:
+        return False
+    return bool(answer_as_stored(response=response, answer=value) == response.answer)
 
 
 # Grade one response when its attempt is submitted.

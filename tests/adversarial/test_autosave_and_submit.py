@@ -40,14 +40,34 @@ def test_a_stale_tab_a_missing_position_and_a_bad_choice_are_refused(
 ) -> None:
     client, attempt = setup
     assert _save(client, attempt, 0, 0).status_code == 200
-    assert _error(_save(client, attempt, 0, 0)) == (409, "stale_version")
+    url = f"/api/attempts/{attempt['id']}/responses/0/"
+    other = client.put(url, {"answer": {"choice": 0}, "version": 0}, format="json")
+    assert _error(other) == (409, "stale_version")
     missing = _save(client, attempt, 1, 0)
     assert _error(missing) == (404, "no_such_position")
     assert missing.json()["error"]["fields"] == {"position": ["No such question in this attempt."]}
-    url = f"/api/attempts/{attempt['id']}/responses/0/"
     for bad in ({"choice": 3}, {"choice": -1}, {"choice": True}, {"choice": 0, "x": 1}):
         reply = client.put(url, {"answer": bad, "version": 1}, format="json")
         assert _error(reply) == (400, "invalid_answer"), bad
+
+
+def test_a_save_sent_again_after_its_reply_was_lost_is_no_conflict(
+    setup: tuple[APIClient, dict[str, Any]],
+) -> None:
+    """The page resends a save whose reply the network dropped: it landed, so the resend
+    answers 200 at the saved version instead of a false "changed elsewhere"."""
+    client, attempt = setup
+    first = _save(client, attempt, 0, 0)
+    again = _save(client, attempt, 0, 0)
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert again.json()["version"] == first.json()["version"] == 1
+    url = f"/api/attempts/{attempt['id']}/responses/0/"
+    changed = client.put(url, {"answer": {"choice": 0}, "version": 1}, format="json")
+    assert changed.json()["version"] == 2
+    # The old save arriving late is a conflict now: it would put back what was replaced.
+    assert _error(_save(client, attempt, 0, 0)) == (409, "stale_version")
+    stored = client.get(f"/api/attempts/{attempt['id']}/").json()["responses"][0]
+    assert (stored["answer"], stored["version"]) == ({"choice": 0}, 2)
 
 
 def test_answers_after_the_grace_period_are_refused_and_the_attempt_is_closed(
