@@ -55,6 +55,7 @@ __all__ = [
     "queue_for",
     "request_generator",
     "request_run",
+    "run_patience_s",
     "run_result",
     "start_run",
     "submit_grading",
@@ -183,6 +184,14 @@ def start_run(
     from runner.tasks import run_snippet
 
     return _send(run_snippet, "run", (source,), limits or Limits(), timeout_s)
+
+
+def run_patience_s(limits: Limits | None = None, timeout_s: float = REQUEST_TIMEOUT_S) -> float:
+    """Seconds after `start_run` past which a run with no result will never have one: still
+    queued, it was dropped unrun; picked up, its task's hard time limit has ended it."""
+    from runner.tasks import time_limits
+
+    return timeout_s + time_limits(limits or Limits())[1]
 
 
 def run_result(job_id: str) -> RunResult | None:

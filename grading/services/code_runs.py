@@ -7,6 +7,7 @@ each user holds at most one, and the whole site at most CODE_RUN_MAX_WAITING (co
 shared cache; with the default per-process cache, per process).
 """
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -20,8 +21,10 @@ from runner import api as runner_api
 _SITE_KEY = "api:code-runs-waiting"
 TRY_IT_LIMITS = runner_api.Limits(time_s=5.0)
 _SIGNATURE_CHARS = 20
-# The runner's "run-" and a UUID, a dash and the signature; longer is no handle of ours.
-HANDLE_MAX = 64
+# The runner's "run-" and a UUID, the start's Unix second and the signature, joined by dashes;
+# longer is no handle of ours.
+HANDLE_MAX = 80
+LOST_RUN = "no worker finished this run (a worker stopped, or none was free in time); run it again"
 
 
 def code_run_source_check(source: str) -> None:
@@ -34,8 +37,8 @@ def code_run_source_check(source: str) -> None:
         )
 
 
-def _signature(job_id: str, user_id: int) -> str:
-    digest = salted_hmac("vivabank.code-run", f"{job_id}:{user_id}", algorithm="sha256")
+def _signature(job_id: str, user_id: int, started: str) -> str:
+    digest = salted_hmac("vivabank.code-run", f"{job_id}:{user_id}:{started}", algorithm="sha256")
     return digest.hexdigest()[:_SIGNATURE_CHARS]
 
 
@@ -43,18 +46,26 @@ def code_run_start(*, user_id: int, source: str) -> str:
     """Queue `source` for a worker and return, at once, a handle only `user_id` can poll."""
     code_run_source_check(source)
     job_id = runner_api.start_run(source, TRY_IT_LIMITS)
-    return f"{job_id}-{_signature(job_id, user_id)}"
+    started = str(int(time.time()))
+    return f"{job_id}-{started}-{_signature(job_id, user_id, started)}"
 
 
 def code_run_poll(*, user_id: int, handle: str) -> runner_api.RunResult | None:
-    """The output of the run `handle` names once a worker finished it, None until then;
+    """The output of the run `handle` names once a worker finished it, None until then, and
+    an `internal` result once it never can (its worker stopped, or none took it in time);
     CodeRunNotFound for a handle that is not one `code_run_start` gave this user."""
-    job_id, _, signature = handle.rpartition("-")
-    if len(handle) > HANDLE_MAX or not constant_time_compare(
-        signature, _signature(job_id, user_id)
+    named, _, signature = handle.rpartition("-")
+    job_id, _, started = named.rpartition("-")
+    if (
+        len(handle) > HANDLE_MAX
+        or not started.isdigit()
+        or not constant_time_compare(signature, _signature(job_id, user_id, started))
     ):
         raise CodeRunNotFound("No such run.")
-    return runner_api.run_result(job_id)
+    result = runner_api.run_result(job_id)
+    if result is None and time.time() > int(started) + runner_api.run_patience_s(TRY_IT_LIMITS):
+        return runner_api.RunResult(runner_api.Status.INTERNAL, None, message=LOST_RUN)
+    return result
 
 
 @contextmanager

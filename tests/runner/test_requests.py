@@ -1,11 +1,14 @@
 """The web tier's entry points: queue a job on `cpu`, wait for the worker's stored result."""
 
+import time
 from typing import Any
 
 import pytest
+import time_machine
 from django.core.cache import cache
 
 from config.celery_workers import use_broker
+from grading.services.code_runs import TRY_IT_LIMITS
 from runner.api import (
     GeneratorFailed,
     Limits,
@@ -13,6 +16,7 @@ from runner.api import (
     Status,
     request_generator,
     request_run,
+    run_patience_s,
 )
 from runner.models import JobKind, JobRecord, JobState
 from runner.supervisor import Supervisor
@@ -143,6 +147,26 @@ def test_an_api_run_not_waited_for_answers_at_once_and_holds_nothing(redis_url: 
     assert api_as(user).get(f"/api/code-runs/{started.json()['job']}/").json() == {
         "finished": False
     }
+
+
+def test_a_queued_run_no_worker_finished_in_time_is_reported_lost(redis_url: str) -> None:
+    """Still unfinished past the queue's expiry and the task's hard time limit, the run can
+    never finish (dropped unrun, or its worker stopped): the poll says so instead of
+    "not finished" for ever."""
+    use_broker(redis_url)
+    user = new_user()
+    job = (
+        api_as(user)
+        .post("/api/code-runs/", {"code": "print(1)", "wait": False}, format="json")
+        .json()["job"]
+    )
+    patience = run_patience_s(TRY_IT_LIMITS)
+    with time_machine.travel(time.time() + patience - 5):
+        assert api_as(user).get(f"/api/code-runs/{job}/").json() == {"finished": False}
+    with time_machine.travel(time.time() + patience + 5):
+        lost = api_as(user).get(f"/api/code-runs/{job}/").json()
+    assert (lost["finished"], lost["status"], lost["exit_code"]) == (True, "internal", None)
+    assert "no worker finished this run" in lost["message"]
 
 
 def test_an_oversized_queued_run_is_refused_before_anything_is_queued(
