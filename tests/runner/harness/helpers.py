@@ -70,11 +70,11 @@ def only_message(results: list[CaseResult]) -> str:
     return results[0].message
 
 
-def run_check(bank: Path) -> tuple[str, str, int]:
+def run_check(bank: Path, *options: str) -> tuple[str, str, int]:
     """`manage.py runner_check` on `bank`: its stdout, stderr and exit status."""
     out, err = StringIO(), StringIO()
     try:
-        call_command("runner_check", str(bank), stdout=out, stderr=err)
+        call_command("runner_check", str(bank), *options, stdout=out, stderr=err)
     except SystemExit as stop:
         return out.getvalue(), err.getvalue(), int(stop.code or 0)
     return out.getvalue(), err.getvalue(), 0

@@ -64,6 +64,19 @@ def test_a_topic_or_a_question_folder_is_checked_alone(tmp_path: Path, part: str
     assert "1 code questions checked, 0 problems" in out
 
 
+def test_the_device_option_grades_every_question_there(tmp_path: Path) -> None:
+    """`--device cuda` judges the bank on the GPU; on a host without one every job is refused
+    as a GPU worker's would be, and the check fails instead of passing on the CPU."""
+    bank = make_bank(tmp_path)
+    out, _err, code = run_check(bank, "--device", "cpu")
+    assert (code, "1 code questions checked, 0 problems" in out) == (0, True)
+    out, err, code = run_check(bank, "--device", "cuda")
+    if code == 0:
+        pytest.skip("this host has a CUDA device: the bank passed on it")
+    assert "reference 0.00 (internal)" in out
+    assert "no CUDA device" in err
+
+
 def test_a_folder_without_code_questions_is_an_error_not_an_empty_pass(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="no code question"):
         run_check(tmp_path)
