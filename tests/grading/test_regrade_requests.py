@@ -5,10 +5,10 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from grading.models import Attempt
-from grading.models.marking import ScoreChange, ScoreSource
+from grading.models import Attempt, Response, ResponseStatus
+from grading.models.marking import Mark, ScoreChange, ScoreSource
 from quizbank.models import ReleasePolicy
-from tests.grading.content import NUMERIC
+from tests.grading.content import NUMERIC, VIVA
 from tests.grading.factories import Staff, api_as, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
@@ -86,3 +86,56 @@ def test_accepting_without_points_says_which_field(graded: tuple[Staff, Attempt]
     reply = api_as(staff.examiner).post(url, {"decision": "accept", "reply": "ok"}, format="json")
     assert reply.status_code == 400
     assert "points" in reply.json()["error"]["fields"]
+
+
+@pytest.fixture
+def released_viva() -> tuple[Staff, Attempt]:
+    """A viva answer (4 points) marked 1 of 2 rubric points by the examiner, released."""
+    staff, _ = staffed_quiz(VIVA, points="4")
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"text": "It adds up."}})
+    viva = attempt.responses.get(position=0)
+    marks = f"/api/marking/responses/{viva.pk}/marks/"
+    assert api_as(staff.examiner).post(marks, {"levels": [1]}, format="json").status_code == 201
+    assert api_as(staff.examiner).post(f"/api/quizzes/{staff.quiz.pk}/release/").status_code == 200
+    return staff, attempt
+
+
+def _accept(staff: Staff, request_id: int, points: str) -> Any:
+    url = f"/api/regrade-requests/{request_id}/answer/"
+    body = {"decision": "accept", "reply": "Fair.", "points": points}
+    return api_as(staff.examiner).post(url, body, format="json")
+
+
+def test_a_viva_answer_takes_new_points_through_its_mark_not_past_it(
+    released_viva: tuple[Staff, Attempt],
+) -> None:
+    # Its score follows its marks: points set past them were undone by the next mark edit.
+    staff, attempt = released_viva
+    made = _ask(staff, attempt).json()
+    refused = _accept(staff, made["id"], "4")
+    assert refused.status_code == 409, refused.json()
+    assert refused.json()["error"]["code"] == "regrade_request_not_allowed"
+    assert "mark" in refused.json()["error"]["message"]
+    assert Response.objects.get(attempt=attempt).score == 0.5
+    assert not ScoreChange.objects.filter(source=ScoreSource.REGRADE_REQUEST).exists()
+    mark = Mark.objects.get(response__attempt=attempt)
+    body = {"levels": [2], "reason": "Regrade request: the mechanism is there."}
+    changed = api_as(staff.examiner).put(f"/api/marking/marks/{mark.pk}/", body, format="json")
+    assert changed.status_code == 200, changed.json()
+    accepted = _accept(staff, made["id"], "4")
+    assert accepted.status_code == 200, accepted.json()
+    assert (accepted.json()["status"], accepted.json()["score_after"]) == ("accepted", 1.0)
+
+
+def test_an_answer_no_longer_final_takes_no_new_points(graded: tuple[Staff, Attempt]) -> None:
+    staff, attempt = graded
+    staff.quiz.released_at = timezone.now()
+    staff.quiz.save()
+    made = _ask(staff, attempt).json()
+    # Sent back to its examiners (a regrade run, a second mark) before the answer came.
+    Response.objects.filter(attempt=attempt).update(status=ResponseStatus.NEEDS_MARKING, score=None)
+    refused = _accept(staff, made["id"], "3")
+    assert refused.status_code == 409, refused.json()
+    assert Response.objects.get(attempt=attempt).score is None

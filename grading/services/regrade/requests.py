@@ -50,6 +50,25 @@ def _new_score(response: Response, points: Decimal | None) -> float:
     return float(points / response.points) if response.points else 0.0
 
 
+def _accepted_score(response: Response, points: Decimal | None) -> float:
+    """The new score of an accepted request; RegradeNotAllowed where points cannot be set."""
+    if response.status != ResponseStatus.GRADED or response.score is None:
+        raise RegradeNotAllowed(
+            "This answer is with its examiners again (a second mark or a regrade) and has no "
+            "final score to change; answer the request once it is marked."
+        )
+    score = _new_score(response, points)
+    # A viva's score follows its marks: points set past them are undone by the next mark edit.
+    if response.question_version.content.get("type") == "viva" and score != response.score:
+        current = Decimal(str(response.score)) * response.points
+        raise RegradeNotAllowed(
+            "A viva answer's score follows its marks: change the mark (giving the request as "
+            f"its reason), then accept with the points it gives (now {current:.2f}).",
+            fields={"points": [f"must be the marked points, {current:.2f}"]},
+        )
+    return score
+
+
 def regrade_request_answer(
     *,
     request_id: int,
@@ -69,7 +88,7 @@ def regrade_request_answer(
         refuse_own_answer(student_id=request.student_id, examiner=examiner)
         request.score_before = request.score_after = response.score
         if accept:
-            request.score_after = _new_score(response, points)
+            request.score_after = _accepted_score(response, points)
             _set_score(response, examiner, request.score_after, reply, now)
         request.status = RegradeRequestStatus.ACCEPTED if accept else RegradeRequestStatus.REJECTED
         request.reply, request.answered_by, request.answered_at = reply, examiner, now
