@@ -5,7 +5,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,14 +14,26 @@ from rest_framework.views import APIView
 from config.fields import IntegerOnlyField, TextOnlyField
 from grading.api.auth import signed_in_user
 from grading.models.regrade import RegradeMode, RegradeRun
-from grading.selectors.regrade import access_regrade_run, regrade_runs_for
+from grading.selectors.regrade import (
+    access_regrade_run,
+    regrade_run_failures,
+    regrade_runs_for,
+)
 from grading.services.regrade.runs import regrade_run_start
 from quizbank.access import access_quiz
 from quizbank.models import Question, Role
 
 
+class FailureSerializer(serializers.Serializer[dict[str, Any]]):
+    response = serializers.IntegerField(help_text="The answer's id (as in the marking queue).")
+    message = TextOnlyField(help_text="Why it was not regraded.")
+
+
 class RunSerializer(serializers.ModelSerializer[RegradeRun]):
     created_by = TextOnlyField(source="created_by.username")
+    failures = serializers.SerializerMethodField(
+        help_text="The answers counted in `failed`, each with the reason."
+    )
 
     class Meta:
         model = RegradeRun
@@ -40,7 +52,12 @@ class RunSerializer(serializers.ModelSerializer[RegradeRun]):
             "failed",
             "created_at",
             "finished_at",
+            "failures",
         ]
+
+    @extend_schema_field(FailureSerializer(many=True))
+    def get_failures(self, run: RegradeRun) -> list[dict[str, int | str]]:
+        return regrade_run_failures(run)
 
 
 class RegradeRunStartApi(APIView):

@@ -3,7 +3,7 @@
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from grading.models.regrade import RegradeRequest, RegradeRun
+from grading.models.regrade import RegradeItemStatus, RegradeRequest, RegradeRun
 from grading.selectors.marking import EXAMINERS, examined_courses_filter
 from quizbank.access import AnyUser, require_role, user_id
 
@@ -12,6 +12,16 @@ def regrade_runs_for(user: AnyUser) -> QuerySet[RegradeRun]:
     return RegradeRun.objects.filter(examined_courses_filter(user, "quiz__")).select_related(
         "created_by"
     )
+
+
+def regrade_run_failures(run: RegradeRun) -> list[dict[str, int | str]]:
+    """The answers the run could not regrade, each with the reason (a mark the new rubric
+    refuses, a runner error), so that an examiner can act on a run's `failed` count."""
+    items = run.items.filter(status=RegradeItemStatus.FAILED).order_by("pk")
+    return [
+        {"response": response, "message": message}
+        for response, message in items.values_list("response_id", "message")
+    ]
 
 
 def access_regrade_run(user: AnyUser, run_id: int) -> RegradeRun:

@@ -13,8 +13,14 @@ from grading.models import Attempt, Response
 from grading.models.marking import ScoreChange, ScoreSource
 from grading.models.regrade import RegradeItem, RegradeRun
 from quizbank.models import Question
-from tests.grading.content import NUMERIC, SINGLE
-from tests.grading.factories import Staff, new_version, staffed_quiz, submitted_attempt
+from tests.grading.content import NUMERIC, SINGLE, VIVA, VIVA_TWO_CRITERIA
+from tests.grading.factories import (
+    Staff,
+    api_as,
+    new_version,
+    staffed_quiz,
+    submitted_attempt,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -135,3 +141,19 @@ def test_a_second_run_of_the_same_question_waits_for_the_first(setup: Any) -> No
     assert RegradeRun.objects.count() == 1
     RegradeRun.objects.filter(pk=first.json()["id"]).update(status="done")
     assert client.post(url, body, format="json").status_code == 201
+
+
+def test_a_run_says_which_answers_failed_and_why(eager: Any) -> None:
+    # The new rubric drops a criterion: the examiner's two-level mark no longer fits it.
+    staff, (viva,) = staffed_quiz(VIVA_TWO_CRITERIA)
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"text": "It adds up."}})
+    answer = attempt.responses.get(position=0)
+    marks = f"/api/marking/responses/{answer.pk}/marks/"
+    assert api_as(staff.examiner).post(marks, {"levels": [1, 1]}, format="json").status_code == 201
+    new_version(viva, VIVA)
+    run = _start(staff, viva, "apply", eager)
+    assert (run["status"], run["failed"]) == ("done", 1)
+    assert [f["response"] for f in run["failures"]] == [answer.pk]
+    assert "criteria" in run["failures"][0]["message"]
+    listed = api_as(staff.examiner).get("/api/regrade-runs/").json()["results"]
+    assert listed[0]["failures"] == run["failures"]
