@@ -166,12 +166,20 @@ def quiz_results_release(
         )
 
 
+def _last_withdrawal(quiz: Quiz) -> QuizRelease | None:
+    last = QuizRelease.objects.filter(quiz=quiz).order_by("pk").last()
+    return last if last is not None and last.action == ReleaseAction.WITHDRAW else None
+
+
 def quiz_results_withdraw(*, quiz: Quiz, actor: User, now: datetime) -> QuizRelease:
     """Hide every released result of the quiz again (a release made by mistake); logged."""
     with transaction.atomic():
         quiz = for_update(Quiz).get(pk=quiz.pk)
         hidden = Attempt.objects.filter(quiz=quiz, released_at__isnull=False)
         ids = sorted(hidden.values_list("pk", flat=True))
+        if not ids and quiz.released_at is None and (standing := _last_withdrawal(quiz)):
+            # Withdrawn already (a second click, a second examiner): that withdrawal stands.
+            return standing
         hidden.update(released_at=None)
         quiz_withdraw_release(quiz=quiz)
         return QuizRelease.objects.create(

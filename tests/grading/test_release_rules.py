@@ -183,6 +183,20 @@ def test_releasing_again_with_nothing_new_logs_and_sends_nothing(staff: Staff) -
     assert QuizRelease.objects.filter(quiz=staff.quiz).count() == 2
 
 
+def test_withdrawing_again_with_nothing_released_logs_nothing(staff: Staff) -> None:
+    # Two examiners (or a double click) withdrawing at once: one withdrawal stands.
+    attempt = _take(staff)
+    _mark(staff, _viva(attempt), [1])
+    assert _release(staff).status_code == 200
+    url = f"/api/quizzes/{staff.quiz.pk}/release/"
+    first = api_as(staff.examiner).delete(url)
+    again = api_as(staff.second).delete(url)
+    assert (again.status_code, again.json()["released_at"]) == (200, None)
+    assert again.json()["release"] == first.json()["release"]
+    history = api_as(staff.examiner).get(url).json()["history"]
+    assert [row["action"] for row in history] == ["release", "withdraw"]
+
+
 def test_an_override_naming_an_impossible_id_is_a_400(staff: Staff) -> None:
     reply = _release(staff, {"override": {"responses": [2**70], "reason": "x"}})
     assert reply.status_code == 400
