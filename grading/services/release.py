@@ -133,8 +133,10 @@ def quiz_results_release(
     """Release the results of every attempt no release has covered yet (see the module)."""
     with transaction.atomic():
         quiz = for_update(Quiz).get(pk=quiz.pk)
-        released = _check(release_blockers(quiz), override)
+        # The attempts first, then what is not final among exactly those: a submit that
+        # commits between two reads of "the pending attempts" would be released unchecked.
         covered = list(release_pending_attempts(quiz).values_list("pk", flat=True))
+        released = _check(_not_final(Attempt.objects.filter(pk__in=covered)), override)
         last = QuizRelease.objects.filter(quiz=quiz).order_by("pk").last()
         if (
             not covered
