@@ -6,7 +6,8 @@ JSON columns, and a lone surrogate cannot be encoded as UTF-8, so either would f
 every body, keys included.
 
 A field's own text: one line or several (text_problem), applied by the API's text fields
-(config/fields.py), the pages' forms (validate_one_line) and the bank file checker.
+(config/fields.py), the pages' forms (validate_one_line) and the bank file checker; text
+that must be stored whatever it holds (an LMS's names) is cleaned to it (one_line_cleaned).
 """
 
 import re
@@ -84,6 +85,17 @@ def text_problem(text: str, *, one_line: bool) -> str | None:
     rule = ONE_LINE_RULE if one_line else MULTI_LINE_RULE
     where = found.start() + 1
     return f"holds {_kind(character)} (U+{ord(character):04X}) at character {where}; {rule}"
+
+
+_SPACING = re.compile("[\t-\r\x85\u2028\u2029]+")  # tabs and line breaks of any kind
+
+
+def one_line_cleaned(text: str, *, max_length: int) -> str:
+    """`text` made to keep the one-line rule, for text we store but may not refuse (an
+    LMS's display name): tabs and line breaks become spaces, other characters the rule forbids are
+    dropped, blank space around it is trimmed, and it is cut to `max_length`."""
+    kept = _NOT_IN_ONE_LINE.sub("", _SPACING.sub(" ", text))
+    return kept.strip()[:max_length].rstrip()
 
 
 def sentence(problem: str) -> str:

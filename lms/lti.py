@@ -197,7 +197,8 @@ def _object(claim: Any) -> dict[str, Any]:
     return dict(claim) if isinstance(claim, dict) else {}
 
 
-def _text(claim: Any) -> str:
+def claim_text(claim: Any) -> str:
+    """A claim that should be a string; a platform's claim of another type counts as absent."""
     return claim if isinstance(claim, str) else ""
 
 
@@ -321,15 +322,15 @@ def launch_claims(request: HttpRequest) -> LaunchClaims:
         message_type=str(body.get(CLAIM + "message_type", "")),
         roles=_roles(body),
         custom=_object(body.get(CLAIM + "custom")),
-        name=str(body.get("name", "")),
-        given_name=str(body.get("given_name", "")),
-        family_name=str(body.get("family_name", "")),
-        email=str(body.get("email", "")),
+        name=claim_text(body.get("name")),
+        given_name=claim_text(body.get("given_name")),
+        family_name=claim_text(body.get("family_name")),
+        email=claim_text(body.get("email")),
         ags=_object(body.get(AGS_CLAIM)),
         deployment_id=str(body.get(CLAIM + "deployment_id", "")),
         deep_linking=_object(body.get(DL_CLAIM)),
-        context_id=_text(_object(body.get(CLAIM + "context")).get("id")),
-        memberships_url=_text(_object(body.get(NRPS_CLAIM)).get("context_memberships_url")),
+        context_id=claim_text(_object(body.get(CLAIM + "context")).get("id")),
+        memberships_url=claim_text(_object(body.get(NRPS_CLAIM)).get("context_memberships_url")),
     )
 
 

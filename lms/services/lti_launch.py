@@ -7,10 +7,13 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 
 from config.fields import id_from_text
+from config.text import one_line_cleaned
 from grading.models import Attempt
 from grading.services.attempts import attempt_start
 from lms.errors import LaunchRefused, SiteAdminAccount
@@ -94,6 +97,31 @@ def _quiz(claims: LaunchClaims) -> Quiz:
     return quiz
 
 
+EMAIL_MAX_LENGTH = User._meta.get_field("email").max_length or 254
+
+
+def _email(text: str) -> str:
+    if len(text) > EMAIL_MAX_LENGTH:
+        return ""
+    try:
+        validate_email(text)
+    except ValidationError:
+        return ""
+    return text
+
+
+def launch_profile(claims: LaunchClaims) -> dict[str, str]:
+    """The names and email a platform sent, as a new account stores them: the names under
+    the one-line rule (an LMS's odd display name is cleaned, never a refused launch), an
+    email only if it is one."""
+    first_name = one_line_cleaned(claims.given_name, max_length=150)
+    return {
+        "first_name": first_name or one_line_cleaned(claims.name, max_length=150),
+        "last_name": one_line_cleaned(claims.family_name, max_length=150),
+        "email": _email(claims.email),
+    }
+
+
 def user_for_launch(claims: LaunchClaims) -> User:
     """The launching user: matched by issuer and sub, or created; refused when the launch
     names nobody, the account is deactivated or it was made a site administrator."""
@@ -113,12 +141,7 @@ def user_for_launch(claims: LaunchClaims) -> User:
             raise LaunchRefused(exc.message) from exc
         return identity.user
     digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
-    user = User(
-        username=free_username(f"lti-{digest}"),
-        email=claims.email[:254],
-        first_name=(claims.given_name or claims.name)[:150],
-        last_name=claims.family_name[:150],
-    )
+    user = User(username=free_username(f"lti-{digest}"), **launch_profile(claims))
     user.set_unusable_password()
     user.save()
     ExternalIdentity.objects.create(namespace=namespace, external_id=claims.subject, user=user)

@@ -33,10 +33,10 @@ def _member_claims(source: LtiRosterSource, member: dict[str, Any]) -> lti.Launc
         subject=str(member.get("user_id", "")),
         message_type="",
         roles=lti.role_names(member.get("roles")),
-        name=str(member.get("name", "")),
-        given_name=str(member.get("given_name", "")),
-        family_name=str(member.get("family_name", "")),
-        email=str(member.get("email", "")),
+        name=lti.claim_text(member.get("name")),
+        given_name=lti.claim_text(member.get("given_name")),
+        family_name=lti.claim_text(member.get("family_name")),
+        email=lti.claim_text(member.get("email")),
     )
 
 

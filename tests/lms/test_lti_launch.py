@@ -339,3 +339,32 @@ def test_a_launch_before_the_tool_has_a_key_says_to_run_rotate_keys(lti: Lti) ->
     assert reply.status_code == 503
     assert "manage.py rotate_keys" in reply.content.decode()
     assert _rows() == before
+
+
+# What an LMS sends as a display name is not ours to refuse: it is stored under the one-line
+# rule (line breaks as spaces; control and bidi characters dropped), and a claim that is no
+# string, or an email that is no address, is left out rather than stored as its repr.
+ODD_PROFILES: list[tuple[dict[str, Any], tuple[str, str, str]]] = [
+    (
+        {"given_name": " Ada\x07\x1b[31m\u202e ", "family_name": "Love\nlace\u2066"},
+        ("Ada[31m", "Love lace", "ada@uni.example"),
+    ),
+    (
+        {"given_name": "x" * 10_000, "family_name": "\u202e" * 200},
+        ("x" * 150, "", "ada@uni.example"),
+    ),
+    ({"given_name": {"a": 1}, "name": ["x"], "family_name": 5, "email": 7}, ("", "", "")),
+    ({"email": "ada@uni.example\r\nBcc: all@uni.example"}, ("Ada Lovelace", "", "")),
+    ({"email": "a" * 10_000 + "@uni.example"}, ("Ada Lovelace", "", "")),
+    ({"email": "a" * 250 + "@uni.example"}, ("Ada Lovelace", "", "")),  # valid, over 254
+]
+
+
+@pytest.mark.parametrize(("claims", "stored"), ODD_PROFILES)
+def test_an_lms_display_name_is_stored_on_one_clean_line(
+    lti: Lti, claims: dict[str, Any], stored: tuple[str, str, str]
+) -> None:
+    reply, _ = launch(lti, extra_claims=claims)
+    assert reply.status_code == 302, reply.content
+    user = User.objects.get(external_identities__external_id="moodle-user-7")
+    assert (user.first_name, user.last_name, user.email) == stored

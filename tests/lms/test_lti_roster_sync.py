@@ -77,3 +77,19 @@ def test_a_sync_after_every_tool_key_was_deleted_is_a_502_saying_to_run_rotate_k
     error = reply.json()["error"]
     assert error["code"] == "roster_not_fetched"
     assert "manage.py rotate_keys" in error["message"]
+
+
+def test_a_roster_with_odd_names_and_duplicate_members_syncs_cleanly(lti: Lti) -> None:
+    launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
+    lti.grades.members = [
+        {"user_id": "s-2", "roles": [LEARNER], "name": "Grace\u202e Hopper\r\n", "email": 5},
+        {"user_id": "s-2", "roles": [LEARNER, INSTRUCTOR], "given_name": {"x": 1}},
+        {"user_id": "s-3", "roles": "Learner", "name": "x" * 10_000},
+    ]
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.json() == [{"members": 3, "added": 2, "removed": 0}]
+    assert _roles(lti, "s-2") == ["examiner", "student"]
+    assert _roles(lti, "s-3") == []
+    grace = User.objects.get(external_identities__external_id="s-2")
+    assert (grace.first_name, grace.email) == ("Grace Hopper", "")
+    assert User.objects.get(external_identities__external_id="s-3").first_name == "x" * 150
