@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import requests
 from django.http import HttpRequest, HttpResponse
+from django.utils.html import format_html
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
 from pylti1p3.assignments_grades import AssignmentsGradesService
@@ -297,6 +298,15 @@ def _ags_malformation(ags: dict[str, Any]) -> str | None:
     return None
 
 
+def _deep_linking_malformation(settings: dict[str, Any]) -> str | None:
+    """What is wrong with the deep linking settings claim, if anything: its return URL is
+    where the instructor's browser is sent (a `javascript:` one would run on our pages)."""
+    url = settings.get("deep_link_return_url")
+    if url is not None and not _is_http_url(url):
+        return "its deep_link_return_url is not an http(s) URL"
+    return None
+
+
 def _refuse_unstorable(body: dict[str, Any]) -> None:
     if unstorable := unstorable_text(body):
         names = ", ".join(sorted(unstorable))
@@ -306,6 +316,9 @@ def _refuse_unstorable(body: dict[str, Any]) -> None:
         raise LaunchRefused(f"The launch's claims hold NaN or Infinity (not JSON): {names}.")
     if malformation := _ags_malformation(_object(body.get(AGS_CLAIM))):
         claim = f"The launch's AGS endpoint claim ({AGS_CLAIM})"
+        raise LaunchRefused(f"{claim} is malformed: {malformation}.")
+    if malformation := _deep_linking_malformation(_object(body.get(DL_CLAIM))):
+        claim = f"The launch's deep linking settings claim ({DL_CLAIM})"
         raise LaunchRefused(f"{claim} is malformed: {malformation}.")
 
 
@@ -415,6 +428,13 @@ class LinkedQuiz:
     launch_url: str
 
 
+DEEP_LINK_FORM = (
+    '<form id="lti13_deep_link_auto_submit" action="{}" method="POST">'
+    '<input type="hidden" name="JWT" value="{}" /></form>'
+    "<script>document.getElementById('lti13_deep_link_auto_submit').submit();</script>"
+)
+
+
 def deep_link_response_form(
     *, registration_id: int, deployment_id: str, settings: dict[str, Any], quiz: LinkedQuiz
 ) -> str:
@@ -440,8 +460,9 @@ def deep_link_response_form(
     )
     # The platform's deep_linking_settings claim, as the launch carried it.
     deep_link = DeepLink(registration, deployment_id, cast(Any, settings))
-    form: str = deep_link.output_response_form([resource])
-    return form
+    jwt = deep_link.get_response_jwt([resource])
+    # PyLTI1p3's own form writes the platform's return URL into the HTML unescaped.
+    return format_html(DEEP_LINK_FORM, settings["deep_link_return_url"], jwt)
 
 
 def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:

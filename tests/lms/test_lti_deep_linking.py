@@ -2,11 +2,13 @@
 verifies the signed response: a resource link with the quiz and a line item."""
 
 import re
+from typing import Any
 
 import pytest
 from lti1p3platform.registration import Registration
 from lti_tool.models import Key
 
+from lms.lti import CLAIM, DL_CLAIM
 from lms.models import ExternalIdentity, LtiCourseGrant
 from quizbank.models import CourseMembership
 from tests.grading.content import SINGLE, TRUE_FALSE, VIVA
@@ -98,3 +100,37 @@ def test_a_pick_after_every_tool_key_was_deleted_says_to_run_rotate_keys(lti: Lt
     again = lti.browser.post("/lti/deep-link/", {"quiz": lti.quiz.pk})
     assert again.status_code == 200
     assert f'action="{RETURN}"' in again.content.decode()
+
+
+def _deep_linking_request(lti: Lti, return_url: str) -> Any:
+    settings = {
+        "deep_link_return_url": return_url,
+        "accept_types": ["ltiResourceLink"],
+        "accept_presentation_document_targets": ["window"],
+    }
+    claims = {CLAIM + "message_type": "LtiDeepLinkingRequest", DL_CLAIM: settings}
+    reply, _ = launch(lti, roles=[INSTRUCTOR], user_id="teacher-1", extra_claims=claims)
+    return reply
+
+
+@pytest.mark.parametrize(
+    "return_url", ["javascript:alert(document.domain)", "data:text/html,x", "//lms.uni.example/r"]
+)
+def test_a_deep_linking_request_whose_return_url_is_not_http_is_refused(
+    lti: Lti, return_url: str
+) -> None:
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    reply = _deep_linking_request(lti, return_url)
+    assert reply.status_code == 403
+    assert "deep_link_return_url is not an http(s) URL" in reply.content.decode()
+    assert not ExternalIdentity.objects.exists()
+
+
+def test_the_return_form_escapes_the_platforms_return_url(lti: Lti) -> None:
+    add_slots(lti.quiz, question(lti.quiz.course, TRUE_FALSE))
+    hostile = f'{RETURN}?a=1&b="><script>alert(1)</script>'
+    assert _deep_linking_request(lti, hostile).status_code == 200
+    html = lti.browser.post("/lti/deep-link/", {"quiz": lti.quiz.pk}).content.decode()
+    assert "<script>alert(1)" not in html
+    escaped = f"{RETURN}?a=1&amp;b=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert f'action="{escaped}"' in html
