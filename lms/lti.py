@@ -367,10 +367,32 @@ def _service_url_refusal(registration: LtiRegistration, url: str) -> str | None:
 PLATFORM_TIMEOUT_S = 10.0
 
 
-class _TimedSession(requests.Session):
-    def request(self, *args: Any, **kwargs: Any) -> requests.Response:
+class _PlatformSession(requests.Session):
+    """Every call to a platform's services: each URL held to the rule of
+    `_service_url_refusal` (a roster's next page comes in the platform's answer), no
+    redirect followed (it would lead past that rule), and a timeout."""
+
+    def __init__(self, registration: LtiRegistration) -> None:
+        super().__init__()
+        self.registration = registration
+        self.headers["User-Agent"] = "Vivabank-LTI/1"
+
+    def request(  # type: ignore[override]  # the same call, its arguments passed through
+        self, method: str, url: str, *args: Any, **kwargs: Any
+    ) -> requests.Response:
+        refusal = _service_url_refusal(self.registration, url)
+        if refusal:
+            raise requests.RequestException(refusal)
         kwargs.setdefault("timeout", PLATFORM_TIMEOUT_S)
-        return super().request(*args, **kwargs)
+        kwargs["allow_redirects"] = False
+        response = super().request(method, url, *args, **kwargs)
+        if response.is_redirect:
+            where = response.headers.get("Location", "")[:200]
+            raise requests.RequestException(
+                f"the platform answered {response.status_code}, a redirect to {where!r}; "
+                "redirects are not followed"
+            )
+        return response
 
 
 def _signing_registration(stored: LtiRegistration) -> Registration:
@@ -387,9 +409,7 @@ def _connector(stored: LtiRegistration, fails_as: type[DomainError]) -> ServiceC
         registration = _signing_registration(stored)
     except ToolKeyMissing as exc:
         raise fails_as(NO_TOOL_KEY) from exc
-    session = _TimedSession()
-    session.headers["User-Agent"] = "Vivabank-LTI/1"
-    return ServiceConnector(registration, requests_session=session)
+    return ServiceConnector(registration, requests_session=_PlatformSession(stored))
 
 
 def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any]) -> None:

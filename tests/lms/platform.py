@@ -60,15 +60,19 @@ class GradeService:
     hang_s: float = 0.0  # wait this long before answering a score post (a platform that hangs)
     refused: int = 0
     members: list[dict[str, Any]] = field(default_factory=list)  # the NRPS roster
+    members_next: str = ""  # a `Link: <...>; rel="next"` page URL the roster answers with
+    redirect_to: str = ""  # answer score posts and roster pages with a 307 to this URL
 
 
 class _Handler(BaseHTTPRequestHandler):
     routes: dict[str, Any] = {}
     grades: GradeService
 
-    def _answer(self, status: int, data: Any) -> None:
+    def _answer(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
         body = json.dumps(data).encode()
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -81,8 +85,13 @@ class _Handler(BaseHTTPRequestHandler):
             if conf is None or not conf.validate_token(token, [NRPS_SCOPE]):
                 self._answer(401, {})
                 return
+            if self.grades.redirect_to:
+                self._answer(307, {}, {"Location": self.grades.redirect_to})
+                return
             roster = {"id": self.path, "context": {"id": "course-dl-101"}}
-            self._answer(200, {**roster, "members": self.grades.members})
+            nxt = self.grades.members_next
+            link = {"Link": f'<{nxt}>; rel="next"'} if nxt else {}
+            self._answer(200, {**roster, "members": self.grades.members}, link)
             return
         self._answer(200 if self.path in self.routes else 404, self.routes.get(self.path, {}))
 
@@ -100,6 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(401, {})
             return
         time.sleep(self.grades.hang_s)
+        if self.grades.redirect_to:
+            self._answer(307, {}, {"Location": self.grades.redirect_to})
+            return
         if self.grades.fail_next > 0:
             self.grades.fail_next -= 1
             self._answer(500, {"error": "down"})

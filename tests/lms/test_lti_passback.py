@@ -24,6 +24,7 @@ from tests.faults.servers import broker_unreachable
 from tests.grading.content import CODE, TRUE_FALSE, VIVA
 from tests.grading.factories import add_slots, member, new_quiz, new_user, question
 from tests.lms.conftest import RESEND_AFTER, CaptureCommits
+from tests.lms.internal import internal_service
 from tests.lms.lti_world import Lti, launch
 
 
@@ -138,6 +139,17 @@ def test_a_failing_gradebook_is_shown_to_examiners_and_can_be_resent(
     assert resent == {"resent": [sync.pk]}
     assert _publish_pending() == ["sent"]
     assert [s["scoreGiven"] for s in lti.grades.scores] == [2.0]
+
+
+def test_a_score_redirected_to_an_internal_host_is_not_sent_there(
+    lti: Lti, taken: tuple[APIClient, int]
+) -> None:
+    examiner = _marked_and_released(lti, taken, 2)
+    with internal_service() as (hits, internal):
+        lti.grades.redirect_to = f"{internal}/admin/scores"
+        _, row = _send_fails(lti, examiner, "redirect")
+    assert row["status"] == "failed"
+    assert hits == []
 
 
 def test_a_send_after_every_tool_key_was_deleted_fails_saying_to_run_rotate_keys(

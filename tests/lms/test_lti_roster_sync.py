@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 from lms.models import LtiRosterSource
 from quizbank.models import CourseMembership
 from tests.grading.factories import member
+from tests.lms.internal import internal_service
 from tests.lms.lti_world import Lti, launch
 from tests.lms.platform import INSTRUCTOR, LEARNER
 
@@ -93,3 +94,24 @@ def test_a_roster_with_odd_names_and_duplicate_members_syncs_cleanly(lti: Lti) -
     grace = User.objects.get(external_identities__external_id="s-2")
     assert (grace.first_name, grace.email) == ("Grace Hopper", "")
     assert User.objects.get(external_identities__external_id="s-3").first_name == "x" * 150
+
+
+def test_a_roster_page_on_an_internal_host_is_not_fetched(lti: Lti) -> None:
+    launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
+    with internal_service() as (hits, internal):
+        lti.grades.members_next = f"{internal}/latest/meta-data"
+        reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 502
+    assert "resolves to an internal address" in reply.json()["error"]["message"]
+    assert hits == []
+
+
+def test_a_roster_redirected_to_an_internal_host_is_not_fetched(lti: Lti) -> None:
+    launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
+    with internal_service() as (hits, internal):
+        lti.grades.redirect_to = f"{internal}/latest/meta-data"
+        reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 502
+    assert "redirect" in reply.json()["error"]["message"]
+    assert hits == []
+    assert _roles(lti, "from-inside") == []
