@@ -2,12 +2,13 @@
 
 PyLTI1p3 checks the id_token's signature (by `kid`, against the platform's JWKS URL or
 the keys pasted at registration; one pasted PEM key serves whatever the `kid`), issuer,
-audience (the registration's client id), expiry, deployment, message type and version,
-nonce and state. Two things are ours: a launch with an unknown (or inactive)
-deployment is refused instead of registering it, and a nonce is good for one launch
-only (`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay). PyLTI1p3
-trusts the id_token's shape (a JSON object whose claims have their LTI types), so that
-is checked first.
+audience (the registration's client id, as the first), expiry, deployment, message type
+and version, nonce and state. Three things are ours: the authorized party (`azp`) of an
+id_token for several audiences must be us, a launch with an unknown (or inactive)
+deployment is refused instead of registering it, and a nonce is good for one launch only
+(`lms.services.lti_launch` records it; PyLTI1p3 alone accepts a replay). PyLTI1p3 trusts
+the id_token's shape (a JSON object whose claims have their LTI types), so that is checked
+first.
 """
 
 import base64
@@ -322,10 +323,23 @@ def _refuse_unstorable(body: dict[str, Any]) -> None:
         raise LaunchRefused(f"{claim} is malformed: {malformation}.")
 
 
+def _refuse_other_party(body: dict[str, Any], client_id: str) -> None:
+    """An id_token for several audiences names the one it was issued to in `azp` (OpenID
+    Connect, the LTI security framework), and it must be us; PyLTI1p3 checks only that
+    the first audience is."""
+    several = isinstance(body.get("aud"), list) and len(body["aud"]) > 1
+    if (several or "azp" in body) and body.get("azp") != client_id:
+        raise LaunchRefused(
+            "The launch's id_token was not issued to this tool: with several audiences "
+            "its azp (authorized party) must be this tool's client id."
+        )
+
+
 def launch_claims(request: HttpRequest) -> LaunchClaims:
     """Validate the launch POSTed by the platform; LaunchRefused says why not."""
     conf = _ToolConf()
     body = _validated_body(request, conf)
+    _refuse_other_party(body, str(conf.registration.client_id))
     _refuse_unstorable(body)
     return LaunchClaims(
         registration_id=conf.registration.pk,

@@ -368,3 +368,24 @@ def test_an_lms_display_name_is_stored_on_one_clean_line(
     assert reply.status_code == 302, reply.content
     user = User.objects.get(external_identities__external_id="moodle-user-7")
     assert (user.first_name, user.last_name, user.email) == stored
+
+
+# OpenID Connect and the LTI security framework: an id_token for several audiences names
+# the one it was issued to in `azp`, and it must be us.
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"aud": [CLIENT_ID, "another-tool"], "azp": None},
+        {"aud": [CLIENT_ID, "another-tool"], "azp": "another-tool"},
+        {"aud": CLIENT_ID, "azp": "another-tool"},
+    ],
+)
+def test_a_launch_issued_to_another_party_is_refused(lti: Lti, claims: dict[str, Any]) -> None:
+    before = _rows()
+    reply, _ = launch(lti, extra_claims=claims)
+    _refused(reply, "azp", before)
+
+
+def test_a_launch_for_several_audiences_issued_to_us_is_accepted(lti: Lti) -> None:
+    reply, _ = launch(lti, extra_claims={"aud": [CLIENT_ID, "another-tool"], "azp": CLIENT_ID})
+    assert reply.status_code == 302, reply.content
