@@ -15,6 +15,7 @@ import base64
 import json
 import logging
 import math
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,7 +23,9 @@ from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
 import requests
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.http.request import validate_host
 from django.utils.html import format_html
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from lti_tool.utils import DjangoToolConfig
@@ -163,6 +166,12 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
     target = params.get("target_link_uri")
     if not target:
         raise LaunchRefused("The login initiation has no target_link_uri.")
+    target_parts = urlsplit(target)
+    if target_parts.scheme not in ("http", "https") or not validate_host(
+        target_parts.hostname or "", settings.ALLOWED_HOSTS
+    ):
+        # The platform sends the id_token there: it must be this site.
+        raise LaunchRefused("The login initiation's target_link_uri is not on this site.")
     login = DjangoOIDCLogin(request, _ToolConf(), launch_data_storage=_storage())  # type: ignore[no-untyped-call]  # untyped
     try:
         response: HttpResponse = login.redirect(target)
@@ -335,10 +344,30 @@ def _refuse_other_party(body: dict[str, Any], client_id: str) -> None:
         )
 
 
+# A platform's clock may run a little ahead of ours; an id_token lives minutes (Canvas: an
+# hour), so one issued for longer was not made for one launch.
+_CLOCK_SKEW_S = 60
+_LONGEST_TOKEN_S = 24 * 3600
+
+
+def refuse_untimely_token(body: dict[str, Any], now: float) -> None:
+    """PyJWT refuses an expired id_token; one issued in the future, or to live for days,
+    is refused here (each nonce and state is used once, but a leaked token should not
+    keep for long)."""
+    issued, expires = body.get("iat"), body.get("exp")
+    if not isinstance(issued, int | float) or not isinstance(expires, int | float):
+        raise LaunchRefused("The launch's id_token needs numeric iat and exp claims.")
+    if issued > now + _CLOCK_SKEW_S:
+        raise LaunchRefused("The launch's id_token was issued in the future (its iat).")
+    if expires - issued > _LONGEST_TOKEN_S:
+        raise LaunchRefused("The launch's id_token lives longer than a day (its exp).")
+
+
 def launch_claims(request: HttpRequest) -> LaunchClaims:
     """Validate the launch POSTed by the platform; LaunchRefused says why not."""
     conf = _ToolConf()
     body = _validated_body(request, conf)
+    refuse_untimely_token(body, time.time())
     _refuse_other_party(body, str(conf.registration.client_id))
     _refuse_unstorable(body)
     return LaunchClaims(

@@ -93,13 +93,22 @@ def _parts(url: str) -> tuple[str, str, int, str]:
     return scheme, host, port, path
 
 
+def _host_and_port(url: str) -> tuple[str, int]:
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port or _SCHEMES.get(parts.scheme.lower(), 0)
+    except ValueError:
+        port = -1  # a registered URL with a broken port matches nothing
+    return (parts.hostname or "").lower(), port
+
+
 def platform_url_refusal(url: str, registered_urls: list[str]) -> str | None:
     """Why a service URL that an LTI platform's launch named may not be called (None: it
-    may): http(s) to a host of `registered_urls` (the admin's registration), to a host in
-    the allow-list, or to one that resolves only to public addresses."""
+    may): http(s) to a host and port of `registered_urls` (the admin's registration), to a
+    host in the allow-list, or to one that resolves only to public addresses."""
     try:
-        host = _parts(url)[1]
-        if host in {(urlsplit(known).hostname or "").lower() for known in registered_urls}:
+        _scheme, host, port, _path = _parts(url)
+        if (host, port) in {_host_and_port(known) for known in registered_urls}:
             return None
         webhook_target(url)
     except WebhookUrlRefused as refused:

@@ -5,6 +5,7 @@ refused launch refused clearly with nothing created."""
 import base64
 import json
 import logging
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -16,7 +17,8 @@ from lti1p3platform.registration import Registration
 from lti_tool.models import Key, LtiDeployment
 
 from grading.models import Attempt
-from lms.lti import AGS_CLAIM, CLAIM, DL_CLAIM, SCORE_SCOPE
+from lms.errors import LaunchRefused
+from lms.lti import AGS_CLAIM, CLAIM, DL_CLAIM, SCORE_SCOPE, refuse_untimely_token
 from lms.models import ExternalIdentity, LtiCourseGrant, LtiLineItem, LtiNonceUse
 from quizbank.models import CourseMembership
 from tests.grading.content import TRUE_FALSE
@@ -389,3 +391,28 @@ def test_a_launch_issued_to_another_party_is_refused(lti: Lti, claims: dict[str,
 def test_a_launch_for_several_audiences_issued_to_us_is_accepted(lti: Lti) -> None:
     reply, _ = launch(lti, extra_claims={"aud": [CLIENT_ID, "another-tool"], "azp": CLIENT_ID})
     assert reply.status_code == 302, reply.content
+
+
+def test_a_launch_issued_to_live_for_years_is_refused(lti: Lti) -> None:
+    before = _rows()
+    reply, _ = launch(lti, expires_in=10 * 365 * 86400)
+    _refused(reply, "lives longer than a day", before)
+
+
+def test_an_id_token_issued_in_the_future_is_refused() -> None:
+    now = time.time()
+    refuse_untimely_token({"iat": now + 30, "exp": now + 330}, now)  # clock skew: accepted
+    for body in ({"iat": now + 3600, "exp": now + 3900}, {"iat": "now", "exp": now}, {}):
+        with pytest.raises(LaunchRefused, match="iat"):
+            refuse_untimely_token(body, now)
+
+
+def test_a_login_initiation_aiming_the_token_at_another_site_is_refused(lti: Lti) -> None:
+    """The platform posts the id_token to target_link_uri: one off this site would hand a
+    valid launch to whoever owns it, if the platform does not check the redirect itself."""
+    login = login_url(lti.conf(), "student-9").replace(
+        "target_link_uri=", "target_link_uri=https%3A%2F%2Fevil.example%2Fcatch&x="
+    )
+    reply = lti.browser.get(path_and_query(login))
+    assert reply.status_code == 403
+    assert "not on this site" in reply.content.decode()

@@ -13,7 +13,7 @@ import pytest
 from config.exceptions import DomainError
 from lms.errors import DeliveryFailed, WebhookUrlRefused
 from lms.models import WebhookDelivery
-from lms.services.webhook_targets import webhook_target
+from lms.services.webhook_targets import platform_url_refusal, webhook_target
 from lms.services.webhooks import delivery_attempt, subscription_create
 from quizbank.models import Quiz
 from tests.grading.content import TRUE_FALSE
@@ -193,3 +193,18 @@ def test_delivery_connects_to_the_checked_address_and_follows_no_redirect(
         delivery_attempt(delivery_pk=delivery.pk, now=delivery.created_at)
     assert hits.paths == ["/hook"]
     assert hits.hosts == [f"hooks.lms.test:{port}"]
+
+
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("http://127.0.0.1:9/lineitems", True),  # the registered host and port
+        ("http://127.0.0.1:6379/", False),  # the same host, another port: Redis
+        ("https://127.0.0.1/", False),  # another scheme's default port
+    ],
+)
+def test_a_platform_service_url_must_use_a_registered_host_and_port(
+    url: str, allowed: bool
+) -> None:
+    refusal = platform_url_refusal(url, ["http://127.0.0.1:9/token"])
+    assert (refusal is None) is allowed, refusal
