@@ -68,12 +68,25 @@ class SlugPool:
         return slug
 
 
+def _one_line(text: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", text).split())
+
+
 def title_of(text: str, fallback: str) -> str:
     """A question title: the text on one line, cut to the column's length."""
-    line = " ".join(re.sub(r"<[^>]+>", " ", text).split())
+    line = _one_line(text)
     if len(line) > schema.MAX_TITLE:
         line = line[: schema.MAX_TITLE - 1].rstrip() + "…"
     return line or fallback
+
+
+def title_cut_notes(name: str) -> list[str]:
+    """The import report's note when a question's own name is longer than a title holds
+    (a title made from the prompt is expected to be cut, and says nothing)."""
+    length = len(_one_line(name))
+    if length <= schema.MAX_TITLE:
+        return []
+    return [f"its name of {length:,} characters was cut to a title of {schema.MAX_TITLE}"]
 
 
 def to_float(text: str | None, what: str) -> float:

@@ -16,6 +16,7 @@ from quizbank.interchange.common import (
     open_question,
     share,
     slugify,
+    title_cut_notes,
     title_of,
     to_float,
 )
@@ -180,7 +181,7 @@ def read_block(
     prompt = unescape(before) + (f" _____ {unescape(after)}" if after else "")
     content: dict[str, Any] = {"title": title_of(title or prompt, "Untitled question")}
     content.update(prompt=prompt, tags=list(tags))
-    notes: list[str] = []
+    notes: list[str] = title_cut_notes(title or "")
     try:
         read_answers(text[opening + 1 : closing], content, notes)
     except Unsupported:
@@ -269,6 +270,9 @@ def _numeric(body: str, content: dict[str, Any], notes: list[str]) -> None:
         if not 0 <= fraction <= 1:
             raise Unsupported(f"weight {weight_match[1] if weight_match else ''}% is not 0 to 100")
         value, tolerance = _number_spec(unescape(spec.strip()))
+        low, dots, high = unescape(spec.strip()).partition("..")
+        if dots and to_float(low, "range bound") > to_float(high, "range bound"):
+            notes.append(f"the range {low.strip()}..{high.strip()} was read low bound first")
         entry = {"value": value, "tolerance": tolerance, "fraction": fraction}
         content["answers"].append({**entry, "feedback": _clean(feedback[0]) if feedback else ""})
 

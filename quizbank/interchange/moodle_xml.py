@@ -18,6 +18,7 @@ from quizbank.interchange.common import (
     open_question,
     share,
     slugify,
+    title_cut_notes,
     title_of,
     to_float,
 )
@@ -110,7 +111,7 @@ def read_question(
     }
     if element.findtext("defaultgrade") is not None:
         content["points"] = round(to_float(element.findtext("defaultgrade"), "defaultgrade"), 2)
-    notes: list[str] = []
+    notes: list[str] = title_cut_notes(name)
     extension = element.find(EXTENSION_TAG)
     try:
         reader(element, content, notes)

@@ -14,7 +14,14 @@ from typing import Any
 from xml.etree.ElementTree import Element
 
 from quizbank.errors import InterchangeRefused
-from quizbank.interchange.common import SlugPool, open_question, slugify, title_of, to_float
+from quizbank.interchange.common import (
+    SlugPool,
+    open_question,
+    slugify,
+    title_cut_notes,
+    title_of,
+    to_float,
+)
 from quizbank.interchange.limits import parse_xml, read_zip, safe_member_name
 from quizbank.interchange.qti_rules import (
     choice_feedback,
@@ -110,7 +117,7 @@ def read_item(root: Element, location: str) -> Draft:
     maximum = root.findtext("outcomeDeclaration[@identifier='MAXSCORE']/defaultValue/value")
     if maximum is not None:
         content["points"] = round(to_float(maximum, "MAXSCORE"), 2)
-    notes: list[str] = []
+    notes: list[str] = title_cut_notes(root.get("title", ""))
     declaration = _declaration(root, interaction)
     if interaction.tag == "choiceInteraction":
         _choice(interaction, declaration, content, notes)

@@ -122,3 +122,16 @@ def test_a_negative_tolerance_or_a_weight_that_is_no_number_is_refused(course: C
     assert "tolerance -1 is negative" in reasons
     assert "weight '-1e309' is not a finite number" in reasons
     assert [q.slug for q in report.questions] == ["fine"]
+
+
+def test_a_name_cut_to_a_title_and_a_range_written_backwards_are_noted(course: Course) -> None:
+    """Both are read (the first 200 characters, the range low bound first); the import
+    report says so instead of changing them silently."""
+    name = "A" * 300
+    gift = f"::{name}::How many? {{#5..1}}\n\n::Short::How many? {{#1..5}}\n"
+    report = interchange_import(course=course, fmt="gift", data=gift.encode())
+    long_one, short = report.questions
+    assert "its name of 300 characters was cut to a title of 200" in long_one.notes
+    assert "the range 5..1 was read low bound first" in long_one.notes
+    assert short.notes == []
+    assert stored(course)[short.slug]["answers"][0]["value"] == 3
