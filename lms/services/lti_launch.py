@@ -111,7 +111,7 @@ def _email(text: str) -> str:
 
 
 def launch_profile(claims: LaunchClaims) -> dict[str, str]:
-    """The names and email a platform sent, as a new account stores them: the names under
+    """The names and email a platform sent, as an account stores them: the names under
     the one-line rule (an LMS's odd display name is cleaned, never a refused launch), an
     email only if it is one."""
     first_name = one_line_cleaned(claims.given_name, max_length=150)
@@ -122,9 +122,21 @@ def launch_profile(claims: LaunchClaims) -> dict[str, str]:
     }
 
 
+def _profile_refresh(user: User, claims: LaunchClaims) -> None:
+    """A known user's names and email as the platform sends them now (a name changed in the
+    LMS); a field the platform left out or sent unusable keeps what is stored."""
+    sent = {name: value for name, value in launch_profile(claims).items() if value}
+    changed = [name for name, value in sent.items() if getattr(user, name) != value]
+    for name in changed:
+        setattr(user, name, sent[name])
+    if changed:
+        user.save(update_fields=changed)
+
+
 def user_for_launch(claims: LaunchClaims) -> User:
-    """The launching user: matched by issuer and sub, or created; refused when the launch
-    names nobody, the account is deactivated or it was made a site administrator."""
+    """The launching user: matched by issuer and sub (names and email brought up to date),
+    or created; refused when the launch names nobody, the account is deactivated or it was
+    made a site administrator."""
     if not claims.subject:
         raise LaunchRefused("The launch names no user (sub).")
     if len(claims.subject) > SUB_MAX_LENGTH:
@@ -139,6 +151,7 @@ def user_for_launch(claims: LaunchClaims) -> User:
             refuse_site_admin(identity.user)
         except SiteAdminAccount as exc:
             raise LaunchRefused(exc.message) from exc
+        _profile_refresh(identity.user, claims)
         return identity.user
     digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
     user = User(username=free_username(f"lti-{digest}"), **launch_profile(claims))

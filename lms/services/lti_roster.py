@@ -1,9 +1,9 @@
 """Names and Role Provisioning: an examiner brings a course's roster over from the LMS.
 
-Each member the platform lists is matched by its `user_id` (the launch's `sub`) or
-created, and gets the course roles of its LIS roles (Learner -> student, Instructor or
-TeachingAssistant -> examiner); a member the platform lists as Inactive or Deleted loses
-those roles. Members the platform does not list are left alone.
+Each member the platform lists is matched by its `user_id` (the launch's `sub`), its names
+and email brought up to date, or created, and gets the course roles of its LIS roles
+(Learner -> student, Instructor or TeachingAssistant -> examiner); a member the platform
+lists as Inactive or Deleted loses those roles. Members the platform does not list are left alone.
 """
 
 from dataclasses import dataclass

@@ -113,6 +113,18 @@ def test_a_second_launch_matches_the_same_user(lti: Lti) -> None:
     assert User.objects.filter(external_identities__external_id="moodle-user-7").count() == 1
 
 
+def test_a_later_launch_brings_names_and_email_up_to_date(lti: Lti) -> None:
+    launch(lti)
+    renamed = {"given_name": "Ada", "family_name": "King", "email": "ada.king@uni.example"}
+    launch(lti, extra_claims=renamed)
+    user = User.objects.get(external_identities__external_id="moodle-user-7")
+    assert (user.first_name, user.last_name, user.email) == ("Ada", "King", "ada.king@uni.example")
+    # A platform that stops sending a field (a privacy setting) does not blank it here.
+    launch(lti, extra_claims={"name": None, "given_name": None, "family_name": "", "email": "x"})
+    user.refresh_from_db()
+    assert (user.first_name, user.last_name, user.email) == ("Ada", "King", "ada.king@uni.example")
+
+
 def test_an_instructor_becomes_an_examiner(lti: Lti) -> None:
     launch(lti, roles=[INSTRUCTOR], user_id="teacher-1")
     user = User.objects.get(external_identities__external_id="teacher-1")

@@ -33,7 +33,7 @@ def test_an_examiner_syncs_the_roster_from_the_lms(lti: Lti) -> None:
     launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
     assert LtiRosterSource.objects.get().course == lti.quiz.course
     lti.grades.members = [
-        {"user_id": "moodle-user-7", "roles": [LEARNER], "status": "Active"},
+        {"user_id": "moodle-user-7", "roles": [LEARNER], "status": "Active", "name": "Ada King"},
         {"user_id": "s-2", "roles": [LEARNER], "name": "Grace Hopper", "email": "g@uni.example"},
         {"user_id": "t-1", "roles": [INSTRUCTOR, TA], "status": "Active"},
         {"user_id": "gone", "roles": ["Learner"], "status": "Inactive"},
@@ -45,6 +45,10 @@ def test_an_examiner_syncs_the_roster_from_the_lms(lti: Lti) -> None:
     assert _roles(lti, "t-1") == ["examiner"]
     assert _roles(lti, "gone") == []
     assert User.objects.get(external_identities__external_id="s-2").email == "g@uni.example"
+    # A member already known gets the name the LMS lists now.
+    assert (
+        User.objects.get(external_identities__external_id="moodle-user-7").first_name == "Ada King"
+    )
 
 
 def test_a_member_the_lms_lists_as_inactive_loses_the_course(lti: Lti) -> None:
