@@ -6,23 +6,36 @@ question versions they point at; each autosave locks its own attempt and respons
 must never reach the shared quiz or question-version rows in a mode that conflicts with those
 inserts, or a start and an autosave wait for each other (PostgreSQL's "deadlock detected ...
 while locking tuple in relation quizbank_quiz" of the 300-student load run).
+
+A release that runs while a student submits releases exactly the attempts it checked.
 """
 
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
+from grading.errors import ReleaseBlocked
 from grading.models import Attempt, Response, ResponseStatus
+from grading.services import release as release_services
 from grading.services.attempts import attempt_start
+from grading.services.release import quiz_results_release
 from grading.services.responses import attempt_submit, response_autosave
-from quizbank.models import Quiz
-from tests.grading.content import MULTIPLE, NUMERIC, SINGLE, TRUE_FALSE
-from tests.grading.factories import add_slots, new_course, new_quiz, new_user, question
+from quizbank.models import Quiz, ReleasePolicy
+from tests.grading.content import MULTIPLE, NUMERIC, SINGLE, TRUE_FALSE, VIVA
+from tests.grading.factories import (
+    add_slots,
+    new_course,
+    new_quiz,
+    new_user,
+    question,
+    staffed_quiz,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,3 +95,36 @@ def test_students_starting_and_autosaving_one_quiz_at_once_never_deadlock() -> N
     assert Attempt.objects.filter(quiz=quiz, status="graded").count() == len(students)
     saved = Response.objects.filter(attempt__quiz=quiz, status=ResponseStatus.GRADED)
     assert sorted(set(saved.values_list("version", flat=True))) == [ROUNDS]
+
+
+def test_an_attempt_submitted_while_a_release_checks_its_answers_waits_for_the_next_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A submit that commits after the release read which attempts it covers is not
+    released by it, unchecked: its unmarked viva answer would show as a final score."""
+    staff, _ = staffed_quiz(SINGLE, VIVA, points="4")
+    staff.quiz.release_policy = ReleasePolicy.MANUAL
+    staff.quiz.save()
+    late = attempt_start(quiz=staff.quiz, user=staff.student, now=timezone.now())
+    response_autosave(
+        attempt=late, position=1, answer={"text": "it sums"}, version=0, now=timezone.now()
+    )
+    checked_answers = release_services._not_final
+
+    def submit_meanwhile(attempts: Any) -> Any:
+        blockers = checked_answers(attempts)
+        submitting = threading.Thread(
+            target=_in_own_connection(lambda: attempt_submit(attempt=late, now=timezone.now()))
+        )
+        submitting.start()
+        submitting.join()
+        return blockers
+
+    monkeypatch.setattr(release_services, "_not_final", submit_meanwhile)
+    release = quiz_results_release(quiz=staff.quiz, actor=staff.examiner, now=timezone.now())
+    late.refresh_from_db()
+    assert late.submitted_at is not None
+    assert (release.attempts, late.released_at) == ([], None)
+    monkeypatch.undo()
+    with pytest.raises(ReleaseBlocked):  # the next release sees it, and its unmarked viva
+        quiz_results_release(quiz=staff.quiz, actor=staff.examiner, now=timezone.now())
