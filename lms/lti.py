@@ -23,6 +23,7 @@ from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
 import requests
+import requests.adapters
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.request import validate_host
@@ -45,9 +46,21 @@ from pylti1p3.service_connector import ServiceConnector
 
 from config.exceptions import DomainError
 from config.text import unstorable_text
-from lms.errors import LaunchRefused, RosterNotFetched, ScoreNotSent, ToolKeyMissing
+from lms.errors import (
+    LaunchRefused,
+    RosterNotFetched,
+    ScoreNotSent,
+    ToolKeyMissing,
+    WebhookUrlRefused,
+)
 from lms.services.platform_keys import platform_keys_of
-from lms.services.webhook_targets import platform_url_refusal
+from lms.services.webhook_targets import (
+    WebhookTarget,
+    host_header,
+    platform_refusal,
+    platform_target,
+    platform_url_refusal,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -397,11 +410,12 @@ def tool_jwks() -> dict[str, Any]:
     return jwks
 
 
+def _registered_urls(registration: LtiRegistration) -> list[str]:
+    return [registration.auth_url, registration.token_url, registration.keyset_url]
+
+
 def _service_url_refusal(registration: LtiRegistration, url: str) -> str | None:
-    # pylti1p3 connects by host name itself: a host that re-resolves between this check and
-    # its request is not caught here (webhooks, sent by us, connect to the checked address).
-    registered = [registration.auth_url, registration.token_url, registration.keyset_url]
-    return platform_url_refusal(url, registered)
+    return platform_url_refusal(url, _registered_urls(registration))
 
 
 # A platform's token and service calls: a score is sent with its sync row locked (so two sends
@@ -410,22 +424,56 @@ def _service_url_refusal(registration: LtiRegistration, url: str) -> str | None:
 PLATFORM_TIMEOUT_S = 10.0
 
 
+class _CheckedAddressAdapter(requests.adapters.HTTPAdapter):
+    """Sends each request to the address the URL rule (`platform_target`) checked just
+    before, not to a fresh lookup of the host name: a name that re-resolves to an internal
+    address in between (DNS rebinding) reaches nothing. TLS still names and verifies the
+    host; a registered host is reached by its name."""
+
+    def __init__(self, registered_urls: list[str]) -> None:
+        super().__init__(max_retries=0)
+        self.registered_urls = registered_urls
+        self._checked: WebhookTarget | None = None
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
+        try:
+            self._checked = platform_target(str(request.url), self.registered_urls)
+        except WebhookUrlRefused as refused:
+            raise requests.RequestException(platform_refusal(refused)) from refused
+        if self._checked is not None:
+            request.headers["Host"] = host_header(self._checked)
+        return super().send(request, *args, **kwargs)
+
+    def build_connection_pool_key_attributes(
+        self, request: requests.PreparedRequest, verify: Any, cert: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(
+            request, verify, cert
+        )
+        checked = self._checked
+        if checked is not None:
+            host_params["host"] = checked.address
+            if checked.scheme == "https":
+                pool_kwargs.update(server_hostname=checked.host, assert_hostname=checked.host)
+        return host_params, pool_kwargs
+
+
 class _PlatformSession(requests.Session):
     """Every call to a platform's services: each URL held to the rule of
-    `_service_url_refusal` (a roster's next page comes in the platform's answer), no
-    redirect followed (it would lead past that rule), and a timeout."""
+    `platform_target` (a roster's next page comes in the platform's answer) and sent to
+    the address it checked, no redirect followed (it would lead past that rule), and a
+    timeout."""
 
     def __init__(self, registration: LtiRegistration) -> None:
         super().__init__()
-        self.registration = registration
+        adapter = _CheckedAddressAdapter(_registered_urls(registration))
+        self.mount("http://", adapter)
+        self.mount("https://", adapter)
         self.headers["User-Agent"] = "Vivabank-LTI/1"
 
     def request(  # type: ignore[override]  # the same call, its arguments passed through
         self, method: str, url: str, *args: Any, **kwargs: Any
     ) -> requests.Response:
-        refusal = _service_url_refusal(self.registration, url)
-        if refusal:
-            raise requests.RequestException(refusal)
         kwargs.setdefault("timeout", PLATFORM_TIMEOUT_S)
         kwargs["allow_redirects"] = False
         response = super().request(method, url, *args, **kwargs)

@@ -6,9 +6,10 @@ so they pass the same rule, with the hosts the site admin registered for that pl
 trusted as well (a campus Moodle on a private network serves its services where its
 token endpoint is).
 
-The check runs when a URL is subscribed and again at every delivery, and the delivery
-connects to the very address that was checked, so a host that re-resolves to an
-internal address between the check and the connection (DNS rebinding) reaches nothing.
+The check runs when a URL is subscribed and again at every delivery (and every platform
+service call), and the request connects to the very address that was checked, so a host
+that re-resolves to an internal address between the check and the connection (DNS
+rebinding) reaches nothing.
 """
 
 import ipaddress
@@ -102,18 +103,28 @@ def _host_and_port(url: str) -> tuple[str, int]:
     return (parts.hostname or "").lower(), port
 
 
+def platform_target(url: str, registered_urls: list[str]) -> WebhookTarget | None:
+    """Where a service URL that an LTI platform's launch named may be called: None for a host
+    and port of `registered_urls` (the admin's registration, reached by its name), else the
+    checked target of `webhook_target` (a host in the allow-list, or one that resolves only
+    to public addresses); WebhookUrlRefused otherwise."""
+    _scheme, host, port, _path = _parts(url)
+    if (host, port) in {_host_and_port(known) for known in registered_urls}:
+        return None
+    return webhook_target(url)
+
+
 def platform_url_refusal(url: str, registered_urls: list[str]) -> str | None:
-    """Why a service URL that an LTI platform's launch named may not be called (None: it
-    may): http(s) to a host and port of `registered_urls` (the admin's registration), to a
-    host in the allow-list, or to one that resolves only to public addresses."""
+    """Why `platform_target` refuses `url` (None: it may be called)."""
     try:
-        _scheme, host, port, _path = _parts(url)
-        if (host, port) in {_host_and_port(known) for known in registered_urls}:
-            return None
-        webhook_target(url)
+        platform_target(url, registered_urls)
     except WebhookUrlRefused as refused:
-        return f"the platform's service URL is refused: {refused.message}"
+        return platform_refusal(refused)
     return None
+
+
+def platform_refusal(refused: WebhookUrlRefused) -> str:
+    return f"the platform's service URL is refused: {refused.message}"
 
 
 def webhook_target(url: str) -> WebhookTarget:
@@ -133,7 +144,8 @@ def webhook_target(url: str) -> WebhookTarget:
     return WebhookTarget(scheme, host, port, path, str(addresses[0]))
 
 
-def _host_header(target: WebhookTarget) -> str:
+def host_header(target: WebhookTarget) -> str:
+    """The Host header of a request to `target` (connected to by address)."""
     host = f"[{target.host}]" if ":" in target.host else target.host
     return host if target.port == _SCHEMES[target.scheme] else f"{host}:{target.port}"
 
@@ -164,7 +176,7 @@ def target_post(
             "POST",
             target.path,
             body=body,
-            headers={**headers, "Host": _host_header(target)},
+            headers={**headers, "Host": host_header(target)},
             redirect=False,
             retries=False,
             preload_content=False,

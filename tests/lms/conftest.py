@@ -1,5 +1,6 @@
 """API clients with real tokens, sent as `Authorization: Bearer ...` headers."""
 
+import socket
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from datetime import timedelta
@@ -49,3 +50,21 @@ def make_client(db: None) -> MakeClient:
 # succeeds, and beat's `lms.resend_unsent` queues it once LMS_RESEND_AFTER_S has passed.
 RESEND_AFTER = timedelta(seconds=301)  # past LMS_RESEND_AFTER_S (300 s by default)
 CaptureCommits = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]
+
+
+@pytest.fixture
+def fake_dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Names the tests make up, answered from this table (first answer first, then the
+    next); every other name resolves as usual."""
+    table: dict[str, list[str]] = {}
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        answers = table.get(str(host))
+        if not answers:
+            return real(host, port, *args, **kwargs)
+        address = answers.pop(0) if len(answers) > 1 else answers[0]
+        return real(address, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return table

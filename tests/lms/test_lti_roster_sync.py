@@ -1,6 +1,9 @@
 """Roster sync (NRPS): an examiner brings the course's members over from the platform,
 whose membership service answers over HTTP with a token it issued."""
 
+from typing import Any
+from urllib.parse import urlparse
+
 import pytest
 from django.contrib.auth.models import User
 from lti_tool.models import Key
@@ -119,3 +122,19 @@ def test_a_roster_reaching_for_an_internal_host_is_not_fetched(
     assert why in reply.json()["error"]["message"]
     assert hits == []
     assert _roles(lti, "from-inside") == []
+
+
+def test_a_roster_host_is_reached_at_the_address_that_was_checked(
+    lti: Lti, fake_dns: dict[str, list[str]], settings: Any
+) -> None:
+    """An allowed platform host checked as 127.0.0.1 that a further lookup would send
+    elsewhere (DNS rebinding): the roster still comes from the checked address."""
+    settings.WEBHOOK_ALLOWED_PRIVATE_HOSTS = ["roster.lms.test"]
+    port = urlparse(lti.base).port
+    launch(lti, memberships_url=f"http://roster.lms.test:{port}/memberships/course-dl-101")
+    fake_dns["roster.lms.test"] = ["127.0.0.1", "127.0.0.1", "192.0.2.1"]
+    lti.grades.members = [{"user_id": "s-9", "roles": [LEARNER], "status": "Active"}]
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 200, reply.content
+    assert reply.json() == [{"members": 1, "added": 1, "removed": 0}]
+    assert _roles(lti, "s-9") == ["student"]

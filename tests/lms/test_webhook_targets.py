@@ -3,7 +3,6 @@ when subscribed and again when delivered, the delivery connects to the address t
 checked (a host re-resolving elsewhere changes nothing), and redirects are not followed;
 hosts in WEBHOOK_ALLOWED_PRIVATE_HOSTS are let through."""
 
-import socket
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -125,24 +124,6 @@ def redirecting_receiver() -> Iterator[tuple[Hits, int]]:
 
     with serving(Handler) as port:
         yield hits, port
-
-
-@pytest.fixture
-def fake_dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    """Names the tests make up, answered from this table (first answer first, then the
-    next); every other name resolves as usual."""
-    table: dict[str, list[str]] = {}
-    real = socket.getaddrinfo
-
-    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-        answers = table.get(str(host))
-        if not answers:
-            return real(host, port, *args, **kwargs)
-        address = answers.pop(0) if len(answers) > 1 else answers[0]
-        return real(address, port, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    return table
 
 
 def _subscribed_quiz(make_client: MakeClient, url: str) -> Quiz:
