@@ -15,7 +15,7 @@ from runner.harness import pristine
 from runner.harness.child_checks import CHECKS, fresh_inputs, record_retained_graph
 from runner.harness.context import ChildContext, StudentError
 from runner.harness.memory import Measured, peak_memory
-from runner.harness.spec import Case
+from runner.harness.spec import PRESET_GRAD, Case
 
 
 def new_record(case: Case) -> dict[str, Any]:
@@ -68,11 +68,6 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
 @contextlib.contextmanager
 def _unmeasured() -> Iterator[Measured]:
     yield Measured()
-
-
-# Not zero: an answer that zeroed the caller's gradients, or read its own result from `.grad`
-# after running backward into the caller's tensors, would look right on zeros.
-PRESET_GRAD = 0.25
 
 
 def _preset_input_grads(inputs: Any) -> None:

@@ -41,6 +41,22 @@ def input_grads(inputs: Inputs) -> list[torch.Tensor | None]:
     return grads
 
 
+def _added(
+    before: list[torch.Tensor | None], after: list[torch.Tensor | None]
+) -> list[torch.Tensor | None]:
+    """Each input's gradient from one backward: None where it left .grad as it was (no
+    gradient reached the input), the new .grad where there was none."""
+    added: list[torch.Tensor | None] = []
+    for old, new in zip(before, after, strict=True):
+        if new is None or old is None:
+            added.append(new)
+        elif old.shape == new.shape and old.dtype == new.dtype and pristine.equal(old, new):
+            added.append(None)
+        else:
+            added.append(pristine.sub(new, old))
+    return added
+
+
 def _roots(output: Any) -> list[torch.Tensor]:
     return [t for t in pristine.tensors_in(output) if pristine.requires_grad_of(t)]
 
@@ -71,12 +87,16 @@ def check_gradients(
     case: Case, check: Check, ctx: ChildContext, output: Any, inputs: Inputs
 ) -> None:
     ctx_values = ctx.record["values"]
+    before = input_grads(inputs)
     try:
         upstream = backward(ctx, output, check.options.get("upstream", "sum"), case.seed)
     except StudentError as error:
         ctx_values["grads"] = bad(f"backward failed: {error_text(error)}")
         return
-    ctx_values["grads"] = ctx.encode(input_grads(inputs))
+    # What the call left in .grad, and what this backward added to it: a student is told the
+    # gradient itself (the reference's, over the same inputs), or that none arrived.
+    ctx_values["grads_before"] = ctx.encode(before)
+    ctx_values["grads"] = ctx.encode(_added(before, input_grads(inputs)))
     # A hand-written backward that edits grad_output in place edits the caller's tensor; one
     # that edits what it saved (the output, say) changes the result the caller holds.
     ctx_values["upstream_after"] = ctx.encode(upstream)

@@ -21,7 +21,7 @@ from runner.harness.judge_efficiency import TimingEvidence, judge_efficiency
 from runner.harness.outcome import Outcome, Tolerance
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
-from runner.harness.spec import REFUSED_AFTER_EDIT, Case, Check
+from runner.harness.spec import PRESET_GRAD, REFUSED_AFTER_EDIT, Case, Check
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,17 @@ def compare_gradients(
 
 def gradients(j: JudgeInput) -> Outcome:
     got, expected = student_value(j.student, "grads"), j.ref("grads")
+    left = Outcome(True) if isinstance(got, Rejected) else _grads_left_by_call(j)
+    if not left.ok:
+        return left.as_kind("side_effect")
     grads = compare_gradients(got, expected, j.tolerance, j.grad_labels)
     if not grads.ok:
         return grads.as_kind("gradients")
-    after = student_value(j.student, "upstream_after")
-    upstream = compare(after, j.ref("upstream_after"), exact(j.tolerance), "the upstream gradient")
-    if not upstream.ok:
+    after, expected_after = student_value(j.student, "upstream_after"), j.ref("upstream_after")
+    upstream = compare(after, expected_after, exact(j.tolerance), "the upstream gradient")
+    # An output of another shape (reported by the output's comparison) was sent an upstream
+    # gradient of its own shape: only one of the reference's shape can show an edit.
+    if not upstream.ok and _same_shapes(after, expected_after):
         message = f"the backward changed the incoming gradient in place: {upstream.message}"
         return Outcome(False, message, kind="side_effect")
     output = student_value(j.student, "output")
@@ -84,6 +89,32 @@ def gradients(j: JudgeInput) -> Outcome:
         return grads
     message = f"the backward changed the call's output in place: {after.message}"
     return Outcome(False, message, kind="side_effect")
+
+
+def _same_shapes(got: Any, expected: Any) -> bool:
+    if not (isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected)):
+        return False
+    return all(
+        isinstance(g, TensorValue)
+        and isinstance(e, TensorValue)
+        and g.tensor.shape == e.tensor.shape
+        for g, e in zip(got, expected, strict=True)
+    )
+
+
+def _grads_left_by_call(j: JudgeInput) -> Outcome:
+    """The .grad the call itself left on each input, before the check's backward, as the
+    reference left it (the gradients compared are what that backward adds)."""
+    got, expected = student_value(j.student, "grads_before"), j.ref("grads_before")
+    if not (isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected)):
+        return Outcome(False, "the gradients before backward could not be read")
+    labels = j.grad_labels
+    for index, (g, e) in enumerate(zip(got, expected, strict=True)):
+        label = labels[index] if index < len(labels) else f"input {index + 1}"
+        outcome = _grad_after_call(g, e, label, j.tolerance)
+        if not outcome.ok:
+            return outcome
+    return Outcome(True)
 
 
 def _flag(j: JudgeInput, name: str) -> Outcome:
@@ -158,7 +189,9 @@ def purity(j: JudgeInput) -> Outcome:
     strict = exact(j.tolerance)
     for index, (g, e) in enumerate(zip(got, expected, strict=True)):
         label = j.inputs[index][0] if index < len(j.inputs) else f"input {index + 1}"
-        outcome = _input_unchanged(g, e, label, strict)
+        outcome = _input_unchanged(g, e, label, j.tolerance)
+        if outcome.ok and e.grad_recorded:
+            outcome = _grad_after_call(g.grad, e.grad, label, j.tolerance)
         if not outcome.ok:
             return outcome.as_kind("side_effect")
     rng = compare(student_value(j.student, "rng_after"), j.ref("rng_after"), strict, "rng")
@@ -173,9 +206,9 @@ def purity(j: JudgeInput) -> Outcome:
 
 
 def _input_unchanged(
-    got: TensorValue, expected: TensorValue, label: str, tol: Tolerance
+    got: TensorValue, expected: TensorValue, label: str, tolerance: Tolerance
 ) -> Outcome:
-    values = compare(got, expected, tol, "its value")
+    values = compare(got, expected, exact(tolerance), "its value")
     if not values.ok:
         return replace(values, message=f"the input {label} was changed in place: {values.message}")
     if got.requires_grad != expected.requires_grad:
@@ -184,19 +217,30 @@ def _input_unchanged(
             f"the call switched requires_grad of the input {label} from {expected.requires_grad}"
             f" to {got.requires_grad}; leave the caller's tensors as they were",
         )
-    if expected.grad_recorded and not _same_grad(got.grad, expected.grad, tol):
-        return Outcome(
-            False,
-            f"the call changed the gradient (.grad) of the input {label}: it must not run "
-            "backward into the caller's tensors or reset their .grad",
-        )
     return Outcome(True)
 
 
-def _same_grad(got: TensorValue | None, expected: TensorValue | None, tol: Tolerance) -> bool:
-    if got is None or expected is None:
-        return got is expected
-    return compare(got, expected, tol).ok
+def _grad_after_call(
+    got: TensorValue | None, expected: TensorValue | None, label: str, tolerance: Tolerance
+) -> Outcome:
+    """The input's .grad after the call: as it was when the reference leaves it alone, else
+    (a function whose job is to run backward into it) the reference's, within tolerance."""
+    if not _left_alone(expected):
+        return compare_gradients(
+            [got], [expected], tolerance, [label], "the gradient the call left in .grad"
+        )
+    if (got is None) == (expected is None) and _left_alone(got):
+        return Outcome(True)
+    return Outcome(
+        False,
+        f"the call changed the gradient (.grad) of the input {label}: it must not run "
+        "backward into the caller's tensors or reset their .grad",
+    )
+
+
+def _left_alone(grad: TensorValue | None) -> bool:
+    """A .grad the call did not touch: none (the input requires no grad) or the preset one."""
+    return grad is None or bool((grad.tensor == PRESET_GRAD).all())
 
 
 def no_graph(j: JudgeInput) -> Outcome:

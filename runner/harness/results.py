@@ -9,7 +9,7 @@ from runner.harness.payload import NodeDecoder, PayloadError, split_payload
 
 VALUE_KEYS = set(
     """
-    output inputs_after rng_after grads grads_once grads_twice rerun gradcheck_grads
+    output inputs_after rng_after grads grads_before grads_once grads_twice rerun gradcheck_grads
     returned losses params step_error retained_grads upstream_after output_after
     plain_grads edited_grads
 """.split()

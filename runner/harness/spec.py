@@ -23,6 +23,10 @@ CHECK_KINDS = (
 )
 # What `saved_tensors` records when autograd refused the backward after the output's edit.
 REFUSED_AFTER_EDIT = "refused"
+# The .grad each input leaf that requires grad holds when the call starts. Not zero: an answer
+# that zeroed the caller's gradients, or read its own result from `.grad` after running
+# backward into the caller's tensors, would look right on zeros.
+PRESET_GRAD = 0.25
 COMPARE_FIELDS = {
     "rtol": "number",
     "atol": "number",

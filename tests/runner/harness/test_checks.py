@@ -375,3 +375,64 @@ def test_no_graph_sees_history_however_it_was_dropped(source: str) -> None:
     score, results, _status, _message = grade(source, under_no_grad, checks)
     assert score == 0.0, results
     assert "recorded autograd history" in only_message(results)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(x):\n    return 3 * x\n", "the gradient of x differs"),
+        ("def f(x):\n    return x.detach() * x.detach()\n", "x received no gradient"),
+    ],
+    ids=["wrong gradient", "no gradient"],
+)
+def test_gradients_report_what_backward_gave_not_the_callers_preset_grad(
+    source: str, expected: str
+) -> None:
+    """The inputs hold a preset .grad when the call starts; the student is told the gradient
+    itself (3, against 2 * x = 2), never the sums with that preset."""
+    checks = case(
+        "gradients", args=[{"tensor": [1.0, 1.0], "requires_grad": True}], compare_output=False
+    )
+    _score, results, _status, _message = grade(source, SQUARE, checks)
+    message = only_message(results)
+    assert expected in message
+    assert not any(preset_sum in message for preset_sum in ("0.25", "2.25", "3.25"))
+    if "differs" in message:
+        assert "(got 3, expected 2)" in message
+
+
+RUNS_BACKWARD = (
+    "def f(x, w):\n    out = (x * w{scale}).sum()\n    out.backward(){again}\n"
+    "    return out.detach()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("scale", "again", "passes"),
+    [
+        (" * (1 + 1e-7)", "", True),  # within the tolerance: not bit for bit the reference's
+        ("", "\n    (x * w).sum().backward()", False),  # backward twice
+        (" * 0", "", False),  # a wrong gradient left in .grad
+    ],
+    ids=["within tolerance", "twice", "wrong"],
+)
+def test_a_function_whose_job_is_to_run_backward_is_judged_by_the_grad_it_leaves(
+    scale: str, again: str, passes: bool
+) -> None:
+    reference = RUNS_BACKWARD.format(scale="", again="")
+    checks = case("purity", "gradients", args=GRAD_ARGS)
+    score, results, _status, _message = grade(
+        RUNS_BACKWARD.format(scale=scale, again=again), reference, checks
+    )
+    assert (score == 1.0) is passes, results
+    if not passes:
+        assert "the gradient the call left in .grad of x" in only_message(results)
+
+
+def test_an_output_of_another_shape_is_not_said_to_edit_the_upstream_gradient() -> None:
+    total = "def f(x):\n    return (x * x).sum()\n"
+    one_element = "def f(x):\n    return (x * x).sum().reshape(1)\n"
+    _score, results, _status, _message = grade(one_element, total, case("gradients"))
+    message = only_message(results)
+    assert "shape" in message
+    assert "incoming gradient" not in message
