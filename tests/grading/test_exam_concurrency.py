@@ -111,11 +111,12 @@ def test_an_attempt_submitted_while_a_release_checks_its_answers_waits_for_the_n
     )
     checked_answers = release_services._not_final
 
+    def submit_late() -> None:
+        attempt_submit(attempt=late, now=timezone.now())
+
     def submit_meanwhile(attempts: Any) -> Any:
         blockers = checked_answers(attempts)
-        submitting = threading.Thread(
-            target=_in_own_connection(lambda: attempt_submit(attempt=late, now=timezone.now()))
-        )
+        submitting = threading.Thread(target=_in_own_connection(submit_late))
         submitting.start()
         submitting.join()
         return blockers
