@@ -27,6 +27,8 @@ def build_model(spec: Training, device: str) -> torch.nn.Module:
     layers: list[torch.nn.Module] = []
     for index in range(len(sizes) - 1):
         if index:
+            if spec.batch_norm:
+                layers.append(pristine.BatchNorm1d(sizes[index], affine=False))
             layers.append(pristine.ReLU())
         layers.append(pristine.Linear(sizes[index], sizes[index + 1]))
     model = layers[0] if len(layers) == 1 else pristine.Sequential(*layers)
@@ -46,6 +48,8 @@ def measure_loss(
         hidden = x
         for index in range(0, len(params), 2):
             if index:
+                if spec.batch_norm:  # as in training mode: by the batch's own statistics
+                    hidden = pristine.batch_norm(hidden, None, None, training=True)
                 hidden = pristine.relu(hidden)
             hidden = pristine.linear(hidden, params[index], params[index + 1])
         if spec.loss == "mse":

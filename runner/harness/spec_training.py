@@ -32,6 +32,9 @@ class Training:
     lr: float
     steps: int
     stages: list[Stage]
+    # An mlp's hidden layers batch-normalised (no affine parameters): training mode normalises
+    # by the batch, evaluation mode by the running statistics, so the two give other losses.
+    batch_norm: bool = False
 
 
 def parse_training(raw: dict[str, Any], path: Path) -> Training:
@@ -39,7 +42,7 @@ def parse_training(raw: dict[str, Any], path: Path) -> Training:
     for key in ("args", "kwargs", "checks", "compare_output"):
         if key in raw:
             raise CaseError((*path, key), "not used by a training case")
-    model, sizes = _parse_model(raw.get("model"), (*path, "model"))
+    model, sizes, batch_norm = _parse_model(raw.get("model"), (*path, "model"))
     x, y = _parse_data(raw.get("data"), (*path, "data"))
     loss = raw.get("loss", "mse")
     if loss not in LOSSES:
@@ -49,13 +52,24 @@ def parse_training(raw: dict[str, Any], path: Path) -> Training:
     if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_STEPS:
         raise CaseError((*path, "steps"), f"must be an integer from 1 to {MAX_STEPS}")
     stages = _parse_stages(raw.get("stages"), (*path, "stages"))
-    return Training(model, sizes, x, y, loss, optimizer, lr, steps, stages)
+    return Training(model, sizes, x, y, loss, optimizer, lr, steps, stages, batch_norm)
 
 
-def _parse_model(raw: object, path: Path) -> tuple[str, list[int]]:
-    if not isinstance(raw, dict) or len(raw) != 1:
+def _parse_model(raw: object, path: Path) -> tuple[str, list[int], bool]:
+    options = (
+        {key: raw[key] for key in ("batch_norm",) if key in raw} if isinstance(raw, dict) else {}
+    )
+    layers = (
+        {key: value for key, value in raw.items() if key not in options}
+        if isinstance(raw, dict)
+        else {}
+    )
+    if not isinstance(raw, dict) or len(layers) != 1:
         raise CaseError(path, "must be {linear: [IN, OUT]} or {mlp: [IN, HIDDEN..., OUT]}")
-    kind, sizes = next(iter(raw.items()))
+    kind, sizes = next(iter(layers.items()))
+    batch_norm = options.get("batch_norm", False)
+    if not isinstance(batch_norm, bool) or (batch_norm and kind != "mlp"):
+        raise CaseError((*path, "batch_norm"), "must be true or false, and true only for an mlp")
     if kind not in ("linear", "mlp"):
         raise CaseError((*path, str(kind)), "unknown model; use linear or mlp")
     valid = isinstance(sizes, list) and all(
@@ -65,7 +79,7 @@ def _parse_model(raw: object, path: Path) -> tuple[str, list[int]]:
         raise CaseError(
             (*path, kind), f"sizes must be 2 (linear) or >= 2 (mlp) integers 1..{MAX_WIDTH}"
         )
-    return kind, sizes
+    return kind, sizes, batch_norm
 
 
 def _parse_data(raw: object, path: Path) -> tuple[Any, Any]:

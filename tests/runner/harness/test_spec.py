@@ -98,6 +98,9 @@ def test_a_training_case_gets_default_optimizer_steps_and_stages() -> None:
     [
         ({"model": {"cnn": [1, 2]}}, "cases[0].model.cnn: unknown model"),
         ({"model": {"linear": [4, 8, 1]}}, "cases[0].model.linear: sizes must be"),
+        ({"model": {"linear": [4, 1], "batch_norm": True}}, "cases[0].model.batch_norm: must"),
+        ({"model": {"mlp": [4, 8, 1], "batch_norm": "yes"}}, "cases[0].model.batch_norm: must"),
+        ({"model": {"mlp": [4, 8, 1], "dropout": 0.5}}, "cases[0].model: must be"),
         ({"data": {"x": {"random": [8, 4]}}}, "cases[0].data: must be a mapping with x and y"),
         ({"loss": "hinge"}, "cases[0].loss: unknown loss 'hinge'"),
         ({"optimizer": {"rmsprop": {}}}, "cases[0].optimizer.rmsprop: unknown optimizer"),

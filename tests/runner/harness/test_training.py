@@ -64,6 +64,22 @@ def test_adam_and_a_linear_model_work_too() -> None:
     assert score == 1.0
 
 
+def test_a_step_run_in_evaluation_mode_is_caught_by_batch_norm_though_it_restores_training() -> (
+    None
+):
+    in_eval = GOOD.replace(
+        "    optimizer.zero_grad()\n", "    model.eval()\n    optimizer.zero_grad()\n"
+    )
+    restored = in_eval.replace("return loss.detach()", "model.train()\n    return loss.detach()")
+    normalised = {"mlp": [4, 8, 1], "batch_norm": True}
+    assert run(GOOD, model=normalised)[0] == 1.0
+    assert run(restored)[0] == 1.0  # without batch norm both modes compute the same
+    score, results, _status, _message = run(restored, model=normalised)
+    passed = {r.name.split(": ")[1]: r.passed for r in results}
+    assert (passed["runs"], passed["matches_reference"]) == (False, False), results
+    assert score < 1.0
+
+
 def test_forgetting_zero_grad_runs_but_does_not_match_the_reference() -> None:
     no_zero = GOOD.replace("    optimizer.zero_grad()\n", "")
     _score, results, _status, _message = run(no_zero)
