@@ -136,7 +136,9 @@ DANGEROUS_MODULES = frozenset(
 WHY = (
     "graded answers may import only torch, math and the standard modules "
     + ", ".join(sorted(ALLOWED_IMPORTS - {"__future__", "torch", "math"}))
-    + ", and may not inspect or change the interpreter, torch's internals or the grader"
+    + ", not every part of those (some call or read by a name built at run time, or reach"
+    " files, memory or the interpreter), and may not inspect or change the interpreter, torch's"
+    " internals or the grader"
 )
 
 
