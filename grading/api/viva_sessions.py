@@ -27,6 +27,7 @@ from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
     MAX_NOTES_CHARS,
     Pool,
+    viva_session_cancel,
     viva_session_discard,
     viva_session_draw,
     viva_session_end,
@@ -106,6 +107,14 @@ class VivaSessionDetailApi(APIView):
     def get(self, request: Request, session_id: int) -> Response:
         """The session with every question asked, its notes, rubric and marks."""
         return _session_reply(request, session_id)
+
+    @extend_schema(request=None, responses={204: None}, operation_id="viva_session_cancel")
+    def delete(self, request: Request, session_id: int) -> Response:
+        """Cancel an open viva in which no question is asked (409 `viva_question_kept`
+        otherwise): the session and its attempt are removed, so the student has that
+        attempt again."""
+        viva_session_cancel(session=access_viva_session(request.user, session_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class VivaDrawApi(APIView):

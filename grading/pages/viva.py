@@ -23,6 +23,7 @@ from grading.services.viva_sessions import (
     MAX_NOTES_CHARS,
     Pool,
     viva_questions_of,
+    viva_session_cancel,
     viva_session_discard,
     viva_session_draw,
     viva_session_end,
@@ -117,17 +118,25 @@ def _act(request: HttpRequest, session: VivaSession, examiner: User) -> str:
     if action == "end":
         viva_session_end(session=session, now=timezone.now())
         return "The viva is over and its marks are totalled."
-    raise DomainError("Choose draw, record, discard or end.", fields={"action": ["unknown"]})
+    raise DomainError(
+        "Choose draw, record, discard, end or cancel.", fields={"action": ["unknown"]}
+    )
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
-    """GET: the session; POST: draw, record notes and marks, or end (`action`)."""
+    """GET: the session; POST: draw, record notes and marks, end, or cancel (`action`)."""
     session = access_viva_session(request.user, session_id)
     typed = None
     if request.method == "POST" and isinstance(request.user, User):
         try:
+            if request.POST.get("action") == "cancel":
+                quiz = viva_session_cancel(session=session)
+                messages.success(
+                    request, "The viva is cancelled; the student has the attempt again."
+                )
+                return redirect("grading-pages:viva-start", quiz_id=quiz.pk)
             messages.success(request, _act(request, session, request.user))
             return redirect("grading-pages:viva", session_id=session.pk)
         except _MarkRefused as refused:

@@ -270,10 +270,16 @@ def viva_session_end(*, session: VivaSession, now: datetime) -> VivaSession:
         unmarked = list(
             attempt.responses.filter(marks__isnull=True).values_list("position", flat=True)
         )
-        if unmarked or not attempt.responses.exists():
+        if not attempt.responses.exists():
+            raise UnmarkedQuestions(
+                "No question was asked: draw one, or cancel the viva, which gives the student "
+                "their attempt back.",
+                fields={"positions": ["no question was asked"]},
+            )
+        if unmarked:
             raise UnmarkedQuestions(
                 "Mark every question asked before ending the session.",
-                fields={"positions": [str(p) for p in unmarked] or ["no question was asked"]},
+                fields={"positions": [str(p) for p in unmarked]},
             )
         attempt.submitted_at = now
         attempt.save(update_fields=["submitted_at"])
@@ -281,3 +287,19 @@ def viva_session_end(*, session: VivaSession, now: datetime) -> VivaSession:
         locked.status, locked.ended_at = VivaSessionStatus.ENDED, now
         locked.save(update_fields=["status", "ended_at"])
         return locked
+
+
+def viva_session_cancel(*, session: VivaSession) -> Quiz:
+    """Cancel a viva in which no question is asked (none drawn, or every one put back): the
+    session and its attempt go, so the student has that attempt again; the quiz it was of."""
+    with transaction.atomic():
+        locked = _locked_open(session)
+        attempt = attempt_lock(locked.attempt_id)
+        if attempt.responses.exists():
+            raise QuestionKept(
+                "Questions were drawn in this viva: put them back unasked to cancel it, or "
+                "mark them and finish it.",
+                fields={"session": ["questions drawn"]},
+            )
+        attempt.delete()  # the session with it
+        return locked.attempt.quiz

@@ -64,6 +64,21 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
     assert "Said it sums." in result
 
 
+def test_a_viva_with_nothing_asked_is_cancelled_from_the_page(staff: Staff) -> None:
+    page = browser_as(staff.examiner)
+    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    url = f"/examiner/vivas/{session.pk}/"
+    shown = page.get(url).text
+    assert "Cancel the viva (nothing asked)" in shown
+    assert "Finish the viva</button>" not in shown
+    cancelled = page.post(url, {"action": "cancel"}, follow=True)
+    assert cancelled.redirect_chain[-1][0] == f"/examiner/quizzes/{staff.quiz.pk}/viva/"
+    assert "The viva is cancelled" in cancelled.text
+    assert not VivaSession.objects.filter(pk=session.pk).exists()
+    assert page.get(url).status_code == 404
+
+
 def test_the_page_says_where_draws_come_from_and_offers_only_their_topics(staff: Staff) -> None:
     other_topic = new_topic(course=staff.course, title="Not in this quiz")
     question(staff.course, {**VIVA, "title": "Elsewhere"}, topic=other_topic)
@@ -91,7 +106,7 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
     for body, said in (
         ({"action": "record", "position": "7"}, "Not done: No question was drawn at position 7"),
         ({"action": "draw", "topic": "x"}, "Not done: Choose a topic from the list"),
-        ({"action": "zzz"}, "Not done: Choose draw, record, discard or end."),
+        ({"action": "zzz"}, "Not done: Choose draw, record, discard, end or cancel."),
         (
             {"action": "discard", "position": "x"},
             "Not done: Say which question of the viva to put back.",
@@ -100,7 +115,7 @@ def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None
             {"action": "discard", "position": "99", "id": "1"},
             "Not done: No question was drawn at position 99",
         ),
-        ({"action": "end"}, "Not done: Mark every question asked"),
+        ({"action": "end"}, "Not done: No question was asked: draw one, or cancel the viva"),
         ({"action": "draw"}, "A question was drawn."),
         ({"action": "record", "position": "0", "notes": "n"}, "Notes saved; choose a level"),
         (

@@ -311,3 +311,22 @@ def test_notes_from_a_stale_tab_are_not_recorded_on_the_question_drawn_since(
     assert answer.answer in (None, {}, {"text": ""})
     meant = {"notes": "About the second.", "id": second["id"]}
     assert client.post(f"{base}/questions/0/", meant, format="json").status_code == 200
+
+
+def test_a_viva_started_by_mistake_is_cancelled_and_the_attempt_given_back(staff: Staff) -> None:
+    staff.quiz.attempts_allowed = 1
+    staff.quiz.save()
+    client, session = api_as(staff.examiner), _start(staff).json()
+    base = f"/api/viva-sessions/{session['id']}"
+    ended = client.post(f"{base}/end/")
+    assert ended.status_code == 409
+    assert "cancel the viva" in ended.json()["error"]["message"]
+    drawn = client.post(f"{base}/draws/", {"tag": "oral"}, format="json").json()
+    kept = client.delete(f"{base}/")
+    assert (kept.status_code, kept.json()["error"]["code"]) == (409, "viva_question_kept")
+    assert client.delete(f"{base}/questions/0/?id={drawn['id']}").status_code == 200
+    assert api_as(staff.student).delete(f"{base}/").status_code == 403  # examiners only
+    assert client.delete(f"{base}/").status_code == 204
+    assert not Attempt.objects.filter(quiz=staff.quiz, user=staff.student).exists()
+    assert client.get(f"{base}/").status_code == 404
+    assert _start(staff).status_code == 201  # the one attempt is there again
