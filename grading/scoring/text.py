@@ -74,11 +74,13 @@ def normalise(text: str, *, whitespace: str, case_sensitive: bool) -> str:
 
 
 def _forms(text: str, *, whitespace: str, case: bool) -> set[str]:
-    """The text as typed and as a bare name, each under the question's rules."""
-    return {
+    """The text as typed and as a bare name, each under the question's rules; an empty form
+    (a blank answer, or one of only backticks) is none, and matches nothing."""
+    forms = {
         normalise(text, whitespace=whitespace, case_sensitive=case),
         normalise(bare_name(text), whitespace=whitespace, case_sensitive=case),
     }
+    return {form for form in forms if form.strip()}
 
 
 def _matches(

@@ -156,7 +156,10 @@ def _check_short_text(check: Checker, data: dict[str, Any], rows: bool) -> None:
         check.keys(answer, path, ("text", "regex", "fraction", "feedback"))
         if ("text" in answer) == ("regex" in answer):
             check.error(path, "an answer needs exactly one of text or regex")
-        check.text(answer, "text", path, max_length=schema.MAX_TEXT_ANSWER)
+        accepted = check.text(answer, "text", path, max_length=schema.MAX_TEXT_ANSWER)
+        if accepted is not None and not accepted.replace("`", "").strip():
+            # Grading reads `x` as x: a blank text would match an answer of only backticks.
+            check.error((*path, "text"), "must not be empty (a blank answer would match it)")
         pattern = check.text(answer, "regex", path, max_length=schema.MAX_TEXT_ANSWER)
         if pattern is not None:
             _check_regex(check, pattern, (*path, "regex"))

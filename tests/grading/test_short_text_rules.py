@@ -82,3 +82,13 @@ def test_a_stored_pattern_the_grading_engine_refuses_matches_nothing_and_grades_
     content = short_text({"regex": "[[:letters:]]+"}, {"text": "abc", "fraction": 0.5})
     assert score(content, "abc") == 0.5
     assert score(short_text({"regex": "a{4294967296}"}), "a") == 0.0
+
+
+def test_an_answer_of_only_spaces_or_backticks_matches_nothing() -> None:
+    """Such an answer reads as empty; a question stored with a blank accepted text (refused
+    when saved since) or a pattern that takes the empty text must not score it."""
+    for blank in ("", "  ", "``", "` `"):
+        assert score(short_text({"text": ""}), blank) == 0.0, blank
+    for blank in ("", "  "):
+        assert score(short_text({"regex": ".*"}), blank) == 0.0, blank
+    assert score(short_text({"regex": ".*"}), "anything") == 1.0

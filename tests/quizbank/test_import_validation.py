@@ -274,6 +274,11 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:5 answers[0]: an answer needs exactly one of text or regex",
     ),
     (
+        "short text: an accepted text is not blank",
+        {"t/q.yaml": TEXT + '  - text: " `` "\n'},
+        "t/q.yaml:5 answers[0].text: must not be empty (a blank answer would match it)",
+    ),
+    (
         "short text: whitespace enum",
         {"t/q.yaml": TEXT + "  - text: a\nwhitespace: squash\n"},
         "t/q.yaml:6 whitespace: must be one of: normalize, exact, ignore",
