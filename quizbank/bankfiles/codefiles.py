@@ -27,10 +27,19 @@ def file_kind(name: str) -> str | None:
     return None
 
 
+def parse_python(source: str, filename: str = "<unknown>") -> ast.Module:
+    """`source`'s syntax tree; SyntaxError also for source nested too deeply for the parser
+    (which raises RecursionError or MemoryError on it)."""
+    try:
+        return ast.parse(source, filename=filename)
+    except (RecursionError, MemoryError) as exc:
+        raise SyntaxError("it is nested too deeply to be read") from exc
+
+
 def check_python(name: str, source: str, *, defines: str | None) -> tuple[int, str] | None:
     """(line, message) when `source` does not parse or does not define `defines`."""
     try:
-        tree = ast.parse(source, filename=name)
+        tree = parse_python(source, filename=name)
     except SyntaxError as exc:
         return exc.lineno or 1, f"is not valid Python: {exc.msg}"
     if defines is None or defines in _top_level_names(tree):

@@ -11,6 +11,7 @@ import ast
 from typing import Any
 from xml.etree.ElementTree import Element
 
+from quizbank.bankfiles.codefiles import parse_python
 from quizbank.interchange.common import to_float
 from quizbank.interchange.report import Unsupported
 
@@ -66,7 +67,7 @@ def _check_returns(answer: str, entry_point: str) -> None:
     wrong, would score the same. (An answer that does not parse is reported by the bank's
     own checks.)"""
     try:
-        tree = ast.parse(answer)
+        tree = parse_python(answer)
     except SyntaxError:
         return
     functions = [
@@ -95,7 +96,7 @@ def _call(test: Element, number: int) -> tuple[str, list[Any]]:
         raise Unsupported(f"test {number} reads standard input")
     code = (test.findtext("testcode/text") or "").strip()
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError as exc:
         raise Unsupported(f"test {number} is not valid Python: {exc.msg}") from exc
     printed = _printed_call(tree)

@@ -75,6 +75,12 @@ def test_an_edit_saves_the_next_version_and_the_same_text_saves_none(author: Use
             ),
             "reference.py, line 2: is not valid Python",
         ),
+        (  # the parser gives up on it (RecursionError): a message, not a 500
+            starter_yaml("code").replace(
+                "reference.py: |\n", "reference.py: |\n    x = " + "-" * 100_000 + "1\n", 1
+            ),
+            "reference.py, line 1: is not valid Python: it is nested too deeply to be read",
+        ),
     ],
 )
 def test_a_refused_edit_says_where_and_changes_nothing(author: User, text: str, shown: str) -> None:

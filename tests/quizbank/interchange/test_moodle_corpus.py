@@ -3,6 +3,8 @@ fractions, tolerances and feedback; what the bank cannot hold is reported with i
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from quizbank.models import Course
@@ -132,3 +134,23 @@ def test_an_embedded_support_file_is_reported_with_the_question(course: Course) 
     assert "(line 4)" in location
     assert "embedded files (sqrmodule.py)" in reason
     assert not course.questions.exists()
+
+
+@pytest.mark.parametrize(
+    ("find", "replace"),
+    [
+        ("<answer>def sqr(n):", "<answer>x = " + "-" * 100_000 + "1\ndef sqr(n):"),
+        ("<text>print(sqr(-3))</text>", "<text>print(sqr(1" + "+1" * 100_000 + "))</text>"),
+    ],
+    ids=["answer", "test code"],
+)
+def test_python_nested_too_deeply_to_parse_skips_its_question_saying_so(
+    course: Course, tmp_path: Path, find: str, replace: str
+) -> None:
+    source = (MOODLE / "moodle-qtype_coderunner/simpledemoquestions.xml").read_text()
+    assert find in source
+    path = tmp_path / "nested.xml"
+    path.write_text(source.replace(find, replace, 1))
+    report = import_file(course, "moodle", path)
+    assert "python-function-sqr" not in stored(course)
+    assert any("nested too deeply" in reason for reason in skipped_reasons(report).values())
