@@ -324,7 +324,8 @@ def tolerance_answers(processing: Element | None) -> list[dict[str, Any]]:
         if equal is None or value is None or score is None:
             return []
         relative = equal.get("toleranceMode") == "relative"
-        tolerance = to_float((equal.get("tolerance") or "0").split()[0], "tolerance")
+        # QTI's tolerance is one or two numbers (the second for the upper bound); none is 0.
+        tolerance = to_float(((equal.get("tolerance") or "").split() or ["0"])[0], "tolerance")
         answer: dict[str, Any] = {
             "value": to_float(value.text, "baseValue"),
             "tolerance": float(f"{tolerance / 100:.12g}") if relative else tolerance,

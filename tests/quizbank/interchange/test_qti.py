@@ -8,7 +8,9 @@ import zipfile
 from decimal import Decimal
 
 import pytest
+from defusedxml.ElementTree import fromstring
 
+from quizbank.interchange.qti import tolerance_answers
 from quizbank.models import Course, Quiz, QuizSlot
 from quizbank.services.interchange import interchange_export, interchange_import
 from tests.quizbank.factories import make_course
@@ -180,3 +182,15 @@ def test_a_text_entry_leaves_a_blank_only_where_it_marks_a_place(
     item = item[:start] + body.format(entry=entry) + item[end:]
     interchange_import(course=course, fmt="qti", data=package({"items/a.xml": item.encode()}))
     assert " ".join(stored(course)["grad-fn"]["prompt"].split()).replace(" </p>", "</p>") == prompt
+
+
+@pytest.mark.parametrize(("written", "read"), [(" ", 0.0), ("", 0.0), ("0.5 0.7", 0.5)])
+def test_a_numeric_tolerance_blank_or_of_two_bounds_is_read(written: str, read: float) -> None:
+    processing = fromstring(
+        "<responseProcessing><responseCondition><responseIf>"
+        f'<equal toleranceMode="absolute" tolerance="{written}"><variable identifier="RESPONSE"/>'
+        '<baseValue baseType="float">2.5</baseValue></equal><setOutcomeValue identifier="SCORE">'
+        '<baseValue baseType="float">1</baseValue></setOutcomeValue></responseIf>'
+        "</responseCondition></responseProcessing>"
+    )
+    assert tolerance_answers(processing) == [{"value": 2.5, "tolerance": read, "fraction": 1.0}]
