@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,13 @@ def read_bank(root: Path, *, progress: Progress | None = None) -> ParsedBank:
     if not bank_file.is_file():
         bank.errors.append(f"{bank_file}:1 (file): a bank needs bank.yaml")
         return bank
+    links = _links_in(root)
+    if links:  # nothing else is read: a link could pull in a file from outside the bank
+        bank.errors.extend(
+            f"{link}:1 (file): is a symbolic link; a bank holds plain files and folders only"
+            for link in links
+        )
+        return bank
     header, errors = read_header(bank_file)
     bank.header = header
     bank.errors.extend(errors)
@@ -64,6 +72,16 @@ def read_bank(root: Path, *, progress: Progress | None = None) -> ParsedBank:
         if progress is not None:
             progress("read", done, len(locations))
     return bank
+
+
+def _links_in(root: Path) -> list[Path]:
+    """Every symbolic link below `root` (not followed)."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        found.extend(
+            Path(folder, name) for name in [*dirs, *files] if Path(folder, name).is_symlink()
+        )
+    return sorted(found)
 
 
 def _visible(path: Path) -> bool:

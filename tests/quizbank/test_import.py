@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from quizbank.models import Choice, Course, Question, QuestionVersion, Topic
+from quizbank.models import Choice, CodeFile, Course, Question, QuestionVersion, Topic
 from tests.quizbank.conftest import FIXTURE_BANK
 
 pytestmark = pytest.mark.django_db
@@ -164,3 +164,21 @@ def test_the_fixture_bank_imports_cleanly() -> None:
     assert QuestionVersion.objects.count() == course.questions.count()
     again, _ = run_import(str(FIXTURE_BANK))
     assert ", 0 new versions" in again
+
+
+@pytest.mark.parametrize(
+    "link", ["autograd/leaf-grad-sum/correct_outside.py", "tensors/outside.yaml", "elsewhere"]
+)
+def test_a_symbolic_link_in_the_bank_refuses_it_naming_the_link(
+    every_type_bank: Path, tmp_path: Path, link: str
+) -> None:
+    """A link could bring a file from outside the bank (a secret, /etc/passwd) in as a
+    question or a solution that course authors then read."""
+    outside = tmp_path / "secret_module.py"
+    outside.write_text("SECRET_TOKEN = 'not for the bank'\n")
+    (every_type_bank / link).symlink_to(outside if link.endswith(".py") else tmp_path)
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command("bank_import", str(every_type_bank), stdout=io.StringIO(), stderr=err)
+    assert f"{every_type_bank}/{link}:1 (file): is a symbolic link" in err.getvalue()
+    assert not CodeFile.objects.filter(source__contains="SECRET_TOKEN").exists()
