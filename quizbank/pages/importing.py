@@ -56,7 +56,8 @@ def import_steps(request: HttpRequest, course: Course | None = None) -> dict[str
         data = form.cleaned_data["file"].read()
         fmt = form.cleaned_data["format"]
         try:
-            report = interchange_import(course=chosen, fmt=fmt, data=data, dry_run=True)
+            user = request.user if request.user.is_authenticated else None
+            report = interchange_import(course=chosen, fmt=fmt, data=data, dry_run=True, user=user)
         except DomainError as exc:
             form.add_error("file", exc.message)
         else:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.db.models import QuerySet
+
 from quizbank.assets import sniff_image
-from quizbank.models import AssetBlob
+from quizbank.models import AssetBlob, Course, QuestionAsset
 
 
 def asset_blobs_store(*, images: dict[str, bytes]) -> None:
@@ -26,10 +28,15 @@ def asset_blobs_store(*, images: dict[str, bytes]) -> None:
     )
 
 
-def asset_blobs_missing(digests: Iterable[str]) -> set[str]:
-    """The digests among `digests` whose bytes the bank does not hold."""
+def asset_blobs_missing(*, courses: QuerySet[Course] | None, digests: Iterable[str]) -> set[str]:
+    """The digests among `digests` that no question of `courses` shows (of any course when
+    None): a file may name an image by its sha256 alone only where its importer can see it
+    already (whether another course holds it is neither told nor used)."""
     wanted = set(digests)
-    return wanted - set(AssetBlob.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+    held = QuestionAsset.objects.filter(blob_id__in=wanted)
+    if courses is not None:
+        held = held.filter(question__course__in=courses)
+    return wanted - set(held.values_list("blob_id", flat=True))
 
 
 def asset_images(digests: Iterable[str]) -> dict[str, bytes]:

@@ -14,9 +14,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import QuerySet
 
 from config.locking import for_update
 from config.text import unstorable_text
+from quizbank.access import courses_for
 from quizbank.bankfiles import canonicalize, content_hash
 from quizbank.errors import ExportImpossible, InterchangeRefused
 from quizbank.interchange.common import numbered_slugs
@@ -101,7 +103,9 @@ def interchange_import(
         )
     report = InterchangeReport(course=course.slug, format=fmt, dry_run=dry_run)
     report.skipped.extend(conversion.skipped)
-    accepted = [draft for draft in conversion.drafts if _valid(draft, report.skipped)]
+    # Images named by sha256 alone: the course's own, or of another course the importer is in.
+    seen = None if user is None else courses_for(user) | Course.objects.filter(pk=course.pk)
+    accepted = [draft for draft in conversion.drafts if _valid(seen, draft, report.skipped)]
     with transaction.atomic():
         # One import of a course at a time: each decides new or updated from the bank as it
         # finds it, and two at once would both create the same slug.
@@ -124,8 +128,8 @@ def check_count(questions: int) -> None:
         )
 
 
-def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
-    problems = question_problems(draft.content) or _missing_images(draft)
+def _valid(courses: QuerySet[Course] | None, draft: Draft, skipped: list[Skipped]) -> bool:
+    problems = question_problems(draft.content) or _missing_images(courses, draft)
     if unstorable_text([draft.content, vars(draft.topic)]):
         problems.append("text holds NUL characters or unpaired surrogates")
     if problems:
@@ -135,10 +139,12 @@ def _valid(draft: Draft, skipped: list[Skipped]) -> bool:
     return True
 
 
-def _missing_images(draft: Draft) -> list[str]:
-    """An asset named by a Vivabank extension whose bytes are neither in the file nor here."""
+def _missing_images(courses: QuerySet[Course] | None, draft: Draft) -> list[str]:
+    """An asset named by a Vivabank extension whose bytes are neither in the file nor shown
+    by a question of `courses` (any, for an import with no user: the command line)."""
     assets: dict[str, str] = draft.content.get("assets", {})
-    missing = asset_blobs_missing(set(assets.values()) - set(draft.images))
+    named = set(assets.values()) - set(draft.images)
+    missing = asset_blobs_missing(courses=courses, digests=named)
     return [
         f"assets.{name}: the image is neither in the file nor in this bank"
         for name, digest in assets.items()

@@ -290,3 +290,22 @@ def test_gift_keeps_the_asset_list_and_needs_the_bytes_in_the_bank(course: Cours
     assert [item.reason for item in report.skipped] == [
         "assets.a.png: the image is neither in the file nor in this bank"
     ]
+
+
+def test_an_image_named_by_sha256_alone_must_be_one_the_importer_can_see(course: Course) -> None:
+    """Another course's image is not theirs to show: knowing its digest is not enough."""
+    data = moodle_file({"a.png": png()}, '<img src="@@PLUGINFILE@@/a.png">')
+    interchange_import(course=course, fmt="moodle", data=data)
+    gift = interchange_export(course=course, fmt="gift").data
+    other = make_course(slug="other")
+    outsider = make_user(username="outsider")
+    make_membership(course=other, user=outsider, role=Role.AUTHOR)
+    report = interchange_import(course=other, fmt="gift", data=gift, user=outsider)
+    assert [item.reason for item in report.skipped] == [
+        "assets.a.png: the image is neither in the file nor in this bank"
+    ]
+    assert not QuestionAsset.objects.filter(question__course=other).exists()
+    make_membership(course=course, user=outsider, role=Role.AUTHOR)  # an author of both
+    report = interchange_import(course=other, fmt="gift", data=gift, user=outsider)
+    assert report.skipped == []
+    assert stored(other) == stored(course)
