@@ -98,6 +98,27 @@ class ApiErrorMiddleware:
         return response
 
 
+class RequestSizeMiddleware:
+    """A body declared over MAX_REQUEST_BODY_BYTES is a 413 before any of it is read, signed
+    in or not: Django would first stream an upload of any size to a temporary file."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = int(settings.MAX_REQUEST_BODY_BYTES)
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0  # not a number: Django reads no body for it
+        if declared <= limit:
+            return self.get_response(request)
+        message = f"The request body is {declared:,} bytes; {limit:,} is the most read."
+        if is_api_path(request):
+            return JsonResponse(error_body("request_too_large", message), status=413)
+        return render(request, "413.html", {"message": message}, status=413)
+
+
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api_path(request):
         return api_error_response(400)

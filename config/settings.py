@@ -59,6 +59,7 @@ MIDDLEWARE = [
     "config.logging.RequestIdMiddleware",
     # Next, so that every error under /api/ leaves as JSON in the one shape.
     "config.http_errors.ApiErrorMiddleware",
+    "config.http_errors.RequestSizeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (admin, API docs) from the app itself, so a closed network needs no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -259,6 +260,11 @@ GRADING_MAX_REQUEST_BYTES: int = env.int("GRADING_MAX_REQUEST_BYTES", default=25
 # --- Bank interchange (Moodle XML, GIFT, QTI) --------------------------------
 # Largest file an import reads (the upload, or the zip package itself); bigger files are refused.
 INTERCHANGE_MAX_FILE_BYTES: int = env.int("INTERCHANGE_MAX_FILE_BYTES", default=5 * 1024 * 1024)
+# Largest request body read at all (an import's file and its form around it): a bigger one is
+# a 413 before any of it is read; Django would stream an upload of any size to disk first.
+MAX_REQUEST_BODY_BYTES: int = env.int(
+    "MAX_REQUEST_BODY_BYTES", default=INTERCHANGE_MAX_FILE_BYTES + 1024 * 1024
+)
 # Most questions one import writes. It is one transaction, and on SQLite that holds every
 # other writer (students' autosaves included) about 10 ms a question: 200 keeps that to a
 # couple of seconds on `make run`; PostgreSQL takes row locks and is not held up.

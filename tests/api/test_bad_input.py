@@ -1,7 +1,9 @@
 """Malformed, mistyped and oversized input gets 400/413 in the one error shape."""
 
+from typing import Any
+
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from tests.api.conftest import World
@@ -320,3 +322,28 @@ def test_a_grace_period_of_zero_is_taken(world: World) -> None:
     reply = client.patch(f"/api/quizzes/{world.quiz.pk}/", {"grace_period": "PT0S"}, format="json")
     assert reply.status_code == 200, reply.content
     assert reply.json()["grace_period"] == "00:00:00"
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/api/courses/1/bank/import/", "application/json"),
+        ("/signin/", "text/html"),  # signed in or not: nothing is read first
+    ],
+)
+def test_a_body_declared_over_the_site_cap_is_a_413_before_it_is_read(
+    path: str, shown: str, settings: Any
+) -> None:
+    settings.MAX_REQUEST_BODY_BYTES = 1000
+    reply = Client().generic(
+        "POST",
+        path,
+        b"x" * 10,
+        content_type="multipart/form-data; boundary=b",
+        CONTENT_LENGTH="400000000",
+    )
+    assert reply.status_code == 413
+    assert reply["Content-Type"].startswith(shown)
+    assert (
+        "The request body is 400,000,000 bytes; 1,000 is the most read." in reply.content.decode()
+    )
