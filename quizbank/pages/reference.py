@@ -17,9 +17,24 @@ from django.views.decorators.http import require_GET
 
 from quizbank.rendering import render_markdown
 
-PAGES = {"bank-format": "bank-format.md", "statistics": "statistics.md"}
-TITLES = {"bank-format": "Bank format", "statistics": "Item statistics"}
+PAGES = {
+    "bank-format": "bank-format.md",
+    "interchange": "interchange.md",
+    "statistics": "statistics.md",
+}
+TITLES = {
+    "bank-format": "Bank format",
+    "interchange": "Import and export (Moodle XML, GIFT, QTI)",
+    "statistics": "Item statistics",
+}
 _TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
+# A link from one of these docs to another (`interchange.md#images`) opens its page here.
+_DOC_LINK = re.compile(r'href="([a-z-]+)\.md(#[^"]*)?"')
+
+
+def _page_link(match: re.Match[str]) -> str:
+    slug, anchor = match.group(1), match.group(2) or ""
+    return f'href="/author/help/{slug}/{anchor}"' if slug in PAGES else match.group(0)
 
 
 def _table_box(match: re.Match[str], count: Iterator[int]) -> str:
@@ -37,7 +52,7 @@ def _table_box(match: re.Match[str], count: Iterator[int]) -> str:
 def _rendered(name: str) -> str:
     html = render_markdown((settings.BASE_DIR / "docs" / PAGES[name]).read_text(encoding="utf-8"))
     count = itertools.count(1)
-    return _TABLE.sub(lambda match: _table_box(match, count), html)
+    return _DOC_LINK.sub(_page_link, _TABLE.sub(lambda match: _table_box(match, count), html))
 
 
 @login_required

@@ -41,6 +41,16 @@ def test_the_question_form_links_the_bank_format_page_which_renders_its_tables()
     assert "<title>Item statistics" in client.get("/author/help/statistics/").content.decode()
 
 
+def test_links_between_the_reference_pages_open_each_other() -> None:
+    client, _ = _signed_in(Role.AUTHOR)
+    shown = client.get("/author/help/bank-format/").content.decode()
+    assert 'href="/author/help/interchange/' in shown
+    assert ".md" not in re.sub(r"<code>.*?</code>", "", shown).split("<main", 1)[1]
+    interchange = client.get("/author/help/interchange/")
+    assert interchange.status_code == 200
+    assert 'href="/author/help/bank-format/' in interchange.content.decode()
+
+
 def test_the_report_links_the_statistics_page() -> None:
     course = new_course()
     quiz = new_quiz(course=course)
