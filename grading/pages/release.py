@@ -1,15 +1,19 @@
 """The release page of a quiz: what is not final yet, then release (examiners)."""
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from config.exceptions import DomainError
 from config.fields import id_from_text
+from grading.models.release import QuizRelease
 from grading.services.release import (
     ReleaseOverride,
     quiz_release_history,
@@ -30,10 +34,11 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     if request.method == "POST" and isinstance(request.user, User):
         try:
             override = _override(request) if "override" in request.POST else None
-            quiz_results_release(
-                quiz=quiz, actor=request.user, now=timezone.now(), override=override
+            now = timezone.now()
+            release = quiz_results_release(
+                quiz=quiz, actor=request.user, now=now, override=override
             )
-            messages.success(request, "Results released: students can now see them.")
+            messages.success(request, _released(release, now))
         except DomainError as refused:
             messages.error(request, f"Not released: {refused.message}")
         return redirect("grading-pages:quiz-release", quiz_id=quiz.pk)
@@ -45,6 +50,15 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
         "history": quiz_release_history(quiz).select_related("actor"),
     }
     return render(request, "grading/release.html", context)
+
+
+def _released(release: QuizRelease, now: datetime) -> str:
+    if release.created_at != now:  # the release that stands: nothing new was shown
+        return "Nothing new to release: every submitted attempt's results are released already."
+    count = len(release.attempts)
+    return (
+        f"Results of {count} attempt{pluralize(count)} released: their students can see them now."
+    )
 
 
 # The most answers one page's override names (far more than any one release page lists).

@@ -56,7 +56,7 @@ def test_an_examiner_marks_a_viva_with_the_keyboard_and_releases(site: Site) -> 
     screenshots(page, "examiner-release")
     page.once("dialog", lambda dialog: dialog.accept())  # "Release the results of 1 attempt?"
     page.get_by_role("button", name="Release results").click()
-    expect(page.get_by_text("Results released")).to_be_visible()
+    expect(page.get_by_text("released: their students can see them now")).to_be_visible()
     result = api_as(staff.student).get(f"/api/attempts/{attempt.pk}/result/").json()
     assert result["score"] is not None
     assert "Clear on accumulation." in str(result)

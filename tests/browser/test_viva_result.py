@@ -46,7 +46,7 @@ def test_the_student_sees_each_criterions_level_and_the_comment_only_after_relea
     examiner.goto(f"/examiner/quizzes/{staff.quiz.pk}/release/")
     examiner.once("dialog", lambda dialog: dialog.accept())  # "Release the results of 1 attempt?"
     examiner.get_by_role("button", name="Release results").click()
-    expect(examiner.get_by_text("Results released")).to_be_visible()
+    expect(examiner.get_by_text("released: their students can see them now")).to_be_visible()
 
     student.reload()
     expect(student.get_by_role("table", name="Rubric")).to_be_visible()

@@ -34,9 +34,12 @@ def test_an_unmarked_viva_blocks_the_release_until_it_is_marked(staff: Staff) ->
         f"/api/marking/responses/{viva.pk}/marks/", {"levels": levels}, format="json"
     )
     released = page.post(url, follow=True)
-    assert "Results released" in released.text
+    assert "Results of 1 attempt released: their students can see them now." in released.text
     result = api_as(staff.student).get(f"/api/attempts/{attempt.pk}/result/").json()
     assert result["score"] is not None
+    again = page.post(url, follow=True)  # a second click: nothing new, and it says so
+    assert "Nothing new to release: every submitted attempt" in again.text
+    assert "released:" not in again.text
 
 
 def test_only_the_course_examiners_see_the_page(staff: Staff) -> None:
@@ -78,7 +81,7 @@ def test_release_anyway_names_the_listed_answers_and_needs_a_reason(staff: Staff
     assert attempt.released_at is None
     body = {"override": "1", "responses": [viva.pk], "reason": "Grades due today"}
     released = page.post(url, body, follow=True)
-    assert "Results released" in released.text
+    assert " released: their students can see them now." in released.text
     attempt.refresh_from_db()
     assert attempt.released_at is not None
     assert "(Grades due today)" in released.text  # the page's release log
@@ -96,7 +99,7 @@ def test_release_anyway_sends_its_answers_in_one_field_however_many(staff: Staff
     many = ",".join(str(viva.pk + n) for n in range(1, 1500))
     body = {"override": "1", "responses": f"{many}, {viva.pk},,x", "reason": "Due today"}
     released = page.post(url, body, follow=True)
-    assert "Results released" in released.text
+    assert " released: their students can see them now." in released.text
     attempt.refresh_from_db()
     assert attempt.released_at is not None
 
