@@ -247,7 +247,12 @@ def attempt_start(
     terms = quiz_terms(quiz=quiz, user_id=user.pk)
     _check_open(terms, now)
     if terms.attempts_allowed and count >= terms.attempts_allowed:
-        raise NoAttemptsLeft(f"All {terms.attempts_allowed} attempts have been used.")
+        allowed = terms.attempts_allowed
+        raise NoAttemptsLeft(
+            "The one attempt allowed has been used."
+            if allowed == 1
+            else f"All {allowed} attempts have been used."
+        )
     new = _new_draw(quiz)
     try:
         with transaction.atomic():

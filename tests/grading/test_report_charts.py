@@ -27,6 +27,8 @@ def test_the_histogram_has_one_labelled_bar_per_band() -> None:
     assert float(bars[1].get("height", 0)) > float(bars[0].get("height", 0))
     assert svg.get("role") == "img"
     assert "8 graded attempts" in svg.findtext(f"{NS}desc", "")
+    one = _parse(score_histogram_svg([{"from": 0, "to": 100, "count": 1}]))
+    assert "1 graded attempt by score band" in one.findtext(f"{NS}desc", "")
 
 
 def test_the_scatter_skips_questions_without_figures_and_escapes_titles() -> None:

@@ -195,6 +195,7 @@ def test_a_live_viva_counts_against_the_attempt_limit(staff: Staff) -> None:
     assert _start(staff).status_code == 201
     started = api_as(staff.student).post(f"/api/quizzes/{staff.quiz.pk}/attempts/")
     assert (started.status_code, started.json()["error"]["code"]) == (409, "no_attempts_left")
+    assert started.json()["error"]["message"] == "The one attempt allowed has been used."
     again = _start(staff)
     assert (again.status_code, again.json()["error"]["code"]) == (409, "no_attempts_left")
     assert again.json()["error"]["fields"] == {"student": ["1 of 1 attempts used"]}

@@ -1,6 +1,7 @@
 """The student's pages: anonymous users go to sign-in and come back, other users get 404,
 refusals are messages, never 500s."""
 
+import re
 from datetime import timedelta
 from decimal import Decimal
 
@@ -228,3 +229,14 @@ def test_the_quiz_page_says_without_javascript_that_nothing_is_saved() -> None:
     notice = page.split("<noscript>")[1].split("</noscript>")[0]
     assert "needs JavaScript" in notice
     assert "nothing you type here is saved" in notice
+
+
+def test_every_field_description_the_password_form_names_is_on_its_page() -> None:
+    """aria-describedby must name elements of the page, or a screen reader reads nothing."""
+    _attempt, owner, _other = _attempt_and_users()
+    html = owner.get("/password/").content.decode()
+    named = {
+        name for ids in re.findall(r'aria-describedby="([^"]+)"', html) for name in ids.split()
+    }
+    assert named
+    assert {name for name in named if f'id="{name}"' not in html} == set()
