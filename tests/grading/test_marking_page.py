@@ -32,6 +32,8 @@ def test_the_page_shows_answer_model_answer_and_every_level(staff: Staff) -> Non
     assert page.status_code == 200
     assert "It adds." in page.text
     assert VIVA["model_answer"][:20] in page.text
+    assert "Not marked yet" in page.text  # as the queue says it
+    assert "status: unmarked" not in page.text
     levels = sum(len(c["levels"]) for c in VIVA["rubric"])
     assert page.text.count('type="radio"') == levels
 

@@ -26,6 +26,7 @@ def test_an_unmarked_viva_blocks_the_release_until_it_is_marked(staff: Staff) ->
     shown = page.get(url)
     assert shown.status_code == 200
     assert "Not final yet (1)" in shown.text
+    assert "<td>Not marked yet · <a" in shown.text  # in words, not the API's "unmarked"
     refused = page.post(url, follow=True)
     assert "Not released:" in refused.text
     viva = attempt.responses.get(position=1)

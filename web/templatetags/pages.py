@@ -8,6 +8,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.models import ResponseStatus
+from grading.models.marking import MarkingStatus
 from quizbank import rendering
 from quizbank.models import QuestionType
 from quizbank.rendering import render_markdown
@@ -79,3 +80,26 @@ def response_status(value: object) -> str:
     """A response's status as students read it ("needs_marking": "Waiting for an examiner")."""
     labels = dict(ResponseStatus.choices)
     return str(labels.get(str(value), value))
+
+
+@register.filter
+def marking_status(value: object) -> str:
+    """A marking's status as examiners read it ("awaiting_second": "Waiting for a second
+    mark"), as the marking queue shows it."""
+    labels = dict(MarkingStatus.choices)
+    return str(labels.get(str(value), value))
+
+
+# Why an answer holds a release back (grading.services.release.BLOCKING_STATES), in words.
+_RELEASE_STATES = {
+    "unmarked": "Not marked yet",
+    "awaiting_second_mark": "Waiting for a second mark",
+    "flagged": "Markers disagree: needs moderation",
+    "grading": "Still being graded",
+    "grading_failed": "Grading failed: regrade it",
+}
+
+
+@register.filter
+def release_state(value: object) -> str:
+    return _RELEASE_STATES.get(str(value), str(value))
