@@ -90,7 +90,11 @@ def score_histogram_svg(bins: Sequence[Mapping[str, int]]) -> SafeString:
             _text(x + span / 2, HEIGHT - PAD + 14, str(band["from"]), size=10, anchor="middle")
         )
     total = sum(b["count"] for b in bins)
-    return _svg("Score distribution", f"{total} graded attempt{'' if total == 1 else 's'} by score band, percent", bars)
+    return _svg(
+        "Score distribution",
+        f"{total} graded attempt{'' if total == 1 else 's'} by score band, percent",
+        bars,
+    )
 
 
 def facility_discrimination_svg(

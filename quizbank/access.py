@@ -60,6 +60,14 @@ def courses_for(user: AnyUser, roles: Iterable[str] | None = None) -> QuerySet[C
     return Course.objects.filter(pk__in=memberships.values("course_id"))
 
 
+def courses_studied(user: AnyUser) -> QuerySet[Course]:
+    """Courses where the user is enrolled as a student. A site administrator holds every
+    role to manage a course, but takes its quizzes only when enrolled: an attempt of theirs
+    would count in the course's statistics and grades."""
+    enrolled = CourseMembership.objects.filter(user_id=user_id(user), role=Role.STUDENT)
+    return Course.objects.filter(pk__in=enrolled.values("course_id"))
+
+
 def require_role(user: AnyUser, course_id: int, roles: Iterable[str] | None) -> frozenset[str]:
     """The user's roles in the course: 404 for non-members, 403 for members without one
     of `roles` (None: any role)."""

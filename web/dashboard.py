@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from quizbank.access import courses_for
+from quizbank.access import courses_for, courses_studied
 from quizbank.models import Course, Quiz, Role
 from web.student_dashboard import student_dashboard
 
@@ -30,7 +30,7 @@ def _with_quizzes(courses: list[Course]) -> list[Course]:
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Student, examiner and author sections, each shown only to holders of that role."""
-    studying = _courses(request, Role.STUDENT)
+    studying = list(courses_studied(request.user).order_by("title"))
     examining = _courses(request, Role.EXAMINER)
     authoring = _courses(request, Role.AUTHOR)
     context = {
@@ -40,6 +40,6 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "examined_quizzes": Quiz.objects.filter(course__in=examining)
         .select_related("course")
         .order_by("title"),
-        "student": student_dashboard(request.user, timezone.now()) if studying else None,
+        "student": student_dashboard(request.user, timezone.now(), enrolled=bool(studying)),
     }
     return render(request, "web/dashboard.html", context)

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 from grading.models import Attempt, AttemptStatus
 from grading.selectors import attempt_final_score, attempt_released
-from quizbank.access import AnyUser, courses_for, user_id
-from quizbank.models import Quiz, Role
+from quizbank.access import AnyUser, courses_studied, user_id
+from quizbank.models import Quiz
 from quizbank.selectors import quiz_is_live_only
 from quizbank.services.quiz_access import QuizTerms, quiz_terms
 
@@ -63,19 +63,25 @@ def _past(attempt: Attempt, now: datetime) -> PastAttempt:
     return PastAttempt(attempt, released, pending, score)
 
 
-def student_dashboard(user: AnyUser, now: datetime) -> dict[str, list[QuizRow] | list[PastAttempt]]:
-    """The student's current quizzes and past attempts (newest first)."""
-    quizzes = Quiz.objects.filter(course__in=courses_for(user, [Role.STUDENT]))
+def student_dashboard(
+    user: AnyUser, now: datetime, *, enrolled: bool
+) -> dict[str, list[QuizRow] | list[PastAttempt]] | None:
+    """The student's current quizzes and past attempts (newest first), those of a course
+    they have left included: their results stay theirs to read. None for a user neither
+    `enrolled` as a student nor with any attempt."""
+    quizzes = Quiz.objects.filter(course__in=courses_studied(user))
     quizzes = (
         quizzes.select_related("course")
         .prefetch_related("slots__question__current_version")
         .order_by("closes_at", "title")
     )
     attempts = list(
-        Attempt.objects.filter(user_id=user_id(user), quiz__in=quizzes)
+        Attempt.objects.filter(user_id=user_id(user))
         .select_related("quiz", "quiz__course")
         .order_by("-started_at")
     )
+    if not enrolled and not attempts:
+        return None
     me = user_id(user)
     rows = [
         row

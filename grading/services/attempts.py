@@ -20,12 +20,14 @@ from config.queries import unique_or_none
 from grading.errors import (
     AttemptInProgress,
     NoAttemptsLeft,
+    NotAStudent,
     QuizIsEmpty,
     QuizIsLiveOnly,
     QuizNotOpen,
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
+from quizbank.access import courses_studied
 from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
 from quizbank.selectors import is_oral, quiz_slots, slot_pool, slot_question_points
 from quizbank.services.quiz_access import QuizTerms, quiz_access_check, quiz_terms
@@ -236,6 +238,12 @@ def attempt_start(
     """The student's open attempt if there is one, else a new attempt with its own seed,
     on the student's terms (their override applied); the quiz's access code and allowed
     networks are checked first, for a resume too (an empty address is outside any network)."""
+    if not courses_studied(user).filter(pk=quiz.course_id).exists():
+        raise NotAStudent(
+            "Only the course's enrolled students take its quizzes; its examiners and authors "
+            "preview a quiz from its report or its builder instead.",
+            fields={"quiz": ["not enrolled as a student of its course"]},
+        )
     quiz_access_check(quiz=quiz, user_id=user.pk, access_code=access_code, address=address)
     # Counted before looking for an open attempt: one that a parallel start opens after the
     # count is either seen below (and resumed) or met as a conflict on insert, never counted

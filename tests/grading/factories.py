@@ -156,11 +156,19 @@ def viva_staff() -> Staff:
     return made
 
 
+def enrolled(quiz: Quiz, student: User) -> User:
+    """`student`, a student of the quiz's course (only enrolled students take quizzes)."""
+    CourseMembership.objects.get_or_create(course=quiz.course, user=student, role=Role.STUDENT)
+    return student
+
+
 def submitted_attempt(
     quiz: Quiz, student: User, answers: dict[int, Any], now: datetime | None = None
 ) -> Attempt:
-    """Start, save `answers` by position, and submit an attempt of `student`."""
+    """Start, save `answers` by position, and submit an attempt of `student` (enrolled in the
+    quiz's course first, if they are not)."""
     now = now or timezone.now()
+    enrolled(quiz, student)
     attempt = attempt_start(quiz=quiz, user=student, now=now)
     for position, answer in answers.items():
         response_autosave(attempt=attempt, position=position, answer=answer, version=0, now=now)

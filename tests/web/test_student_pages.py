@@ -8,11 +8,13 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 from django.utils import timezone
+from rest_framework.test import APIClient
 
+from grading.models import Attempt
 from grading.services.attempts import attempt_start
-from quizbank.models import Role
+from quizbank.models import CourseMembership, Role
 from tests.grading.content import NUMERIC
-from tests.grading.factories import add_slots, member, new_course, new_quiz, question
+from tests.grading.factories import add_slots, member, new_course, new_quiz, new_user, question
 from web.templatetags.pages import has_feedback, minutes, points
 
 pytestmark = pytest.mark.django_db
@@ -240,3 +242,42 @@ def test_every_field_description_the_password_form_names_is_on_its_page() -> Non
     }
     assert named
     assert {name for name in named if f'id="{name}"' not in html} == set()
+
+
+def test_a_site_administrator_not_enrolled_takes_no_quiz() -> None:
+    """They hold every role to manage a course; an attempt of theirs would count in its
+    statistics and grades."""
+    course = new_course()
+    quiz = new_quiz(course=course)
+    add_slots(quiz, question(course, NUMERIC))
+    admin = new_user(is_staff=True, is_superuser=True)
+    browser = Client()
+    browser.force_login(admin)
+    assert "Your quizzes" not in browser.get("/dashboard/").content.decode()
+    refused = browser.post(f"/quizzes/{quiz.pk}/start/", follow=True)
+    assert "Only the course&#x27;s enrolled students take its quizzes" in refused.content.decode()
+    api = APIClient()
+    api.force_authenticate(admin)
+    reply = api.post(f"/api/quizzes/{quiz.pk}/attempts/")
+    assert (reply.status_code, reply.json()["error"]["code"]) == (400, "not_a_student")
+    assert not Attempt.objects.filter(user=admin).exists()
+    member(course, Role.STUDENT, admin)  # enrolled, they take it like anyone
+    assert api.post(f"/api/quizzes/{quiz.pk}/attempts/").status_code == 201
+
+
+def test_a_student_removed_from_the_course_still_finds_their_past_attempts() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course, title="Week 1 check")
+    add_slots(quiz, question(course, NUMERIC))
+    student = member(course, Role.STUDENT)
+    attempt = attempt_start(quiz=quiz, user=student, now=timezone.now())
+    browser = Client()
+    browser.force_login(student)
+    browser.post(f"/api/attempts/{attempt.pk}/submit/")
+    CourseMembership.objects.filter(user=student).delete()
+    page = browser.get("/dashboard/").content.decode()
+    assert "You are not enrolled in a course as a student now" in page
+    assert "Week 1 check" in page
+    assert f'href="/attempts/{attempt.pk}/result/"' in page
+    assert "not a member of any course yet" not in page
+    assert "No quiz is open for you now" not in page
