@@ -3,6 +3,7 @@ carries what a format has no field for, so that our own bank round-trips unchang
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -38,10 +39,14 @@ def xml_bytes(element: Element) -> bytes:
 def slugify(
     text: str, *, max_length: int = schema.MAX_QUESTION_SLUG, default: str = "question"
 ) -> str:
-    """A bank slug for any text: ASCII letters and digits joined by single hyphens."""
+    """A bank slug for any text: ASCII letters and digits joined by single hyphens; text with
+    none (`日本語`, `Русский`) is `default` and a digest of the text, so two such names stay
+    two slugs, the same ones at every import; no text at all is `default`."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = _NON_SLUG.sub("-", ascii_text.lower()).strip("-")[:max_length].strip("-")
-    return slug or default
+    if slug or not text.strip():
+        return slug or default
+    return f"{default}-{hashlib.sha256(text.strip().encode()).hexdigest()[:8]}"
 
 
 def is_slug(text: str | None, max_length: int = schema.MAX_QUESTION_SLUG) -> bool:

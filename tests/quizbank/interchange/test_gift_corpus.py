@@ -135,3 +135,21 @@ def test_a_name_cut_to_a_title_and_a_range_written_backwards_are_noted(course: C
     assert "the range 5..1 was read low bound first" in long_one.notes
     assert short.notes == []
     assert stored(course)[short.slug]["answers"][0]["value"] == 3
+
+
+def test_categories_named_in_other_scripts_stay_apart_under_their_own_titles(
+    course: Course,
+) -> None:
+    gift = (
+        "$CATEGORY: $course$/日本語\n\n::Q1::一 {T}\n\n"
+        "$CATEGORY: $course$/Русский\n\n::Q2::два {F}\n\n"
+        "$CATEGORY: $course$/Русский\n\n::Q3::три {T}\n"
+    )
+    interchange_import(course=course, fmt="gift", data=gift.encode())
+    topics = {q["_topic"] for q in stored(course).values()}
+    assert len(topics) == 2
+    assert "imported" not in topics
+    assert sorted(course.topics.values_list("title", flat=True)) == ["Русский", "日本語"]
+    # The same names give the same topics when the file comes again.
+    interchange_import(course=course, fmt="gift", data=gift.encode())
+    assert course.topics.count() == 2
