@@ -30,6 +30,7 @@ from quizbank.models import Quiz, ReleasePolicy
 from tests.grading.content import MULTIPLE, NUMERIC, SINGLE, TRUE_FALSE, VIVA
 from tests.grading.factories import (
     add_slots,
+    enrolled,
     new_course,
     new_quiz,
     new_user,
@@ -87,7 +88,7 @@ def _run_room(quiz: Quiz, students: list[User]) -> list[BaseException]:
 
 def test_students_starting_and_autosaving_one_quiz_at_once_never_deadlock() -> None:
     quiz = _exam_quiz()
-    students = [new_user() for _ in range(16)]
+    students = [enrolled(quiz, new_user()) for _ in range(16)]
 
     errors = _run_room(quiz, students)
 
