@@ -7,7 +7,7 @@ from django.db.models import F, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from grading.models import AttemptStatus, Response
+from grading.models import AttemptStatus, Response, ResponseStatus
 from grading.models.marking import Mark, MarkChange, MarkingStatus, ScoreChange
 from grading.selectors import released_since
 from quizbank.access import AnyUser, courses_for, holds_every_role, require_role, user_id
@@ -27,12 +27,16 @@ def examined_courses_filter(user: AnyUser, prefix: str) -> Q:
 
 
 def marking_queue(user: AnyUser) -> QuerySet[Response]:
-    """Viva answers in the user's examined courses, annotated with `marking_status`."""
+    """Viva answers in the user's examined courses, annotated with `marking_status`; a
+    written answer left blank scored 0 when submitted and waits for nobody (an examiner
+    may still mark it, which lists it again)."""
     ready = Q(attempt__status__in=[AttemptStatus.SUBMITTED, AttemptStatus.GRADED]) | Q(
         attempt__viva_session__isnull=False
     )
+    scored_blank = Q(status=ResponseStatus.GRADED, marking__isnull=True, marks__isnull=True)
     return (
         Response.objects.filter(ready, question_version__question__type="viva")
+        .exclude(scored_blank)
         .filter(examined_courses_filter(user, "attempt__quiz__"))
         .annotate(marking_status=Coalesce(F("marking__status"), Value(MarkingStatus.UNMARKED)))
         .select_related("attempt__quiz", "attempt__user", "question_version__question")

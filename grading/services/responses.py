@@ -35,6 +35,7 @@ from grading.services.code import code_job, code_job_enqueue_on_commit, new_job_
 from quizbank.errors import NetworkNotAllowed
 from quizbank.models import Quiz
 from quizbank.presenters import shown_order
+from quizbank.selectors import is_oral
 from quizbank.services.quiz_access import address_allowed, quiz_terms
 from runner.api import GradingJob
 from runner.contract import CaseError
@@ -239,16 +240,18 @@ def _set(response: Response, status: str, score: float | None, now: datetime | N
 
 def response_grade(*, response: Response, now: datetime) -> GradingJob | None:
     """Score choice/numeric/text now, mark code as queued for the runner (its job is
-    returned, to send once committed), leave viva for an examiner; the caller saves."""
+    returned, to send once committed), leave viva for an examiner; the caller saves. Nothing
+    written scores 0 at once, a written viva answer too; an oral one waits for its examiner."""
     content = variant_content(
         response.question_version.content, response.params, response.generated_answers
     )
     qtype = str(content.get("type"))
     response.feedback = {}
     job = None
-    if qtype == "viva":
+    blank = _white_space_only(response.answer)
+    if is_oral(content) or (qtype == "viva" and response.answer is not None and not blank):
         _set(response, ResponseStatus.NEEDS_MARKING, None, None)
-    elif response.answer is None:
+    elif response.answer is None or blank:
         response.feedback = {"general": "No answer was given."}
         _set(response, ResponseStatus.GRADED, 0.0, now)
     elif qtype == "code":
@@ -259,6 +262,12 @@ def response_grade(*, response: Response, now: datetime) -> GradingJob | None:
         response.feedback = verdict.feedback
         _set(response, ResponseStatus.GRADED, verdict.score, now)
     return job
+
+
+def _white_space_only(answer: Any) -> bool:
+    """Written text that is only white space: no answer either."""
+    text = answer.get("text") if isinstance(answer, dict) else None
+    return isinstance(text, str) and not text.strip()
 
 
 def _queue_code(response: Response) -> GradingJob | None:

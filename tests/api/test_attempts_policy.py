@@ -40,7 +40,9 @@ def test_the_grading_method_combines_attempts(
 def test_an_attempt_waiting_for_marking_has_no_grade_yet(
     world: World, student_api: APIClient
 ) -> None:
-    _attempt(student_api, world.quiz.pk, right=True)
+    attempt = start(student_api, world.quiz.pk)
+    save(student_api, attempt["id"], 5, {"text": "Each backward adds to .grad."})
+    submit(student_api, attempt["id"])
     assert student_api.get(f"/api/quizzes/{world.quiz.pk}/grade/").json()["grade"] is None
 
 

@@ -52,6 +52,7 @@ def test_an_answer_after_deadline_and_grace_is_refused_and_the_attempt_submitted
     with time_machine.travel(T0, tick=False) as clock:
         attempt = start(student_api, world.quiz.pk)
         save(student_api, attempt["id"], 0, {"choice": 0})
+        save(student_api, attempt["id"], 5, {"text": "Each backward adds to .grad."})
         clock.move_to(T0 + timedelta(minutes=31))
         late = save(student_api, attempt["id"], 1, {"choices": [0]})
         assert late.status_code == 409
@@ -67,10 +68,11 @@ def test_a_late_submit_counts_what_was_saved(world: World, student_api: APIClien
     with time_machine.travel(T0, tick=False) as clock:
         attempt = start(student_api, world.quiz.pk)
         save(student_api, attempt["id"], 0, {"choice": 0})
+        save(student_api, attempt["id"], 5, {"text": "Each backward adds to .grad."})
         clock.move_to(T0 + timedelta(hours=2))
         result = submit(student_api, attempt["id"]).json()
     assert result["auto_submitted"] is True
-    # The saved choice counts; the unanswered viva waits for a marker, so no total yet.
+    # The saved choice counts; the written viva waits for a marker, so no total yet.
     assert result["responses"][0]["points_awarded"] == "1.000"
     assert (result["pending"], result["score"]) == (True, None)
 

@@ -16,6 +16,7 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 def _take(client: APIClient, quiz_id: int) -> int:
     attempt = start(client, quiz_id)
     save(client, attempt["id"], 0, {"choice": 0})
+    save(client, attempt["id"], 5, {"text": "Each backward adds to .grad."})
     submit(client, attempt["id"])
     return int(attempt["id"])
 
@@ -72,7 +73,7 @@ def test_after_close_release_shows_scores_once_the_quiz_closes(
         assert student_api.get(first).json()["questions"][0]["score"] is None
         clock.move_to(T0 + timedelta(hours=1))
         shown = student_api.get(first).json()
-        # The choice is scored; the viva still waits for a marker, so there is no total yet.
+        # The choice is scored; the written viva waits for a marker, so there is no total yet.
         assert shown["questions"][0]["points_awarded"] == "1.000"
         assert (shown["pending"], shown["score"], shown["questions"][5]["pending"]) == (
             True,
