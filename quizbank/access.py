@@ -68,6 +68,11 @@ def courses_studied(user: AnyUser) -> QuerySet[Course]:
     return Course.objects.filter(pk__in=enrolled.values("course_id"))
 
 
+def studies(user: AnyUser, course_id: int) -> bool:
+    """True when the user is enrolled as a student of the course (see courses_studied)."""
+    return courses_studied(user).filter(pk=course_id).exists()
+
+
 def require_role(user: AnyUser, course_id: int, roles: Iterable[str] | None) -> frozenset[str]:
     """The user's roles in the course: 404 for non-members, 403 for members without one
     of `roles` (None: any role)."""

@@ -27,7 +27,7 @@ from grading.errors import (
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
-from quizbank.access import courses_studied
+from quizbank.access import studies
 from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
 from quizbank.selectors import is_oral, quiz_slots, slot_pool, slot_question_points
 from quizbank.services.quiz_access import QuizTerms, quiz_access_check, quiz_terms
@@ -238,7 +238,7 @@ def attempt_start(
     """The student's open attempt if there is one, else a new attempt with its own seed,
     on the student's terms (their override applied); the quiz's access code and allowed
     networks are checked first, for a resume too (an empty address is outside any network)."""
-    if not courses_studied(user).filter(pk=quiz.course_id).exists():
+    if not studies(user, quiz.course_id):
         raise NotAStudent(
             "Only the course's enrolled students take its quizzes; its examiners and authors "
             "preview a quiz from its report or its builder instead.",

@@ -32,14 +32,13 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.models.viva_sessions import VivaSession, VivaSessionStatus
 from grading.services.attempts import attempt_lock, attempt_refresh_total, response_lock
 from grading.services.marking.marks import refuse_own_answer
+from quizbank.access import studies
 from quizbank.models import (
-    CourseMembership,
     Question,
     QuestionType,
     Quiz,
     QuizSlot,
     ReleasePolicy,
-    Role,
     Topic,
 )
 from quizbank.selectors import quiz_slots, slot_pool, slot_question_points
@@ -54,9 +53,7 @@ class Pool:
 
 
 def _check_student(quiz: Quiz, student: User) -> None:
-    if not CourseMembership.objects.filter(
-        course_id=quiz.course_id, user=student, role=Role.STUDENT
-    ).exists():
+    if not studies(student, quiz.course_id):
         raise NotAStudent(
             f"User {student.pk} is not a student of this course.",
             fields={"student": ["not a student of the course"]},
