@@ -32,6 +32,7 @@ from grading.services.viva_sessions import (
 )
 from quizbank.access import access_quiz
 from quizbank.models import Role
+from quizbank.selectors import quiz_is_live_only
 
 
 def _number(value: str) -> int | None:
@@ -192,4 +193,11 @@ def viva_start_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
             messages.error(request, "Choose a student of this course.")
         except DomainError as refused:
             messages.error(request, f"Not started: {refused.message}")
-    return render(request, "grading/viva_start.html", {"quiz": quiz, "students": students})
+    context = {
+        "quiz": quiz,
+        "students": students,
+        # Students may also start it online: a live viva uses up one of their attempts.
+        "taken_online": quiz.slots.exists() and not quiz_is_live_only(quiz),
+        "has_viva_questions": viva_questions_of(quiz)[0] is not None,
+    }
+    return render(request, "grading/viva_start.html", context)

@@ -12,6 +12,7 @@ from tests.grading.factories import (
     browser_as,
     new_topic,
     question,
+    staffed_quiz,
     viva_staff,
 )
 
@@ -213,3 +214,21 @@ def test_drawing_putting_back_and_finishing_warn_of_unsaved_notes(staff: Staff) 
     assert f'data-confirm-if-edited="{watched}"' in shown
     assert 'data-confirm-text="Put question 1 back unasked? Its notes are dropped' in shown
     assert "Notes or levels not saved with “Save notes and marks” are lost." in shown
+
+
+def test_starting_a_viva_of_a_quiz_taken_online_says_it_uses_an_attempt_and_asks_first(
+    staff: Staff,
+) -> None:
+    staff.quiz.attempts_allowed = 2
+    staff.quiz.save()
+    start = browser_as(staff.examiner).get(f"/examiner/quizzes/{staff.quiz.pk}/viva/").text
+    assert "A live viva counts as one of the student's attempts (2 allowed)" in start
+    assert "drawn from the quiz's viva questions" in start
+    assert 'data-confirm-text="Start a live viva of Viva quiz?' in start
+
+
+def test_a_viva_only_quiz_starts_without_the_warning() -> None:
+    staff, _ = staffed_quiz({**VIVA, "mode": "oral"})
+    start = browser_as(staff.examiner).get(f"/examiner/quizzes/{staff.quiz.pk}/viva/").text
+    assert "counts as one of the student's attempts" not in start
+    assert "data-confirm-text" not in start
