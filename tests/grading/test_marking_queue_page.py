@@ -1,16 +1,20 @@
 """The examiner's marking queue page: filters, anonymity and the one access rule."""
 
+from datetime import UTC, datetime
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from grading.models.marking import QuizMarkingPolicy
+from grading.services.marking.marks import MarkInput, mark_create
 from tests.grading.content import VIVA
 from tests.grading.factories import Staff, staffed_quiz, submitted_attempt
 
 pytestmark = pytest.mark.django_db
 URL = reverse("grading-pages:marking-queue")
+T = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 def _browser(user: User) -> Client:
@@ -69,3 +73,15 @@ def test_the_filters_refresh_the_list_in_place_with_htmx(staff: Staff) -> None:
     assert reply.status_code == 200
     assert 'id="queue"' in reply.text
     assert "Nothing to mark here." in reply.text
+
+
+def test_an_answer_awaiting_its_second_mark_says_whose_mark_is_awaited(staff: Staff) -> None:
+    QuizMarkingPolicy.objects.create(quiz=staff.quiz, double_marking=True)
+    answer = staff.quiz.attempts.get().responses.get()
+    mark_create(response_id=answer.pk, marker=staff.examiner, data=MarkInput([1]), now=T)
+    chosen = {"status": "awaiting_second"}
+    first = _browser(staff.examiner).get(URL, chosen).text
+    assert "(you gave the first mark: another examiner gives the second)" in first
+    second = _browser(staff.second).get(URL, chosen).text
+    assert "(yours to give, blind: the first mark stays hidden until you have marked)" in second
+    assert "you gave the first mark" not in second
