@@ -121,32 +121,43 @@ def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any)
 
 
 def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
-    """Backward after the output was edited in place where autograd does not record it.
+    """Backward after the output, then the inputs, were edited in place where autograd does
+    not record it.
 
-    A backward that reads the output from ctx.saved_tensors is refused by autograd (the
-    saved tensor's version changed); one that kept it as a plain attribute of ctx computes
-    from the edited values. `plain_grads`, without the edit, is what the answer is judged by.
+    A backward that reads the edited tensor from ctx.saved_tensors is refused by autograd
+    (the saved tensor's version changed); one that kept it as a plain attribute of ctx
+    computes from the edited values. `plain_grads`, without an edit, is what the answer is
+    judged by.
     """
     upstream, recorded = _case_upstream(case), ctx.record["values"]
-    for key, edit in (("plain_grads", False), ("edited_grads", True)):
+    edits: tuple[tuple[str, Callable[[Any, Inputs], list[torch.Tensor]] | None], ...] = (
+        ("plain_grads", None),
+        ("edited_grads", lambda output, _inputs: _roots(output)),
+        ("edited_input_grads", lambda _output, inputs: _floating(inputs)),
+    )
+    for key, edited in edits:
         inputs = fresh_inputs(case, ctx.device)
         try:
             output = ctx.call(*inputs, case.seed).output
         except StudentError as error:
             recorded[key] = bad(error_text(error))
             continue
-        if edit and not _edited_unrecorded(ctx, _roots(output)):
-            # An output that cannot be written in place (an expanded view, say) cannot be
+        if edited is not None and not _edited_unrecorded(ctx, edited(output, inputs)):
+            # A tensor that cannot be written in place (an expanded view, say) cannot be
             # read back edited either: nothing to judge.
             recorded[key] = ctx.encode(REFUSED_AFTER_EDIT)
             continue
         try:
             backward(ctx, output, upstream, case.seed)
         except StudentError as error:
-            refused = edit and _edited_since_saved(error)
+            refused = edited is not None and _edited_since_saved(error)
             recorded[key] = ctx.encode(REFUSED_AFTER_EDIT) if refused else bad(error_text(error))
             continue
         recorded[key] = ctx.encode(input_grads(inputs))
+
+
+def _floating(inputs: Inputs) -> list[torch.Tensor]:
+    return [t for t in pristine.tensors_in(inputs) if pristine.is_floating_point(t)]
 
 
 def _edited_since_saved(error: StudentError) -> bool:

@@ -145,7 +145,7 @@ def grad_accumulates(j: JudgeInput) -> Outcome:
 
 
 SAVED_ELSEWHERE = (
-    "with the output edited in place after the call, backward used the edited values instead "
+    "with {what} edited in place after the call, backward used the edited values instead "
     "of refusing (keep what backward needs with ctx.save_for_backward)"
 )
 
@@ -157,11 +157,14 @@ def saved_tensors(j: JudgeInput) -> Outcome:
     )
     if not plain.ok:
         return _labelled(plain, "without any edit").as_kind("gradients")
-    edited = student_value(j.student, "edited_grads")
-    if edited == REFUSED_AFTER_EDIT:  # autograd saw the edit: kept with save_for_backward
-        return Outcome(True)
-    grads = compare_gradients(edited, expected, j.tolerance, labels)
-    return _labelled(grads, SAVED_ELSEWHERE).as_kind("gradients")
+    for key, what in (("edited_grads", "the output"), ("edited_input_grads", "the inputs")):
+        edited = student_value(j.student, key)
+        if edited == REFUSED_AFTER_EDIT:  # autograd saw the edit: kept with save_for_backward
+            continue
+        grads = compare_gradients(edited, expected, j.tolerance, labels)
+        if not grads.ok:
+            return _labelled(grads, SAVED_ELSEWHERE.format(what=what)).as_kind("gradients")
+    return Outcome(True)
 
 
 def _tensors(value: Any) -> list[TensorValue]:

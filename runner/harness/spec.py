@@ -21,7 +21,7 @@ CHECK_KINDS = (
     "retain_graph",
     "saved_tensors",
 )
-# What `saved_tensors` records when autograd refused the backward after the output's edit.
+# What `saved_tensors` records when autograd refused the backward after an edit.
 REFUSED_AFTER_EDIT = "refused"
 # The .grad each input leaf that requires grad holds when the call starts. Not zero: an answer
 # that zeroed the caller's gradients, or read its own result from `.grad` after running

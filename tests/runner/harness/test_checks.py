@@ -146,13 +146,31 @@ def test_saved_tensors_passes_an_output_returned_as_a_view_autograd_refuses_once
 ) -> None:
     # Autograd refuses backward through an edited view returned by a Function ("Output 0 of
     # Square is a view and its base ... has been modified inplace"): a refusal, as for a
-    # tensor kept with save_for_backward, not the answer's error.
+    # tensor kept with save_for_backward, not the answer's error. (The backward reads a copy
+    # of x, so the check's edit of the input changes nothing it reads.)
     viewed = (
         _square_function(saves, "return grad * 2 * ctx.x", name="Square")
-        .replace("        y = x * x\n", "        y = x * x\n        ctx.x = x.detach()\n")
+        .replace("        y = x * x\n", "        y = x * x\n        ctx.x = x.detach().clone()\n")
         .replace("        return y\n", "        return y.view(-1).view(3, 4)\n")
     )
     assert grade(viewed, SAVED, _saved_tensors_case())[0] == 1.0
+
+
+@pytest.mark.parametrize("keeps", ["ctx.x = x", "ctx.x = x.detach()"])
+def test_saved_tensors_fails_an_input_kept_as_a_plain_attribute_of_ctx(keeps: str) -> None:
+    kept_on_ctx = _square_function(keeps, "return grad * 2 * ctx.x")
+    score, results, _status, _message = grade(kept_on_ctx, SAVED, _saved_tensors_case())
+    assert score == 0.0
+    message = only_message(results)
+    assert "with the inputs edited in place after the call, backward used the edited" in message
+    assert "keep what backward needs with ctx.save_for_backward" in message
+
+
+def test_saved_tensors_passes_an_input_kept_with_save_for_backward() -> None:
+    saved = _square_function(
+        "ctx.save_for_backward(x)", "(x,) = ctx.saved_tensors\nreturn grad * 2 * x"
+    )
+    assert grade(saved, SAVED, _saved_tensors_case())[0] == 1.0
 
 
 def test_saved_tensors_fails_a_backward_that_always_claims_the_refusal() -> None:
