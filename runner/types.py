@@ -51,9 +51,11 @@ FAILURE_KINDS = {
     "output": "the output differs from the expected one",
     "gradients": "the gradients differ from the expected ones",
     "side_effect": "the call changed its inputs or the caller's state",
+    "aliasing": "the output shares memory with an input",
     "graph": "the autograd graph is not what the question asks for",
     "determinism": "two runs with the same seed differ",
     "efficiency": "the code is slower or uses more memory than allowed",
+    "reads": "the code reads its inputs more often than allowed",
     "training": "training does not behave as expected",
     "forbidden": "the code uses an operation this question forbids",
 }

@@ -97,7 +97,7 @@ def test_the_scan_finds_a_copy_however_it_is_written() -> None:
     assert vocabulary_copies('LOSSES = ("mse", "bce_with_logits")\n')
     assert vocabulary_copies(
         'CHECKS = ["gradients", "purity", "no_graph", "gradcheck",\n'
-        '          "is_leaf", "determinism"]\n'
+        '          "is_leaf", "determinism", "saved_tensors"]\n'
     )
     assert vocabulary_copies('LIMITS = {"time_s": 1.0, "memory_mb": 1, "output_kb": 2}\n')
     assert vocabulary_copies('KNOWN = {"float16", "float32", "bfloat16", "float64", "int8"}\n')

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from runner.harness import pristine
-from runner.harness.child_checks import CHECKS, fresh_inputs, record_retained_graph
-from runner.harness.context import ChildContext, StudentError
+from runner.harness.child_checks import CHECKS, Inputs, fresh_inputs, record_retained_graph
+from runner.harness.context import Called, ChildContext, StudentError
 from runner.harness.memory import Measured, peak_memory
 from runner.harness.spec import PRESET_GRAD, Case
+from runner.harness.storages import aliased_inputs, input_reads
 
 
 def new_record(case: Case) -> dict[str, Any]:
@@ -26,6 +27,8 @@ def new_record(case: Case) -> dict[str, Any]:
         "retain_graph": None,
         "graph_recorded": None,
         "peak_bytes": None,
+        "input_reads": None,
+        "aliased_inputs": None,
         "forbidden": [],
         "values": {},
     }
@@ -39,16 +42,13 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     if case.has("purity"):
         _preset_input_grads(inputs)
     try:
-        measuring = case.has("efficiency")
-        with peak_memory(ctx.device, inputs) if measuring else _unmeasured() as memory:
-            called = ctx.call(*inputs, case.seed, probe_graph=case.has("no_graph"))
-            memory.hold(called.output)
+        called = _measured_call(case, ctx, inputs)
     except StudentError as error:
         record["error"] = error.info
     else:
-        if case.has("efficiency"):
-            record["peak_bytes"] = memory.peak
         output = called.output
+        if case.has("fresh_output"):
+            record["aliased_inputs"] = aliased_inputs(output, inputs)
         record["values"]["output"] = ctx.encode(output)
         if case.has("purity"):
             record["values"]["inputs_after"] = ctx.encode(list(inputs), with_grads=True)
@@ -63,6 +63,21 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
                 handler(case, check, ctx, output, inputs)
     record["forbidden"] = sorted(set(ctx.guard.hits[hits_before:]))
     return record
+
+
+def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> Called:
+    """The compared call, recording the peak memory and the input reads its checks judge."""
+    measuring = case.has("efficiency")
+    with (
+        peak_memory(ctx.device, inputs) if measuring else _unmeasured() as memory,
+        input_reads(inputs, counting=case.has("input_reads")) as reads,
+    ):
+        called = ctx.call(*inputs, case.seed, probe_graph=case.has("no_graph"))
+        memory.hold(called.output)
+    if measuring:
+        ctx.record["peak_bytes"] = memory.peak
+    ctx.record["input_reads"] = reads.count
+    return called
 
 
 @contextlib.contextmanager

@@ -261,6 +261,48 @@ def no_graph(j: JudgeInput) -> Outcome:
     return Outcome(True)
 
 
+def input_reads(j: JudgeInput) -> Outcome:
+    """The input elements the compared call read, against the reference's count."""
+    theirs, mine = j.reference.input_reads, j.student.input_reads
+    if theirs is None:
+        raise ReferenceFailure(f"case {j.number}: the reference's reads were not counted")
+    if theirs == 0:
+        raise ReferenceFailure(f"case {j.number}: the reference read none of its inputs")
+    if mine is None:
+        return Outcome(False, "input_reads: the check produced no data", kind="reads")
+    limit, ratio = float(j.check.options.get("max_ratio", 1)), mine / theirs
+    if ratio <= limit:
+        return Outcome(True)
+    return Outcome(
+        False,
+        f"the call read its inputs {ratio:.2f}× as often as the reference does (limit "
+        f"{limit:g}×): compute each value once, without another pass over the inputs",
+        kind="reads",
+    )
+
+
+def fresh_output(j: JudgeInput) -> Outcome:
+    """No output tensor shares memory with an input."""
+    if j.reference.aliased_inputs is None:
+        raise ReferenceFailure(f"case {j.number}: the reference's output was not looked at")
+    if j.reference.aliased_inputs:
+        raise ReferenceFailure(f"case {j.number}: the reference's output shares an input's memory")
+    aliased = j.student.aliased_inputs
+    if aliased is None:
+        return Outcome(False, "fresh_output: the check produced no data", kind="aliasing")
+    if not aliased:
+        return Outcome(True)
+    index = aliased[0]
+    label = j.inputs[index][0] if index < len(j.inputs) else f"input {index + 1}"
+    return Outcome(
+        False,
+        f"the output shares memory with the input {label} (it is the input itself, a view of "
+        f"it or its detach()): return a new tensor, so that editing the result in place "
+        f"leaves {label} unchanged",
+        kind="aliasing",
+    )
+
+
 def determinism(j: JudgeInput) -> Outcome:
     output = student_value(j.student, "output")
     rerun = compare(student_value(j.student, "rerun"), output, exact(j.tolerance), "the rerun")
@@ -340,4 +382,6 @@ JUDGES: dict[str, Callable[[JudgeInput], Outcome]] = {
     "efficiency": efficiency,
     "retain_graph": retain_graph,
     "saved_tensors": saved_tensors,
+    "input_reads": input_reads,
+    "fresh_output": fresh_output,
 }

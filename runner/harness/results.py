@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from runner.harness.payload import NodeDecoder, PayloadError, split_payload
 
@@ -46,6 +46,8 @@ class CaseRecord:
     retain_graph: GraphFact | None = None
     graph_recorded: bool | None = None
     peak_bytes: int | None = None  # tensor memory of the compared call, for efficiency cases
+    input_reads: int | None = None  # input elements the compared call read, for input_reads
+    aliased_inputs: list[int] | None = None  # inputs the output shares memory with (fresh_output)
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,8 @@ def _case(raw: object, decoder: NodeDecoder) -> CaseRecord:
         retain_graph=_graph_fact(raw.get("retain_graph")),
         graph_recorded=graph_recorded,
         peak_bytes=_optional_int(raw.get("peak_bytes")),
+        input_reads=_optional_int(raw.get("input_reads"), "a count of input reads"),
+        aliased_inputs=_positions(raw.get("aliased_inputs")),
     )
 
 
@@ -156,15 +160,27 @@ def _names(raw: object) -> list[str]:
     return [item[:200] for item in raw]
 
 
+def _positions(raw: object) -> list[int] | None:
+    if raw is None:
+        return None
+    if isinstance(raw, list) and all(_is_count(item) for item in raw):
+        return list(raw)
+    raise PayloadError("a list of input positions is malformed")
+
+
 def _optional_str(raw: object, what: str) -> str | None:
     if raw is None or isinstance(raw, str):
         return raw
     raise PayloadError(f"{what} is not a string")
 
 
-def _optional_int(raw: object) -> int | None:
+def _optional_int(raw: object, what: str = "a byte count") -> int | None:
     if raw is None:
         return None
-    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+    if _is_count(raw):
         return raw
-    raise PayloadError("a byte count is not a non-negative integer")
+    raise PayloadError(f"{what} is not a non-negative integer")
+
+
+def _is_count(raw: object) -> TypeGuard[int]:
+    return isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0

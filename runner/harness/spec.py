@@ -20,6 +20,8 @@ CHECK_KINDS = (
     "efficiency",
     "retain_graph",
     "saved_tensors",
+    "input_reads",
+    "fresh_output",
 )
 # What `saved_tensors` records when autograd refused the backward after an edit.
 REFUSED_AFTER_EDIT = "refused"
@@ -48,6 +50,7 @@ _CHECK_OPTIONS: dict[str, set[str]] = {
     "is_leaf": {"expected"},
     "retain_graph": {"expected"},
     "gradcheck": {"eps", "atol", "rtol"},
+    "input_reads": {"max_ratio"},
 }
 
 
@@ -177,6 +180,11 @@ def _validate_check_options(kind: str, options: dict[str, Any], path: Path) -> N
     for key in ("eps", "atol", "rtol"):
         if key in options and (not is_number(options[key]) or options[key] <= 0):
             raise CaseError((*path, key), "must be a positive number")
+    ratio = options.get("max_ratio", 1)
+    if not is_number(ratio) or not ratio >= 1:
+        raise CaseError(
+            (*path, "max_ratio"), "must be a number of at least 1 (the reference's own ratio)"
+        )
     upstream = options.get("upstream", "sum")
     if kind == "gradients" and upstream not in ("sum", "ones"):
         validate_value(upstream, (*path, "upstream"))

@@ -454,3 +454,108 @@ def test_an_output_of_another_shape_is_not_said_to_edit_the_upstream_gradient() 
     message = only_message(results)
     assert "shape" in message
     assert "incoming gradient" not in message
+
+
+ONE_PASS = "def f(x):\n    return x.sum()\n"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        ONE_PASS,
+        "def f(x):\n    return sum(chunk.sum() for chunk in x.chunk(3))\n",
+        "import torch\ndef f(x):\n"
+        "    return x.new_zeros(()) + torch.zeros_like(x).sum() + x.sum()\n",
+    ],
+    ids=["one pass", "views read nothing", "shape-only operations read nothing"],
+)
+def test_input_reads_passes_an_answer_that_reads_its_input_once(source: str) -> None:
+    assert grade(source, ONE_PASS, case("input_reads", args=[{"random": [6, 4]}]))[0] == 1.0
+
+
+SECOND_PASS = (
+    "import torch\ndef f(x):\n    total = x.sum()\n"
+    "    with torch.no_grad():\n        again = sum(chunk.sum() for chunk in x.chunk(3))\n"
+    "    return total + 0 * again\n"
+)
+
+
+def test_input_reads_fails_a_second_pass_over_the_input_and_says_by_how_much() -> None:
+    checks = case("input_reads", args=[{"random": [6, 4]}])
+    score, results, _status, _message = grade(SECOND_PASS, ONE_PASS, checks)
+    assert score == 0.0
+    assert only_message(results) == (
+        "case 1: the call read its inputs 2.00× as often as the reference does (limit 1×): "
+        "compute each value once, without another pass over the inputs"
+    )
+    roomy = case({"kind": "input_reads", "max_ratio": 2}, args=[{"random": [6, 4]}])
+    assert grade(SECOND_PASS, ONE_PASS, roomy)[0] == 1.0
+
+
+def test_input_reads_counts_the_answers_own_backward() -> None:
+    # The backward of x * w reads x again for w's gradient: twice x and once w, against once each.
+    under_no_grad = (
+        "import torch\ndef f(w, x):\n    with torch.no_grad():\n        return (x * w).sum()\n"
+    )
+    backpropagates = (
+        "def f(w, x):\n    out = (x * w).sum()\n    out.backward()\n    return out.detach()\n"
+    )
+    checks = case("input_reads", args=[{"random": [5], "requires_grad": True}, {"random": [5]}])
+    _score, results, _status, _message = grade(backpropagates, under_no_grad, checks)
+    assert "read its inputs 1.50× as often as the reference does" in only_message(results)
+
+
+def test_input_reads_hidden_says_only_that_the_inputs_were_read_too_often() -> None:
+    checks = case("input_reads", args=[{"random": [6, 4]}], hidden=True)
+    _score, results, _status, _message = grade(SECOND_PASS, ONE_PASS, checks)
+    assert (
+        only_message(results)
+        == "hidden case failed: the code reads its inputs more often than allowed"
+    )
+
+
+def test_input_reads_of_a_reference_that_reads_nothing_is_a_bank_problem() -> None:
+    constant = "def f(x):\n    return 1.0\n"
+    _score, _results, status, message = grade(constant, constant, case("input_reads"))
+    assert status == Status.INTERNAL
+    assert "the reference read none of its inputs" in message
+
+
+FRESH = "def f(x, p):\n    return x * (1 - p)\n"
+
+
+@pytest.mark.parametrize(
+    "returns", ["x", "x.view(-1).view(x.shape)", "x.detach()", "x[:]"], ids=str
+)
+def test_fresh_output_fails_an_output_that_shares_the_inputs_memory(returns: str) -> None:
+    shortcut = f"def f(x, p):\n    if p == 0:\n        return {returns}\n    return x * (1 - p)\n"
+    checks = case("fresh_output", args=[{"random": [3, 4]}, 0.0])
+    score, results, _status, _message = grade(shortcut, FRESH, checks)
+    assert score == 0.0
+    assert only_message(results) == (
+        "case 1: the output shares memory with the input x (it is the input itself, a view of "
+        "it or its detach()): return a new tensor, so that editing the result in place leaves "
+        "x unchanged"
+    )
+
+
+@pytest.mark.parametrize(
+    "source", [FRESH, "def f(x, p):\n    return [x.clone(), p]\n"], ids=["product", "clone"]
+)
+def test_fresh_output_passes_a_new_tensor(source: str) -> None:
+    reference = "def f(x, p):\n    return [x * (1 - p), p]\n" if "clone" in source else FRESH
+    assert grade(source, reference, case("fresh_output", args=[{"random": [3]}, 0.0]))[0] == 1.0
+
+
+def test_fresh_output_hidden_says_only_that_the_output_shares_memory() -> None:
+    checks = case("fresh_output", args=[{"random": [3]}, 0.0], hidden=True)
+    _score, results, _status, _message = grade("def f(x, p):\n    return x\n", FRESH, checks)
+    assert only_message(results) == "hidden case failed: the output shares memory with an input"
+
+
+def test_fresh_output_of_a_reference_that_returns_its_input_is_a_bank_problem() -> None:
+    same = "def f(x, p):\n    return x\n"
+    checks = case("fresh_output", args=[{"random": [3]}, 0.0])
+    _score, _results, status, message = grade(same, same, checks)
+    assert status == Status.INTERNAL
+    assert "the reference's output shares an input's memory" in message

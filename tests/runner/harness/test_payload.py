@@ -106,6 +106,14 @@ def test_a_well_formed_hand_made_payload_is_accepted() -> None:
             "plain",
         ),
         (frame({"cases": "all passed"}), "case list"),
+        (
+            frame({"cases": [{"name": "case 1", "values": {}, "input_reads": -1}]}),
+            "a count of input reads is not a non-negative integer",
+        ),
+        (
+            frame({"cases": [{"name": "case 1", "values": {}, "aliased_inputs": [True]}]}),
+            "input positions",
+        ),
     ],
 )
 def test_malformed_payloads_are_refused_with_a_reason(data: bytes, reason: str) -> None:

@@ -66,6 +66,14 @@ def test_checks_may_be_names_or_mappings() -> None:
             [{"checks": [{"kind": "gradients", "upstream": "max"}]}],
             "cases[0].checks[0].upstream: must be sum, ones or a {tensor",
         ),
+        (
+            [{"checks": [{"kind": "input_reads", "max_ratio": 0.5}]}],
+            "cases[0].checks[0].max_ratio: must be a number of at least 1",
+        ),
+        (
+            [{"checks": [{"kind": "fresh_output", "max_ratio": 2}]}],
+            "cases[0].checks[0].max_ratio: unknown option for fresh_output",
+        ),
         ([{"weight": -1}], "cases[0].weight: must be a number from 0 to 1000"),
         ([{"weight": 1.5e308}], "cases[0].weight: must be a number from 0 to 1000"),
         ([{"seed": "x"}], "cases[0].seed: must be an integer"),
