@@ -27,7 +27,8 @@ def test_a_real_worker_retries_until_the_receiver_takes_it(
     state.fail_first = 2
     allowed = {"WEBHOOK_ALLOWED_PRIVATE_HOSTS": "127.0.0.1"}
     with worker_processes(redis_url, count=1, queues="default", env=allowed):
-        submitted_attempt(quiz, member(quiz.course, "student"), {0: {"value": True}})
+        student = member(quiz.course, "student")
+        submitted_attempt(quiz, student, {0: {"value": True}, 1: {"text": "It sums."}})
         deadline = time.monotonic() + 60
         delivered = WebhookDelivery.objects.filter(status="delivered")
         while time.monotonic() < deadline and not (state.effects and delivered.exists()):
