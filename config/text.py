@@ -98,6 +98,12 @@ def one_line_cleaned(text: str, *, max_length: int) -> str:
     return kept.strip()[:max_length].rstrip()
 
 
+def one_line_dropped(text: str) -> list[str]:
+    """The characters `one_line_cleaned` drops from `text`, each once, in order (tabs and line
+    breaks, which become spaces, are not among them)."""
+    return list(dict.fromkeys(_NOT_IN_ONE_LINE.findall(_SPACING.sub(" ", text))))
+
+
 def sentence(problem: str) -> str:
     """A text_problem as a message of its own."""
     return f"{problem[0].upper()}{problem[1:]}."

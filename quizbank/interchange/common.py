@@ -12,19 +12,19 @@ from collections.abc import Iterator
 from typing import Any
 from xml.etree.ElementTree import Element, indent, tostring
 
+from config.text import one_line_cleaned, one_line_dropped
 from quizbank.bankfiles import canonicalize, schema
+from quizbank.interchange.limits import NOT_IN_XML
 from quizbank.interchange.report import Unsupported
 
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 # An extension value of None means "the format gave this key, our question does not have it".
 EXTENSION_DROP = None
+# How much of a name a note repeats.
+_NAME_SHOWN = 80
 PLACEHOLDER_MODEL_ANSWER = (
     "No model answer came with the imported question; its author can write one in the bank."
 )
-
-
-# Characters XML 1.0 cannot hold at all, escaped or not (every C0 control but tab, LF, CR).
-_NOT_IN_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def xml_bytes(element: Element) -> bytes:
@@ -33,7 +33,7 @@ def xml_bytes(element: Element) -> bytes:
     make every question unreadable."""
     indent(element)
     data: bytes = tostring(element, encoding="utf-8", xml_declaration=True)
-    return _NOT_IN_XML.sub(b"", data)
+    return NOT_IN_XML.sub(b"", data)
 
 
 def slugify(
@@ -73,25 +73,43 @@ class SlugPool:
         return slug
 
 
+def _without_tags(text: str) -> str:
+    return re.sub(r"<[^>]+>", " ", text)
+
+
 def _one_line(text: str) -> str:
-    return " ".join(re.sub(r"<[^>]+>", " ", text).split())
+    plain = _without_tags(text)
+    return " ".join(one_line_cleaned(plain, max_length=len(plain)).split())
 
 
 def title_of(text: str, fallback: str) -> str:
-    """A question title: the text on one line, cut to the column's length."""
+    """A question or topic title: the text on one line, without the characters a one-line
+    field cannot hold (config.text), cut to the column's length."""
     line = _one_line(text)
     if len(line) > schema.MAX_TITLE:
         line = line[: schema.MAX_TITLE - 1].rstrip() + "…"
     return line or fallback
 
 
-def title_cut_notes(name: str) -> list[str]:
-    """The import report's note when a question's own name is longer than a title holds
-    (a title made from the prompt is expected to be cut, and says nothing)."""
+def name_notes(name: str, what: str = "its name") -> list[str]:
+    """The import report's notes on a name the file gives (a question's, a category's) that
+    `title_of` had to change: control or bidi formatting characters removed, or a name longer
+    than a title holds cut (a title made from the prompt is expected to be cut, and says
+    nothing)."""
+    notes = []
+    dropped = one_line_dropped(_without_tags(name))
+    if dropped:
+        shown = name.strip()
+        shown = shown if len(shown) <= _NAME_SHOWN else shown[: _NAME_SHOWN - 1] + "…"
+        codes = ", ".join(f"U+{ord(character):04X}" for character in dropped)
+        notes.append(
+            f"{what} {shown!r} held {codes}, which a title cannot hold (control and bidi "
+            "formatting characters): removed"
+        )
     length = len(_one_line(name))
-    if length <= schema.MAX_TITLE:
-        return []
-    return [f"its name of {length:,} characters was cut to a title of {schema.MAX_TITLE}"]
+    if length > schema.MAX_TITLE:
+        notes.append(f"{what} of {length:,} characters was cut to a title of {schema.MAX_TITLE}")
+    return notes
 
 
 def to_float(text: str | None, what: str) -> float:

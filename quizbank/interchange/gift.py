@@ -13,10 +13,10 @@ from quizbank.interchange.common import (
     apply_extension,
     is_slug,
     load_extension,
+    name_notes,
     open_question,
     share,
     slugify,
-    title_cut_notes,
     title_of,
     to_float,
 )
@@ -181,7 +181,7 @@ def read_block(
     prompt = unescape(before) + (f" _____ {unescape(after)}" if after else "")
     content: dict[str, Any] = {"title": title_of(title or prompt, "Untitled question")}
     content.update(prompt=prompt, tags=list(tags))
-    notes: list[str] = title_cut_notes(title or "")
+    notes: list[str] = name_notes(title or "")
     try:
         read_answers(text[opening + 1 : closing], content, notes)
     except Unsupported:
@@ -196,6 +196,7 @@ def read_block(
         slug_hint = ""
     named = is_slug(slug_hint)
     slug = slug_hint if named else slugify(title or content["title"])
+    notes[:0] = topic.notes
     return Draft(
         slug=slug, topic=topic, content=content, location=location, notes=notes, named=named
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import posixpath
+import re
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,13 @@ MAX_ZIP_MEMBERS = 1000
 MAX_XML_DEPTH = 200
 MAX_COMPRESSION_RATIO = 100
 _CHUNK = 64 * 1024
+# Characters XML 1.0 cannot hold at all, raw or written as a reference such as &#1;
+# (every C0 control but tab, LF, CR).
+NOT_IN_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_CHARACTER_REFERENCE = re.compile(rb"&#(?:x([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
+_XML_CONTROLS = frozenset([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])
+# How much of the line around a character an error shows.
+_EXCERPT = 30
 
 
 def max_file_bytes() -> int:
@@ -83,6 +91,9 @@ def parse_xml(data: bytes, what: str = "the file") -> XmlDoc:
             "they are refused, as they allow entity expansion bombs and reading local files"
         ) from exc
     except ParseError as exc:
+        control = _control_character_at(data, exc.position[0])
+        if control is not None:
+            raise InterchangeRefused(f"{what} is not well-formed XML: {control}") from exc
         hint = (
             ""
             if _looks_like_xml(data)
@@ -99,6 +110,36 @@ def parse_xml(data: bytes, what: str = "the file") -> XmlDoc:
             f"{what} declares an encoding that cannot be read ({exc}); save it as UTF-8"
         ) from exc
     return XmlDoc(root=root, lines=lines)
+
+
+def _control_character_at(data: bytes, line: int) -> str | None:
+    """Where on `line` (counted from 1) a UTF-8 document holds a control character XML
+    cannot hold, raw or as a reference, with the text around it; None when it holds none
+    there (the parser failed for another reason)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None  # another encoding, where these bytes may be part of a character
+    lines = text.splitlines() if line >= 1 else []
+    if line > len(lines):
+        return None
+    here = lines[line - 1].encode()
+    found = [(match.start(), match.group()[0]) for match in NOT_IN_XML.finditer(here)]
+    for match in _CHARACTER_REFERENCE.finditer(here):
+        code = int(match[1], 16) if match[1] else int(match[2])
+        if code in _XML_CONTROLS:
+            found.append((match.start(), code))
+    if not found:
+        return None
+    start, code = min(found)
+    column = len(here[:start].decode()) + 1
+    shown = here.decode()
+    excerpt = shown[max(0, column - 1 - _EXCERPT) : column - 1 + _EXCERPT]
+    return (
+        f"line {line}, column {column} holds the control character U+{code:04X} "
+        f"({excerpt!r}), which XML cannot hold, not even written as &#{code};: remove it "
+        "from the file (Moodle and QTI files are XML)"
+    )
 
 
 def _looks_like_xml(data: bytes) -> bool:

@@ -15,10 +15,10 @@ from quizbank.interchange.common import (
     apply_extension,
     is_slug,
     load_extension,
+    name_notes,
     open_question,
     share,
     slugify,
-    title_cut_notes,
     title_of,
     to_float,
 )
@@ -88,7 +88,12 @@ def topic_from_path(path: str, idnumber: str, info: str) -> tuple[TopicRef, list
         else slugify(parts[0], max_length=80, default="imported")
     )
     description = info.strip() if own else ""
-    topic = TopicRef(slug=slug, title=title_of(parts[0], slug), description=description)
+    topic = TopicRef(
+        slug=slug,
+        title=title_of(parts[0], slug),
+        description=description,
+        notes=tuple(name_notes(parts[0], "the category name")),
+    )
     return topic, [slugify(part, max_length=50, default="tag") for part in parts[1:]]
 
 
@@ -111,7 +116,7 @@ def read_question(
     }
     if element.findtext("defaultgrade") is not None:
         content["points"] = round(to_float(element.findtext("defaultgrade"), "defaultgrade"), 2)
-    notes: list[str] = title_cut_notes(name)
+    notes: list[str] = name_notes(name)
     extension = element.find(EXTENSION_TAG)
     try:
         reader(element, content, notes)
@@ -130,7 +135,7 @@ def read_question(
         topic=topic,
         content=content,
         location=location,
-        notes=notes,
+        notes=[*topic.notes, *notes],
         images=kept,
         named=named,
     )

@@ -16,9 +16,9 @@ from xml.etree.ElementTree import Element
 from quizbank.errors import InterchangeRefused
 from quizbank.interchange.common import (
     SlugPool,
+    name_notes,
     open_question,
     slugify,
-    title_cut_notes,
     title_of,
     to_float,
 )
@@ -117,7 +117,7 @@ def read_item(root: Element, location: str) -> Draft:
     maximum = root.findtext("outcomeDeclaration[@identifier='MAXSCORE']/defaultValue/value")
     if maximum is not None:
         content["points"] = round(to_float(maximum, "MAXSCORE"), 2)
-    notes: list[str] = title_cut_notes(root.get("title", ""))
+    notes: list[str] = name_notes(root.get("title", ""))
     declaration = _declaration(root, interaction)
     if interaction.tag == "choiceInteraction":
         _choice(interaction, declaration, content, notes)

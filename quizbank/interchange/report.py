@@ -13,6 +13,8 @@ class TopicRef:
     slug: str
     title: str
     description: str = ""
+    # What the import changed in the file's name for it, for the report of each question in it.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
 
 DEFAULT_TOPIC = TopicRef(slug="imported", title="Imported")

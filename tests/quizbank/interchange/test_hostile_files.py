@@ -184,7 +184,6 @@ def test_deeply_nested_xml_is_refused(course: Course, fmt: str, root: bytes) -> 
         (b"// @vivabank " + b"[" * 100_000 + b"\nQ {=a}", "nests too deeply"),
         (b'// @vivabank {"files": ["x"]}\nQ {=a}', "files: must map file names to text"),
         (b'// @vivabank {"type": "code"}\nQ {=a}', "entry_point"),
-        (b"$CATEGORY: $course$/Bad\x00Topic\n\nQ {=a}", "NUL"),
         (b"::Q1:: 2 + 2? {=4 ~3\n::Q2:: Next {#1}", "a second { before the answer part's"),
         (b"::Q1:: 2 + 2? {=4 ~3}\n::Q2:: Next {#1}", "two answer parts {...} in one question"),
         (b"::Q1:: 2 + 2? {=4 ~3", "the answer part's { is never closed by a }"),
