@@ -9,6 +9,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 from xml.etree.ElementTree import Element, indent, tostring
 
@@ -22,6 +23,8 @@ _NON_SLUG = re.compile(r"[^a-z0-9]+")
 EXTENSION_DROP = None
 # How much of a name a note repeats.
 _NAME_SHOWN = 80
+# The points column's precision (Question.points, two decimal places).
+_POINTS_STEP = Decimal("0.01")
 PLACEHOLDER_MODEL_ANSWER = (
     "No model answer came with the imported question; its author can write one in the bank."
 )
@@ -120,6 +123,30 @@ def to_float(text: str | None, what: str) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise Unsupported(f"{what} {text!r} is not a finite number")
     return value
+
+
+def points_of(text: str | None, what: str) -> tuple[float, list[str]]:
+    """A question's points from the file, to the two decimals the bank holds (rounded half
+    up), and the import report's notes when that changed the value or it is zero. Points that
+    round to zero from more are Unsupported: the question would count for nothing, unlike the
+    file's. Negative points are left for the bank's rules to refuse."""
+    value = to_float(text, what)
+    written = str(text).strip()
+    kept = Decimal(written).quantize(_POINTS_STEP, ROUND_HALF_UP)
+    if value > 0 and kept == 0:
+        raise Unsupported(
+            f"{what} {written} rounds to 0 points (the bank keeps two decimals), a question "
+            f"worth nothing: give it {_POINTS_STEP} or more"
+        )
+    notes = []
+    if value == 0:
+        notes.append(f"{what} {written}: the question is worth no points in a quiz's score")
+    elif kept != Decimal(written):
+        notes.append(
+            f"{what} {written} was rounded to {kept.normalize():f} points (the bank keeps two "
+            "decimals)"
+        )
+    return float(kept), notes
 
 
 def share(percent: float) -> float:

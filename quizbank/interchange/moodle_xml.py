@@ -17,6 +17,7 @@ from quizbank.interchange.common import (
     load_extension,
     name_notes,
     open_question,
+    points_of,
     share,
     slugify,
     title_of,
@@ -114,9 +115,10 @@ def read_question(
         "general_feedback": text_of(element, "generalfeedback"),
         "tags": list(dict.fromkeys([*_tags(element), *category_tags])),
     }
-    if element.findtext("defaultgrade") is not None:
-        content["points"] = round(to_float(element.findtext("defaultgrade"), "defaultgrade"), 2)
     notes: list[str] = name_notes(name)
+    if element.findtext("defaultgrade") is not None:
+        content["points"], point_notes = points_of(element.findtext("defaultgrade"), "defaultgrade")
+        notes.extend(point_notes)
     extension = element.find(EXTENSION_TAG)
     try:
         reader(element, content, notes)

@@ -18,6 +18,7 @@ from quizbank.interchange.common import (
     SlugPool,
     name_notes,
     open_question,
+    points_of,
     slugify,
     title_of,
     to_float,
@@ -114,10 +115,11 @@ def read_item(root: Element, location: str) -> Draft:
         "title": title_of(root.get("title", ""), identifier or "Untitled question"),
         "prompt": _prompt(body, interaction),
     }
+    notes: list[str] = name_notes(root.get("title", ""))
     maximum = root.findtext("outcomeDeclaration[@identifier='MAXSCORE']/defaultValue/value")
     if maximum is not None:
-        content["points"] = round(to_float(maximum, "MAXSCORE"), 2)
-    notes: list[str] = name_notes(root.get("title", ""))
+        content["points"], point_notes = points_of(maximum, "MAXSCORE")
+        notes.extend(point_notes)
     declaration = _declaration(root, interaction)
     if interaction.tag == "choiceInteraction":
         _choice(interaction, declaration, content, notes)
