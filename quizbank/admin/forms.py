@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
+from config.text import sentence
 from quizbank.bankfiles import schema, validate_question
 from quizbank.bankfiles.codefiles import (
     NOT_A_FILE_NAME,
@@ -15,6 +16,7 @@ from quizbank.bankfiles.codefiles import (
     file_kind,
     missing_files,
 )
+from quizbank.bankfiles.questions import NO_ANSWER_SCORES, scores_nothing
 from quizbank.bankfiles.schema import MAX_CODE_FILES
 from quizbank.bankfiles.source import field_name
 from quizbank.models import Question
@@ -101,12 +103,23 @@ class RequiredForTypeFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]
             raise ValidationError(self.message)
 
 
-class NumericAnswerFormSet(RequiredForTypeFormSet):
+class AnswerFormSet(RequiredForTypeFormSet):
+    """A numeric or short-text question's answers: at least one, and one that earns marks."""
+
+    def clean(self) -> None:
+        super().clean()
+        rows = _live_forms(self)
+        if _question_type(self) in self.question_types and rows:
+            if scores_nothing([row.get("fraction") for row in rows]):
+                raise ValidationError(sentence(NO_ANSWER_SCORES))
+
+
+class NumericAnswerFormSet(AnswerFormSet):
     question_types = ("numeric",)
     message = "A numeric question needs at least one answer."
 
 
-class TextAnswerFormSet(RequiredForTypeFormSet):
+class TextAnswerFormSet(AnswerFormSet):
     question_types = ("short_text",)
     message = "A short-text question needs at least one answer."
 

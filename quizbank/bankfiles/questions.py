@@ -121,6 +121,24 @@ def _check_true_false(check: Checker, data: dict[str, Any], rows: bool) -> None:
     check.text(data, "false_feedback", ())
 
 
+NO_ANSWER_SCORES = "no answer earns marks: at least one needs a fraction above 0"
+
+
+def scores_nothing(fractions: list[object]) -> bool:
+    """Whether answers of these fractions (None: not given, worth 1) leave no answer that
+    earns marks, so no response could score on the question. A fraction that is not a number
+    is left to its own check."""
+    given = [1 if fraction is None else fraction for fraction in fractions]
+    numbers = [value for value in given if isinstance(value, int | float)]
+    return len(numbers) == len(given) and all(value <= 0 for value in numbers)
+
+
+def _check_answers_score(check: Checker, answers: list[Any] | None) -> None:
+    mappings = [answer for answer in answers or [] if isinstance(answer, dict)]
+    if mappings and scores_nothing([answer.get("fraction") for answer in mappings]):
+        check.error(("answers",), NO_ANSWER_SCORES)
+
+
 def _check_numeric(
     check: Checker, data: dict[str, Any], rows: bool, *, parameterised: bool = False
 ) -> None:
@@ -142,6 +160,7 @@ def _check_numeric(
         check.choice(answer, "tolerance_mode", path, schema.TOLERANCE_MODES)
         check.number(answer, "fraction", path, minimum=0, maximum=1)
         check.text(answer, "feedback", path)
+    _check_answers_score(check, answers)
 
 
 def _check_short_text(check: Checker, data: dict[str, Any], rows: bool) -> None:
@@ -165,6 +184,7 @@ def _check_short_text(check: Checker, data: dict[str, Any], rows: bool) -> None:
             _check_regex(check, pattern, (*path, "regex"))
         check.number(answer, "fraction", path, minimum=0, maximum=1)
         check.text(answer, "feedback", path)
+    _check_answers_score(check, answers)
 
 
 def _check_regex(check: Checker, pattern: str, path: FieldPath) -> None:

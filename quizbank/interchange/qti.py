@@ -302,17 +302,20 @@ def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str])
         content["case_sensitive"] = True
         content["answers"] = [{"text": value} for value in _correct(declaration)]
         return
-    top = max(to_float(entry.get("mappedValue", "0"), "mappedValue") for entry in entries)
+    mapped = [(entry.get("mapKey", ""), entry.get("mappedValue", "0")) for entry in entries]
+    scores = [to_float(value, "mappedValue") for _, value in mapped]
+    top = max(scores)
     content["case_sensitive"] = any(e.get("caseSensitive", "true") != "false" for e in entries)
+    # With no value above 0 every fraction is 0, and the bank's rules skip the question.
     content["answers"] = [
-        {
-            "text": entry.get("mapKey", ""),
-            "fraction": max(to_float(entry.get("mappedValue", "0"), "mappedValue"), 0) / top
-            if top > 0
-            else 0,
-        }
-        for entry in entries
+        {"text": key, "fraction": max(score, 0) / top if top > 0 else 0}
+        for (key, _), score in zip(mapped, scores, strict=True)
     ]
+    notes.extend(
+        f"the answer {key!r} has mappedValue {written}; here it gives 0 (no marks are taken off)"
+        for (key, written), score in zip(mapped, scores, strict=True)
+        if score < 0 and top > 0
+    )
 
 
 def tolerance_answers(processing: Element | None) -> list[dict[str, Any]]:

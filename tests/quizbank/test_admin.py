@@ -83,6 +83,21 @@ def test_the_admin_refuses_a_single_choice_with_two_correct_choices(admin_client
     assert not Question.objects.exists()
 
 
+def test_the_admin_refuses_a_short_text_question_no_answer_scores_on(
+    admin_client: Client,
+) -> None:
+    data = new_question_data(admin_client, type="short_text")
+    data["text_answers-TOTAL_FORMS"] = "2"
+    for index, text in enumerate(["blue", "grey"]):
+        data[f"text_answers-{index}-position"] = str(index)
+        data[f"text_answers-{index}-text"] = text
+        data[f"text_answers-{index}-fraction"] = "0"
+    response = admin_client.post(reverse("admin:quizbank_question_add"), data)
+    assert response.status_code == 200
+    assert "No answer earns marks" in response.text
+    assert not Question.objects.exists()
+
+
 def test_the_admin_refuses_a_title_that_is_not_one_line(admin_client: Client) -> None:
     data = with_choices(
         new_question_data(admin_client, title="Batch\u202erank"), ("3", True), ("2", False)

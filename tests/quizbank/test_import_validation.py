@@ -121,6 +121,16 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:5 answers[0].value: must be a finite number",
     ),
     (
+        "a short-text question needs an answer that earns marks",
+        {"t/q.yaml": TEXT + "  - text: a\n    fraction: 0\n  - text: b\n    fraction: 0\n"},
+        "t/q.yaml:4 answers: no answer earns marks: at least one needs a fraction above 0",
+    ),
+    (
+        "a numeric question needs an answer that earns marks",
+        {"t/q.yaml": NUMERIC + "  - value: 2\n    fraction: 0\n"},
+        "t/q.yaml:4 answers: no answer earns marks: at least one needs a fraction above 0",
+    ),
+    (
         "single choice: one correct",
         {"t/q.yaml": SINGLE + "  - text: a\n    correct: true\n  - text: b\n    correct: true\n"},
         "t/q.yaml:4 choices: a single-choice question needs exactly one correct choice",
