@@ -213,9 +213,9 @@ def read_answers(answer: str, content: dict[str, Any], notes: list[str]) -> None
     elif answer.startswith("#"):
         _numeric(answer[1:], content, notes)
     elif _TRUE_FALSE.match(split_unescaped(answer, "#")[0][1].strip()):
-        _true_false(answer, content)
+        _true_false(answer, content, notes)
     else:
-        _choices_or_text(_items(answer), content, notes)
+        _choices_or_text(_items(answer, notes), content, notes)
 
 
 def split_unescaped_token(text: str, token: str) -> list[tuple[str, str]]:
@@ -225,7 +225,22 @@ def split_unescaped_token(text: str, token: str) -> list[tuple[str, str]]:
     return [("", text[:index]), (token, text[index + len(token) :])]
 
 
-def _items(answer: str) -> list[Item]:
+def with_feedback(body: str, feedbacks: int, notes: list[str]) -> list[str]:
+    """`body` cut at its unescaped `#` into the answer and `feedbacks` feedbacks ("" when
+    not given), still escaped. A further `#` stays in the last feedback, as Moodle reads
+    GIFT, and is noted: it is more likely a `#` meant as text than a feedback with no place."""
+    pieces = [piece for _, piece in split_unescaped(body, "#")]
+    kept, further = pieces[: feedbacks + 1], pieces[feedbacks + 1 :]
+    if further:
+        kept[-1] = "#".join([kept[-1], *further])
+        notes.append(
+            f"the feedback {_clean(kept[-1])!r} holds a further #, kept as text as Moodle "
+            "reads it: write \\# for a # in feedback"
+        )
+    return kept + [""] * (feedbacks + 1 - len(kept))
+
+
+def _items(answer: str, notes: list[str]) -> list[Item]:
     pieces = split_unescaped(answer, "=~")
     if pieces[0][1].strip():
         raise Unsupported(f"answer text {pieces[0][1].strip()[:40]!r} must start with = or ~")
@@ -234,8 +249,8 @@ def _items(answer: str) -> list[Item]:
         weight_match = _WEIGHT.match(body)
         weight = to_float(weight_match[1], "weight") if weight_match else None
         body = body[weight_match.end() :] if weight_match else body
-        text, *feedback = [piece for _, piece in split_unescaped(body, "#")]
-        items.append(Item(marker, weight, _clean(text), _clean(feedback[0]) if feedback else ""))
+        text, feedback = with_feedback(body, 1, notes)
+        items.append(Item(marker, weight, _clean(text), _clean(feedback)))
     return items
 
 
@@ -243,10 +258,10 @@ def _clean(text: str) -> str:
     return unescape(_FORMAT.sub("", text).strip())
 
 
-def _true_false(answer: str, content: dict[str, Any]) -> None:
-    value, *feedback = [_clean(piece) for _, piece in split_unescaped(answer, "#")]
+def _true_false(answer: str, content: dict[str, Any], notes: list[str]) -> None:
+    # GIFT gives the feedback for a wrong answer first, then the one for a right answer.
+    value, wrong, right = [_clean(piece) for piece in with_feedback(answer, 2, notes)]
     truth = value.upper().startswith("T")
-    wrong, right = (feedback + ["", ""])[:2]
     content.update(type="true_false", answer=truth)
     content["true_feedback"], content["false_feedback"] = (
         (right, wrong) if truth else (wrong, right)
@@ -263,7 +278,7 @@ def _numeric(body: str, content: dict[str, Any], notes: list[str]) -> None:
             continue
         weight_match = _WEIGHT.match(piece)
         piece = piece[weight_match.end() :] if weight_match else piece
-        spec, *feedback = [p for _, p in split_unescaped(piece, "#")]
+        spec, feedback = with_feedback(piece, 1, notes)
         if marker == "~" or not spec.strip():
             notes.append("a wrong-answer feedback (~) of a numeric question not kept")
             continue
@@ -275,7 +290,7 @@ def _numeric(body: str, content: dict[str, Any], notes: list[str]) -> None:
         if dots and to_float(low, "range bound") > to_float(high, "range bound"):
             notes.append(f"the range {low.strip()}..{high.strip()} was read low bound first")
         entry = {"value": value, "tolerance": tolerance, "fraction": fraction}
-        content["answers"].append({**entry, "feedback": _clean(feedback[0]) if feedback else ""})
+        content["answers"].append({**entry, "feedback": _clean(feedback)})
 
 
 def _number_spec(spec: str) -> tuple[float, float]:
