@@ -42,11 +42,28 @@ def identity_get(*, namespace: str, external_id: str) -> ExternalIdentity:
     return found
 
 
+def username_taken(username: str, *, other_than: User | None = None) -> bool:
+    """Whether an account (but `other_than`) has this username, ignoring case: 'Alice' and
+    'alice' would be two accounts that people, e-mails and rosters cannot tell apart."""
+    taken = User.objects.filter(username__iexact=username)
+    if other_than is not None:
+        taken = taken.exclude(pk=other_than.pk)
+    return taken.exists()
+
+
+def _username_taken_error() -> UsernameTaken:
+    return UsernameTaken(
+        "This username is taken.",
+        fields={"username": ["Already taken (usernames are compared ignoring case)."]},
+    )
+
+
 def free_username(wanted: str) -> str:
     """`wanted` (at most 130 characters kept), or it with a random suffix when an account
-    already has it: a made-up username must never collide with one a client chose."""
+    already has it (ignoring case): a made-up username must never collide with one a client
+    chose."""
     name = wanted[:130]
-    while User.objects.filter(username=name).exists():
+    while username_taken(name):
         name = f"{wanted[:130]}-{secrets.token_hex(4)}"
     return name
 
@@ -88,8 +105,8 @@ def user_create(
         raise ExternalIdTaken(
             "A user with this external id exists.", fields={"external_id": ["Already taken."]}
         )
-    if username and User.objects.filter(username=username).exists():
-        raise UsernameTaken("This username is taken.", fields={"username": ["Already taken."]})
+    if username and username_taken(username):
+        raise _username_taken_error()
     user = User(username=username or _username(namespace, external_id), **profile)
     user.set_unusable_password()
     _set_password(user, password)
@@ -105,6 +122,8 @@ def user_update(
     user = identity.user
     refuse_site_admin(user)
     if "username" in changes and changes["username"] != user.username:
+        if username_taken(changes["username"], other_than=user):
+            raise _username_taken_error()
         user.username = changes.pop("username")
     changes.pop("username", None)
     if "is_active" in changes:
@@ -117,9 +136,7 @@ def user_update(
         with transaction.atomic():
             user.save()
     except IntegrityError as exc:
-        raise UsernameTaken(
-            "This username is taken.", fields={"username": ["Already taken."]}
-        ) from exc
+        raise _username_taken_error() from exc
     return identity
 
 

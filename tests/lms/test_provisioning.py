@@ -255,3 +255,34 @@ def test_a_deactivated_user_loses_every_role(make_client: MakeClient) -> None:
     api.delete("/api/users/gone/")
     user.refresh_from_db()
     assert api_as(user).get(f"/api/quizzes/{quiz.pk}/").status_code == 404
+
+
+def test_a_username_differing_only_in_case_from_a_taken_one_is_refused_by_field(
+    make_client: MakeClient,
+) -> None:
+    _, api = make_client()
+    assert api.post("/api/users/", {"external_id": "s-1", "username": "Alice"}).status_code == 201
+    again = api.post("/api/users/", {"external_id": "s-2", "username": "alice"})
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "username_taken"
+    assert "ignoring case" in again.json()["error"]["fields"]["username"][0]
+    assert not User.objects.filter(username="alice").exists()
+    api.post("/api/users/", {"external_id": "s-3", "username": "bob"})
+    renamed = api.patch("/api/users/s-3/", {"username": "ALICE"}, format="json")
+    assert renamed.status_code == 409
+    assert "username" in renamed.json()["error"]["fields"]
+    recased = api.patch("/api/users/s-1/", {"username": "ALICE"}, format="json")
+    assert recased.status_code == 200, recased.content
+    assert recased.json()["username"] == "ALICE"
+
+
+def test_a_username_made_from_an_external_id_avoids_one_differing_only_in_case(
+    make_client: MakeClient,
+) -> None:
+    _, api = make_client("moodle")
+    first = api.post("/api/users/", {"external_id": "s-1"}).json()["username"]
+    wanted = first.removesuffix("-s-1") + "-s-2"
+    User.objects.create(username=wanted.upper())
+    made = api.post("/api/users/", {"external_id": "s-2"})
+    assert made.status_code == 201, made.content
+    assert made.json()["username"].startswith(wanted + "-")
