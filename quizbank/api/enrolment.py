@@ -16,11 +16,17 @@ from quizbank.services.enrolment import (
     course_unenrol_students,
 )
 
+AMBIGUOUS_HELP = (
+    "Entries several accounts match ignoring case (usernames differing only in case, one "
+    "e-mail on two accounts): nothing was done for them; give the exact username."
+)
+
 
 class EnrolmentOutput(serializers.Serializer[Any]):
     added = serializers.ListField(child=TextOnlyField())
     already = serializers.ListField(child=TextOnlyField())
     unknown = serializers.ListField(child=TextOnlyField())
+    ambiguous = serializers.ListField(child=TextOnlyField(), help_text=AMBIGUOUS_HELP)
     staff = serializers.ListField(
         child=TextOnlyField(),
         help_text="Of those added, who also author or examine the course.",
@@ -37,6 +43,7 @@ class UnenrolmentOutput(serializers.Serializer[Any]):
         child=TextOnlyField(), help_text="Accounts that were not students of the course."
     )
     unknown = serializers.ListField(child=TextOnlyField())
+    ambiguous = serializers.ListField(child=TextOnlyField(), help_text=AMBIGUOUS_HELP)
 
 
 class CourseEnrolApi(APIView):

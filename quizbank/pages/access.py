@@ -72,6 +72,7 @@ def _enrol(request: HttpRequest, quiz: Quiz) -> str:
         entries += entries_from_csv(upload.read())
     result = course_enrol_students(course=quiz.course, entries=entries)
     unknown = f"; no account for {_listed(result.unknown)}" if result.unknown else ""
+    unknown += _ambiguous(result.ambiguous)
     staff = (
         f"; {_listed(result.staff)} also teach{'es' if len(result.staff) == 1 else ''} this "
         "course: as students they see its quizzes as students do, and cannot mark their own "
@@ -97,7 +98,13 @@ def _unenrol(request: HttpRequest, quiz: Quiz) -> str:
         parts.append(f"not enrolled as students: {_listed(result.not_enrolled)}")
     if result.unknown:
         parts.append(f"no account for {_listed(result.unknown)}")
-    return "; ".join(parts) + "."
+    return "; ".join(parts) + _ambiguous(result.ambiguous) + "."
+
+
+def _ambiguous(entries: list[str]) -> str:
+    if not entries:
+        return ""
+    return f"; several accounts match {_listed(entries)} ignoring case: give the exact username"
 
 
 def _override(request: HttpRequest, quiz: Quiz) -> str:

@@ -2,7 +2,10 @@
 and take them out of it again.
 
 Only existing, active accounts are enrolled; every entry that matches none is reported
-back, never created, so a typo cannot make an account."""
+back, never created, so a typo cannot make an account. An entry is an account's exact
+username, or its username or e-mail ignoring case when exactly one account has it; an entry
+that several accounts match so ('Carol' and 'carol', one e-mail on two accounts) is reported
+back too, never guessed."""
 
 import csv
 import io
@@ -28,6 +31,7 @@ class EnrolmentResult:
     added: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)
     # Of those added, the ones who also author or examine this course (said, not refused:
     # a teacher may try a quiz as a student).
     staff: list[str] = field(default_factory=list)
@@ -62,18 +66,47 @@ def entries_from_csv(data: bytes) -> list[str]:
     return [row[0].strip() for row in rows]
 
 
-def _match(entries: list[str]) -> dict[str, User]:
+@dataclass
+class _Accounts:
+    """The active accounts that entries may name: by exact username, and by username and
+    e-mail in lower case (a list each, as several accounts may share one)."""
+
+    by_username: dict[str, User] = field(default_factory=dict)
+    by_lower_username: dict[str, list[User]] = field(default_factory=dict)
+    by_lower_email: dict[str, list[User]] = field(default_factory=dict)
+
+    def named(self, entry: str) -> User | None:
+        """The account `entry` names; None when none does. AMBIGUOUS when several do."""
+        exact = self.by_username.get(entry)
+        if exact is not None:
+            return exact
+        for accounts in (self.by_lower_username, self.by_lower_email):
+            matching = accounts.get(entry.lower(), [])
+            if len(matching) > 1:
+                raise _Ambiguous
+            if matching:
+                return matching[0]
+        return None
+
+
+class _Ambiguous(Exception):
+    """An entry several accounts match ignoring case."""
+
+
+def _match(entries: list[str]) -> _Accounts:
     lowered = [entry.lower() for entry in entries]
     users = (
         User.objects.filter(is_active=True)
-        .annotate(email_lower=Lower("email"))
-        .filter(Q(username__in=entries) | Q(email_lower__in=lowered))
+        .annotate(username_lower=Lower("username"), email_lower=Lower("email"))
+        .filter(Q(username_lower__in=lowered) | Q(email_lower__in=lowered))
+        .order_by("pk")
     )
-    found: dict[str, User] = {}
+    found = _Accounts()
     for user in users:
-        found.setdefault(user.username, user)
+        found.by_username[user.username] = user
+        found.by_lower_username.setdefault(user.username.lower(), []).append(user)
         if user.email:
-            found.setdefault(user.email.lower(), user)
+            found.by_lower_email.setdefault(user.email.lower(), []).append(user)
     return found
 
 
@@ -82,17 +115,30 @@ class UnenrolmentResult:
     removed: list[str] = field(default_factory=list)
     not_enrolled: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)
 
 
-def _accounts(entries: list[str]) -> list[tuple[str, User | None]]:
-    """Each distinct entry with its account (None when it matches none)."""
+def _accounts(entries: list[str], result: EnrolmentResult | UnenrolmentResult) -> list[User]:
+    """The account of each distinct entry; an entry that names none is added to the
+    result's `unknown`, one that several accounts match to its `ambiguous`."""
     unique = list(dict.fromkeys(entry.strip() for entry in entries if entry.strip()))
     if len(unique) > MAX_ENTRIES:
         raise AccessRuleInvalid(
             f"At most {MAX_ENTRIES} students at a time.", fields={"entries": ["too many"]}
         )
     found = _match(unique)
-    return [(entry, found.get(entry) or found.get(entry.lower())) for entry in unique]
+    named = []
+    for entry in unique:
+        try:
+            user = found.named(entry)
+        except _Ambiguous:
+            result.ambiguous.append(entry)
+            continue
+        if user is None:
+            result.unknown.append(entry)
+        else:
+            named.append(user)
+    return named
 
 
 def course_enrol_students(*, course: Course, entries: list[str]) -> EnrolmentResult:
@@ -100,10 +146,7 @@ def course_enrol_students(*, course: Course, entries: list[str]) -> EnrolmentRes
     already was one and which entries match no account."""
     result = EnrolmentResult()
     with transaction.atomic():
-        for entry, user in _accounts(entries):
-            if user is None:
-                result.unknown.append(entry)
-                continue
+        for user in _accounts(entries, result):
             _, created = CourseMembership.objects.get_or_create(
                 course=course, user=user, role=Role.STUDENT
             )
@@ -121,10 +164,7 @@ def course_unenrol_students(*, course: Course, entries: list[str]) -> Unenrolmen
     it has open may still be saved and submitted until its deadline."""
     result = UnenrolmentResult()
     with transaction.atomic():
-        for entry, user in _accounts(entries):
-            if user is None:
-                result.unknown.append(entry)
-                continue
+        for user in _accounts(entries, result):
             removed, _ = CourseMembership.objects.filter(
                 course=course, user=user, role=Role.STUDENT
             ).delete()

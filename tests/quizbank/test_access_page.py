@@ -230,5 +230,30 @@ def test_the_api_removes_students_for_authors_only() -> None:
     author = api_as(member(course, Role.AUTHOR))
     reply = author.post(url, {"entries": [sam.username, "ghost"]}, format="json")
     assert reply.status_code == 200
-    assert reply.json() == {"removed": [sam.username], "not_enrolled": [], "unknown": ["ghost"]}
+    assert reply.json() == {
+        "removed": [sam.username],
+        "not_enrolled": [],
+        "unknown": ["ghost"],
+        "ambiguous": [],
+    }
     assert author.post(url, {"entries": "sam"}, format="json").status_code == 400
+
+
+def test_enrolling_by_a_username_in_another_case_names_the_one_account_or_says_it_is_several() -> (
+    None
+):
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = member(course, Role.AUTHOR)
+    User.objects.create(username="Alice")
+    User.objects.create(username="Carol")
+    User.objects.create(username="carol")
+    reply = api_as(author).post(
+        f"/api/courses/{course.pk}/students/", {"entries": ["alice", "CAROL"]}, format="json"
+    )
+    assert reply.status_code == 200, reply.content
+    assert (reply.json()["added"], reply.json()["ambiguous"]) == (["Alice"], ["CAROL"])
+    page = _browser(author).post(
+        f"/author/quizzes/{quiz.pk}/access/", {"action": "enrol", "entries": "cArOl"}, follow=True
+    )
+    assert "several accounts match cArOl ignoring case: give the exact username" in page.text

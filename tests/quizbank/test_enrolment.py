@@ -84,3 +84,29 @@ def test_removing_from_one_course_leaves_the_student_in_another() -> None:
     assert list(CourseMembership.objects.filter(user=ada).values_list("course", flat=True)) == [
         other.pk
     ]
+
+
+def test_a_username_matches_ignoring_case_when_one_account_has_it() -> None:
+    course = new_course()
+    User.objects.create(username="Alice")
+    User.objects.create(username="bob")
+    result = course_enrol_students(course=course, entries=["alice", "BOB"])
+    assert result.added == ["Alice", "bob"]
+    assert result.unknown == [] and result.ambiguous == []
+    removed = course_unenrol_students(course=course, entries=["ALICE"])
+    assert removed.removed == ["Alice"]
+
+
+def test_an_entry_several_accounts_match_ignoring_case_is_reported_not_guessed() -> None:
+    course = new_course()
+    # Made before usernames were unique ignoring case, or in the admin.
+    User.objects.create(username="Carol")
+    User.objects.create(username="carol")
+    User.objects.create(username="dan", email="shared@example.org")
+    User.objects.create(username="eve", email="Shared@example.org")
+    result = course_enrol_students(course=course, entries=["CAROL", "shared@example.org"])
+    assert result.added == []
+    assert result.ambiguous == ["CAROL", "shared@example.org"]
+    exact = course_enrol_students(course=course, entries=["carol", "Carol"])
+    assert exact.added == ["carol", "Carol"]
+    assert course_unenrol_students(course=course, entries=["cAROL"]).ambiguous == ["cAROL"]
