@@ -1,5 +1,7 @@
 """The marking page: answer beside rubric, save and next, refusals without a 500."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 
@@ -36,6 +38,18 @@ def test_the_page_shows_answer_model_answer_and_every_level(staff: Staff) -> Non
     assert "status: unmarked" not in page.text
     levels = sum(len(c["levels"]) for c in VIVA["rubric"])
     assert page.text.count('type="radio"') == levels
+
+
+def test_each_heading_says_what_is_under_it_the_question_or_the_students_answer(
+    staff: Staff,
+) -> None:
+    (first,) = _answers(staff, 1)
+    shown = browser_as(staff.examiner).get(f"/examiner/marking/{first}/").text
+    under = dict(re.findall(r'<h2 id="[^"]+">([^<]+)</h2>(.*?)</section>', shown, re.S))
+    assert VIVA["prompt"] in under["The question"]
+    assert "It adds." not in under["The question"]
+    assert "It adds." in under["The student's answer"]
+    assert VIVA["prompt"] not in under["The student's answer"]
 
 
 def test_save_and_next_marks_and_moves_to_the_next_unmarked(staff: Staff) -> None:
