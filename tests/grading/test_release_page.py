@@ -3,7 +3,10 @@
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils.timezone import localtime
+from pytest_django import Settings
 
+from grading.services.release import quiz_release_history
 from quizbank.models import ReleasePolicy
 from tests.grading.content import SINGLE, VIVA
 from tests.grading.factories import Staff, api_as, browser_as, staffed_quiz, submitted_attempt
@@ -88,6 +91,19 @@ def test_release_anyway_names_the_listed_answers_and_needs_a_reason(staff: Staff
     assert "(Grades due today)" in released.text  # the page's release log
     assert "Released while not final (1)" in released.text
     assert f'href="/examiner/marking/{viva.pk}/"' in released.text
+
+
+def test_release_times_are_written_with_their_time_zone(staff: Staff, settings: Settings) -> None:
+    settings.TIME_ZONE = "Asia/Tokyo"
+    staff.quiz.slots.filter(position=1).delete()  # no viva to mark first
+    submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}})
+    url = reverse("grading-pages:quiz-release", args=[staff.quiz.pk])
+    released = browser_as(staff.examiner).post(url, follow=True).text
+    staff.quiz.refresh_from_db()
+    assert staff.quiz.released_at is not None
+    assert f"Last released {localtime(staff.quiz.released_at):%-d %b %Y, %H:%M} JST." in released
+    logged = quiz_release_history(staff.quiz).get().created_at
+    assert f"<li>{localtime(logged):%-d %b %Y, %H:%M} JST: " in released  # the release log
 
 
 def test_release_anyway_sends_its_answers_in_one_field_however_many(staff: Staff) -> None:

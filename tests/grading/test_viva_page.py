@@ -2,6 +2,8 @@
 
 import pytest
 from django.test import Client
+from django.utils.timezone import localtime
+from pytest_django import Settings
 
 from grading.models import AttemptStatus
 from grading.models.viva_sessions import VivaSession
@@ -63,6 +65,14 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
     result = browser_as(staff.student).get(f"/attempts/{attempt.pk}/result/").text
     assert "Your answer, as the examiner noted it" in result
     assert "Said it sums." in result
+
+
+def test_the_start_time_says_its_time_zone(staff: Staff, settings: Settings) -> None:
+    """An examiner or student in another zone cannot read a bare "14:05"."""
+    settings.TIME_ZONE = "Asia/Tokyo"
+    page, session, url = _viva_with_one_question(staff)
+    started = localtime(session.started_at)
+    assert f"started {started:%-d %b %Y, %H:%M} JST ·" in page.get(url).text
 
 
 def test_a_viva_with_nothing_asked_is_cancelled_from_the_page(staff: Staff) -> None:

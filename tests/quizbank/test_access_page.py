@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from pytest_django import Settings
 
 from grading.services.attempts import attempt_start
 from quizbank.models import QuizAccessOverride, Role
@@ -38,6 +39,27 @@ def test_an_author_enrols_a_student_and_gives_fifty_percent_extra_time() -> None
     assert "Saved the override for sam" in saved.text
     attempt = attempt_start(quiz=quiz, user=student, now=T0)
     assert attempt.deadline == T0 + timedelta(minutes=45)
+
+
+def test_an_own_window_is_typed_and_listed_in_the_sites_time_zone(settings: Settings) -> None:
+    settings.TIME_ZONE = "Asia/Tokyo"
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    sam = member(course, Role.STUDENT)
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    form = author.get(url).text
+    assert '<label for="opens_at">Own window opens (Asia/Tokyo)</label>' in form
+    assert '<label for="closes_at">closes (Asia/Tokyo)</label>' in form
+    body = {
+        "action": "override",
+        "student": sam.username,
+        "opens_at": "2030-02-28T10:00",
+        "closes_at": "2030-02-28T12:30",
+    }
+    shown = author.post(url, body, follow=True).text
+    assert "opens 28 Feb 2030, 10:00 JST, closes 28 Feb 2030, 12:30 JST" in shown
+    assert QuizAccessOverride.objects.get().opens_at == datetime(2030, 2, 28, 1, 0, tzinfo=UTC)
 
 
 def test_an_accommodation_is_listed_in_words_and_can_be_removed() -> None:

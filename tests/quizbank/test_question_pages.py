@@ -5,6 +5,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
+from django.utils.timezone import localtime
+from pytest_django import Settings
 
 from quizbank.models import Question, Role
 from quizbank.services.question_authoring import question_yaml, starter_yaml
@@ -224,6 +226,19 @@ def test_a_version_page_shows_what_it_changed_and_brings_it_back(author: User) -
     assert "Saved a new version of A new true/false question." in saved.text
     latest = question.versions.get(number=3)
     assert latest.content == question.versions.get(number=1).content
+
+
+def test_when_a_version_was_saved_is_written_with_its_time_zone(
+    author: User, settings: Settings
+) -> None:
+    settings.TIME_ZONE = "Asia/Tokyo"
+    page = _create(author, starter_yaml("numeric"))
+    question = Question.objects.get()
+    saved = f"{localtime(question.versions.get().created_at):%-d %b %Y, %H:%M} JST"
+    edit = page.get(reverse("quizbank-pages:question-edit", args=[question.pk])).text
+    assert f"Version 1, {saved}" in edit
+    version = reverse("quizbank-pages:question-version", args=[question.pk, 1])
+    assert f"Saved {saved}" in page.get(version).text
 
 
 def test_a_version_page_is_for_the_courses_authors_and_real_versions(author: User) -> None:

@@ -1,10 +1,11 @@
 """Template filters of the pages."""
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django import template
+from django.template.defaultfilters import date
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.models import ResponseStatus
@@ -44,6 +45,17 @@ def minutes(value: object) -> str:
     if secs:
         parts.append(f"{secs} s")
     return " ".join(parts)
+
+
+# Readers may sit in another time zone than the server's: every page writes the zone.
+DATE_TIME_FORMAT = "j M Y, H:i e"
+
+
+@register.filter(expects_localtime=True)
+def when(value: datetime | None) -> str:
+    """A date and time as every page writes it, with its zone ("3 Mar 2025, 14:05 UTC");
+    "" for none."""
+    return str(date(value, DATE_TIME_FORMAT))
 
 
 @register.filter
