@@ -173,6 +173,7 @@ def question_create_page(request: HttpRequest, course_id: int) -> HttpResponse:
         saved = _save(request, form, course, None)
         if saved is not None:
             return redirect("quizbank-pages:question-edit", question_id=saved.pk)
+        qtype = _written_type(request.POST.get("content", "")) or qtype
     else:
         form = QuestionForm(course=course, new=True, initial={"content": starter_yaml(qtype)})
     context = {
@@ -182,6 +183,16 @@ def question_create_page(request: HttpRequest, course_id: int) -> HttpResponse:
         "chosen_type": qtype,
     }
     return render(request, "quizbank/author/question_edit.html", context)
+
+
+def _written_type(text: str) -> str | None:
+    """The type the author's refused text names, for the example selector to keep (rather
+    than go back to the page address's type); None when the text names no type of example."""
+    try:
+        qtype = content_from_yaml(text).get("type")
+    except DomainError:
+        return None
+    return qtype if isinstance(qtype, str) and qtype in STARTERS else None
 
 
 @login_required

@@ -51,6 +51,22 @@ def test_a_new_question_starts_from_an_example_and_is_created(author: User) -> N
     assert "A new code question" not in only_numeric
 
 
+def test_a_refused_new_question_keeps_its_type_in_the_example_selector(author: User) -> None:
+    page = browser_as(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    numeric = {"slug": "Not A Slug", "topic": "tensors", "content": starter_yaml("numeric")}
+    selected = '<option value="numeric" selected>'
+    for address in (url, f"{url}?type=code"):  # the text's type, whatever the address says
+        refused = page.post(address, numeric)
+        assert refused.status_code == 200
+        assert "Not saved" in refused.text
+        assert selected in refused.text
+        assert refused.text.count(" selected>") == 2  # the type and the topic, nothing else
+    unreadable = page.post(f"{url}?type=numeric", {**numeric, "content": "type: [\n"})
+    assert selected in unreadable.text  # no type in the text: the address's
+    assert not Question.objects.exists()
+
+
 def test_an_edit_saves_the_next_version_and_the_same_text_saves_none(author: User) -> None:
     page = _create(author, starter_yaml("true_false"))
     question = Question.objects.get(slug="new-one")
