@@ -55,6 +55,26 @@ def test_an_author_previews_then_imports_from_the_questions_page() -> None:
     assert sorted(course.questions.values_list("slug", flat=True)) == ["leaf", "sum"]
 
 
+def test_a_preview_leads_back_to_the_upload_form() -> None:
+    """ "Upload it again" once named a form the preview did not show."""
+    course = make_course()
+    author = signed_in(course, Role.AUTHOR)
+    nothing = SimpleUploadedFile("bank.gift", b"::q:: What? {#not a number}\n")
+    body = {"course": course.pk, "format": "gift"}
+    refused = author.post(url(course), {**body, "file": nothing}).content.decode()
+    assert "No question in this file can be imported" in refused
+    assert "upload it again below." in refused
+    assert '<h2 id="upload-again">Upload the file again</h2>' in refused
+    assert 'name="file"' in refused
+    assert '<option value="gift" selected>' in refused  # the format as chosen
+    again = author.post(url(course), {**body, "file": SimpleUploadedFile("bank.gift", GIFT)})
+    importable = again.content.decode()
+    assert "2 questions: 1 true/false, 1 numeric." in importable
+    assert 'name="file"' not in importable
+    assert f'<a href="{url(course)}">Upload another file instead</a>' in importable
+    assert 'name="file"' in author.get(url(course)).content.decode()
+
+
 def test_a_file_in_another_format_is_refused_on_the_form_with_a_hint() -> None:
     course = make_course()
     author = signed_in(course, Role.AUTHOR)

@@ -112,3 +112,11 @@ def test_a_file_with_nothing_importable_offers_no_import_button(course: Course) 
     page = post_file(staff_client(course, Role.AUTHOR), course, b"::q:: What? {#not a number}\n")
     assert 'name="confirm"' not in page
     assert "No question in this file can be imported" in page
+    assert '<form method="post" enctype="multipart/form-data"' in page  # to upload it again
+    assert f'<option value="{course.pk}" selected>' in page
+
+
+def test_a_preview_links_back_to_the_form_for_another_file(course: Course) -> None:
+    page = post_file(staff_client(course, Role.AUTHOR), course, b"::q:: 2 + 2? {#4}\n")
+    assert 'name="confirm"' in page
+    assert f'<a href="{URL}">Upload another file instead</a>' in page
