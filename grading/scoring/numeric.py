@@ -59,6 +59,43 @@ def number_text_problem(raw: object) -> str | None:
     return None
 
 
+def number_in_unit(raw: object, unit: str) -> object:
+    """What a student typed, with the question's own unit after the number taken off ("64 MiB"
+    or "64MiB" in a question in MiB: "64"): the page asks for the answer in that unit.
+    Anything else as typed, for parse_number to read or refuse."""
+    unit = unit.strip()
+    if not isinstance(raw, str) or not unit or not raw.strip().endswith(unit):
+        return raw
+    number = raw.strip().removesuffix(unit).rstrip()
+    try:
+        parse_number(number)
+    except ValueError:
+        return raw
+    return number
+
+
+# A number with something after it that starts like a unit: "12 ms", "3.5cm", "1e-3 s", "50 %".
+_NUMBER_THEN_UNIT = re.compile(
+    r"([+-]?(?:[0-9]+[.,]?[0-9]*|[.,][0-9]+)(?:[eE][+-]?[0-9]+)?)\s*(?![eE][+-]?$)([^\s0-9.,+_-].*)"
+)
+
+
+def unit_problem(raw: object, unit: str) -> str | None:
+    """Why a number typed with a unit (not the question's own) after it is refused, or None:
+    only the number is read, and a unit is never converted."""
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip()
+    found = _NUMBER_THEN_UNIT.fullmatch(text) if len(text) <= MAX_TEXT_LENGTH else None
+    if found is None:
+        return None
+    shown = text if len(text) <= 20 else text[:20] + "…"
+    after = found.group(2) if len(found.group(2)) <= 12 else found.group(2)[:12] + "…"
+    if unit.strip():
+        return f"type only the number, in {unit.strip()}: {shown!r} has {after!r} after it"
+    return f"type only the number, without a unit: {shown!r} has {after!r} after it"
+
+
 def _matches(value: float, accepted: dict[str, Any]) -> bool:
     target = parse_number(accepted["value"])
     tolerance = float(accepted.get("tolerance", 0) or 0)
@@ -70,7 +107,7 @@ def _matches(value: float, accepted: dict[str, Any]) -> bool:
 
 def score_numeric(content: dict[str, Any], answer: dict[str, Any]) -> Verdict:
     """The fraction of the first accepted answer within tolerance, else zero."""
-    value = parse_number(answer["value"])
+    value = parse_number(number_in_unit(answer["value"], str(content.get("unit", ""))))
     for accepted in content.get("answers", []):
         if _matches(value, accepted):
             text = str(accepted.get("feedback", ""))

@@ -22,7 +22,12 @@ from grading.errors import (
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.scoring import score_answer
-from grading.scoring.numeric import number_text_problem, parse_number
+from grading.scoring.numeric import (
+    number_in_unit,
+    number_text_problem,
+    parse_number,
+    unit_problem,
+)
 from grading.selectors import own_attempt
 from grading.services.attempts import (
     TOTAL_FIELDS,
@@ -71,12 +76,14 @@ def _check_value(qtype: str, field: str, value: Any, content: dict[str, Any]) ->
     elif qtype == "multiple_choice":
         _check_choices(field, content, value)
     elif qtype == "numeric":
+        unit = str(content.get("unit", ""))
+        number = number_in_unit(value, unit)
         try:
-            parse_number(value)
+            parse_number(number)
         except ValueError as exc:
-            reason = str(exc)
+            reason = unit_problem(number, unit) or str(exc)
             raise _invalid(field, f"{reason[:1].upper()}{reason[1:]}.") from None
-        if problem := number_text_problem(value):
+        if problem := number_text_problem(number):
             raise _invalid(field, f"Not one number: {problem}.")
 
 

@@ -85,3 +85,62 @@ def test_a_number_read_one_way_only_is_kept(raw: object) -> None:
 def test_what_is_not_a_finite_number_is_refused_with_a_reason(raw: object, message: str) -> None:
     with pytest.raises(ValueError, match=f"^{message}$"):
         parse_number(raw)
+
+
+def in_unit(unit: str, value: float) -> dict[str, Any]:
+    return {**numeric({"value": value}), "unit": unit}
+
+
+@pytest.mark.parametrize(
+    ("unit", "typed", "value"),
+    [
+        ("cm", "3.5 cm", 3.5),
+        ("cm", " 3,5cm ", 3.5),
+        ("s", "1e-3 s", 0.001),
+        ("MiB", "64 MiB", 64),
+        ("%", "-50%", -50),
+    ],
+)
+def test_a_number_typed_with_the_questions_own_unit_is_kept_and_scored_as_the_number(
+    unit: str, typed: str, value: float
+) -> None:
+    """The quiz page asks for the answer "(in cm)": "3.5 cm" is that answer."""
+    content = in_unit(unit, value)
+    assert answer_validate(content=content, answer={"value": typed}) == {"value": typed}
+    assert score(content, typed) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("unit", "typed", "said"),
+    [
+        ("s", "12 ms", "Type only the number, in s: '12 ms' has 'ms' after it."),
+        ("MiB", "64 MB", "Type only the number, in MiB: '64 MB' has 'MB' after it."),
+        ("cm", "3.5 CM", "Type only the number, in cm: '3.5 CM' has 'CM' after it."),
+        ("", "3.5 cm", "Type only the number, without a unit: '3.5 cm' has 'cm' after it."),
+        ("", "1e-3 s", "Type only the number, without a unit: '1e-3 s' has 's' after it."),
+        ("cm", "1,000 cm", "Not one number: 1,000 could be read as a whole number"),
+    ],
+)
+def test_a_number_with_another_unit_is_refused_when_saved_saying_which_unit(
+    unit: str, typed: str, said: str
+) -> None:
+    """A unit is never converted: 12 ms is not read as 12 s, nor 0.012."""
+    with pytest.raises(InvalidAnswer) as refused:
+        answer_validate(content=in_unit(unit, 12), answer={"value": typed})
+    assert refused.value.message.startswith(said)
+    assert refused.value.fields == {"answer.value": [refused.value.message]}
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("1e", "'1e' is not a number: write digits"),
+        ("1.2.3", "'1.2.3' is not a number: write digits"),
+        ("1_3 s", "A number is written without underscores."),
+        ("cm 3.5", "'cm 3.5' is not a number: write digits"),
+    ],
+)
+def test_what_is_no_number_and_unit_keeps_its_own_reason(typed: str, said: str) -> None:
+    with pytest.raises(InvalidAnswer) as refused:
+        answer_validate(content=in_unit("s", 1), answer={"value": typed})
+    assert refused.value.message.startswith(said)

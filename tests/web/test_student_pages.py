@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from grading.models import Attempt
 from grading.services.attempts import attempt_start
 from quizbank.models import CourseMembership, Role
+from tests.api.helpers import save, start, submit
 from tests.grading.content import NUMERIC
 from tests.grading.factories import add_slots, member, new_course, new_quiz, new_user, question
 from web.templatetags.pages import has_feedback, minutes, points
@@ -281,3 +282,27 @@ def test_a_student_removed_from_the_course_still_finds_their_past_attempts() -> 
     assert f'href="/attempts/{attempt.pk}/result/"' in page
     assert "not a member of any course yet" not in page
     assert "No quiz is open for you now" not in page
+
+
+def test_a_numeric_answer_typed_with_its_unit_is_saved_and_another_unit_is_refused() -> None:
+    """The quiz page asks for the answer "(in ms)"; what its save is told, the page shows beside
+    the question ("Question 1: ...")."""
+    course = new_course()
+    quiz = new_quiz(course=course)
+    add_slots(quiz, question(course, {**NUMERIC, "unit": "ms"}))
+    student = member(course, Role.STUDENT)
+    page, api = Client(), APIClient()
+    page.force_login(student)
+    api.force_authenticate(student)
+    attempt = start(api, quiz.pk)["id"]
+    assert (
+        '<label for="q0-input">Your answer (in ms)</label>'
+        in page.get(f"/attempts/{attempt}/").text
+    )
+    refused = save(api, attempt, 0, {"value": "0.011 s"})
+    assert refused.status_code == 400
+    said = "Type only the number, in ms: '0.011 s' has 's' after it."
+    assert refused.json()["error"]["fields"] == {"answer.value": [said]}
+    assert save(api, attempt, 0, {"value": "11 ms"}).status_code == 200
+    assert submit(api, attempt).status_code == 200
+    assert Attempt.objects.get(pk=attempt).responses.get().score == 1.0
