@@ -40,7 +40,7 @@ def test_the_page_shows_answer_model_answer_and_every_level(staff: Staff) -> Non
     assert page.text.count('type="radio"') == levels
 
 
-def test_each_heading_says_what_is_under_it_the_question_or_the_students_answer(
+def test_each_heading_says_what_is_under_it_the_question_the_answer_or_the_model(
     staff: Staff,
 ) -> None:
     (first,) = _answers(staff, 1)
@@ -50,6 +50,8 @@ def test_each_heading_says_what_is_under_it_the_question_or_the_students_answer(
     assert "It adds." not in under["The question"]
     assert "It adds." in under["The student's answer"]
     assert VIVA["prompt"] not in under["The student's answer"]
+    assert VIVA["model_answer"] not in under["The student's answer"]
+    assert VIVA["model_answer"] in under["Model answer and guidance"]
 
 
 def test_save_and_next_marks_and_moves_to_the_next_unmarked(staff: Staff) -> None:
