@@ -109,9 +109,10 @@ class AnswerFormSet(RequiredForTypeFormSet):
     def clean(self) -> None:
         super().clean()
         rows = _live_forms(self)
-        if _question_type(self) in self.question_types and rows:
-            if scores_nothing([row.get("fraction") for row in rows]):
-                raise ValidationError(sentence(NO_ANSWER_SCORES))
+        if not rows or _question_type(self) not in self.question_types:
+            return
+        if scores_nothing([row.get("fraction") for row in rows]):
+            raise ValidationError(sentence(NO_ANSWER_SCORES))
 
 
 class NumericAnswerFormSet(AnswerFormSet):

@@ -92,7 +92,8 @@ def test_a_username_matches_ignoring_case_when_one_account_has_it() -> None:
     User.objects.create(username="bob")
     result = course_enrol_students(course=course, entries=["alice", "BOB"])
     assert result.added == ["Alice", "bob"]
-    assert result.unknown == [] and result.ambiguous == []
+    assert result.unknown == []
+    assert result.ambiguous == []
     removed = course_unenrol_students(course=course, entries=["ALICE"])
     assert removed.removed == ["Alice"]
 
