@@ -91,10 +91,10 @@ class CodeRunApi(APIView):
         operation_id="code_run",
     )
     def post(self, request: Request) -> Response:
-        """Have a worker run the source in the sandbox (no grading, no answers). Waiting: its
-        output; one waiting run per user (429 while one waits), and 503 when too many runs wait
-        or no worker finished it in CODE_RUN_WAIT_S (both with Retry-After). Not waiting: 202
-        and the job to poll."""
+        """Have a worker run the source in the sandbox (no grading, no answers); one unfinished
+        run per user, queued or waited for (429 until its output is there). Waiting: its
+        output, and 503 when too many runs wait or no worker finished it in CODE_RUN_WAIT_S
+        (both with Retry-After). Not waiting: 202 and the job to poll."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         source: str = data.validated_data["code"]

@@ -3,10 +3,13 @@
 Queued runs (the quiz page's Run, and the API with `wait: false`) return a handle at once
 that only their starter can poll: the runner's job id signed with the user's id, so any web
 process can check it without shared state. A run the API waits for holds a web process, so
-each user holds at most one, and the whole site at most CODE_RUN_MAX_WAITING (counted in the
-shared cache; with the default per-process cache, per process).
+the whole site holds at most CODE_RUN_MAX_WAITING of them. Each user has at most one run
+unfinished, queued or waited for: runs share the `cpu` queue with grading, so one student's
+runs queued back to back would delay everyone's grades and runs. Both counts are kept in the
+shared cache (with the default per-process cache, per process).
 """
 
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -24,6 +27,7 @@ _SIGNATURE_CHARS = 20
 # The runner's "run-" and a UUID, the start's Unix second and the signature, joined by dashes;
 # longer is no handle of ours.
 HANDLE_MAX = 80
+RUN_IN_PROGRESS = "Another run of yours is still going; wait for its output."
 LOST_RUN = "no worker finished this run (a worker stopped, or none was free in time); run it again"
 
 
@@ -42,10 +46,51 @@ def _signature(job_id: str, user_id: int, started: str) -> str:
     return digest.hexdigest()[:_SIGNATURE_CHARS]
 
 
+def _queued_key(user_id: int) -> str:
+    return f"api:code-run-queued:{user_id}"
+
+
+def _waiting_key(user_id: int) -> str:
+    return f"api:code-run-waiting:{user_id}"
+
+
+def _unfinished(job_id: str | None) -> bool:
+    """Whether the queued run `job_id` names (or one being queued: "") has no output yet."""
+    return job_id == "" or (job_id is not None and runner_api.run_result(job_id) is None)
+
+
+def _claim_queued_place(user_id: int, hold_s: int) -> None:
+    """Let the user queue a run only when no run of theirs is unfinished: the queue is shared
+    with grading, and runs queued back to back would hold the workers that grade others'
+    answers. CodeRunInProgress otherwise; the place is kept as "" until the job id is known."""
+    key = _queued_key(user_id)
+    if cache.get(_waiting_key(user_id)) is not None:
+        raise CodeRunInProgress(RUN_IN_PROGRESS)
+    if cache.add(key, "", timeout=hold_s):
+        return
+    previous = cache.get(key)
+    if previous is None:  # expired since the add: the place is free again
+        if cache.add(key, "", timeout=hold_s):
+            return
+        raise CodeRunInProgress(RUN_IN_PROGRESS)
+    # Of the requests that find the previous run finished, only the first takes its place.
+    if _unfinished(previous) or not cache.add(f"{key}:after:{previous}", 1, timeout=hold_s):
+        raise CodeRunInProgress(RUN_IN_PROGRESS)
+    cache.set(key, "", timeout=hold_s)
+
+
 def code_run_start(*, user_id: int, source: str) -> str:
-    """Queue `source` for a worker and return, at once, a handle only `user_id` can poll."""
+    """Queue `source` for a worker and return, at once, a handle only `user_id` can poll;
+    CodeRunInProgress while the user's last run has not finished."""
     code_run_source_check(source)
-    job_id = runner_api.start_run(source, TRY_IT_LIMITS)
+    hold_s = math.ceil(runner_api.run_patience_s(TRY_IT_LIMITS))
+    _claim_queued_place(user_id, hold_s)
+    try:
+        job_id = runner_api.start_run(source, TRY_IT_LIMITS)
+    except BaseException:
+        cache.delete(_queued_key(user_id))
+        raise
+    cache.set(_queued_key(user_id), job_id, timeout=hold_s)
     started = str(int(time.time()))
     return f"{job_id}-{started}-{_signature(job_id, user_id, started)}"
 
@@ -70,9 +115,9 @@ def code_run_poll(*, user_id: int, handle: str) -> runner_api.RunResult | None:
 
 @contextmanager
 def _one_per_user(user_id: int, hold_s: int) -> Iterator[None]:
-    key = f"api:code-run-waiting:{user_id}"
-    if not cache.add(key, 1, timeout=hold_s):
-        raise CodeRunInProgress("Another run of yours is still going; wait for its output.")
+    key = _waiting_key(user_id)
+    if _unfinished(cache.get(_queued_key(user_id))) or not cache.add(key, 1, timeout=hold_s):
+        raise CodeRunInProgress(RUN_IN_PROGRESS)
     try:
         yield
     finally:

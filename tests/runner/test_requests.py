@@ -184,3 +184,45 @@ def test_an_oversized_queued_run_is_refused_before_anything_is_queued(
         400,
         {"code": ["Not a valid string."]},
     )
+
+
+def test_a_user_has_one_queued_run_unfinished_at_a_time(redis_url: str) -> None:
+    """Runs share the `cpu` queue with grading: a student who queued runs back to back (no
+    worker takes them here) would hold every worker. The second waits for the first's output,
+    and so does a run waited for; another student's run is queued meanwhile."""
+    use_broker(redis_url)
+    busy = new_user()
+    first = api_as(busy).post(
+        "/api/code-runs/", {"code": "while True: pass", "wait": False}, format="json"
+    )
+    assert first.status_code == 202
+    for wait in (False, True):
+        refused = api_as(busy).post(
+            "/api/code-runs/", {"code": "print(1)", "wait": wait}, format="json"
+        )
+        assert (refused.status_code, refused.json()["error"]["code"]) == (
+            429,
+            "code_run_in_progress",
+        )
+        assert refused["Retry-After"]
+    other = api_as(new_user()).post(
+        "/api/code-runs/", {"code": "print(1)", "wait": False}, format="json"
+    )
+    assert other.status_code == 202
+    # Once the first run can never finish (its poll says it was lost), the place is free.
+    with time_machine.travel(time.time() + run_patience_s(TRY_IT_LIMITS) + 5):
+        again = api_as(busy).post(
+            "/api/code-runs/", {"code": "print(1)", "wait": False}, format="json"
+        )
+    assert again.status_code == 202
+
+
+@pytest.mark.usefixtures("celery_eager")
+def test_a_queued_run_that_finished_lets_its_user_queue_the_next(supervisor: Supervisor) -> None:
+    user = new_user()
+    for _ in range(3):
+        started = api_as(user).post(
+            "/api/code-runs/", {"code": "print(6 * 7)", "wait": False}, format="json"
+        )
+        assert started.status_code == 202
+        assert api_as(user).get(f"/api/code-runs/{started.json()['job']}/").json()["finished"]
