@@ -67,6 +67,22 @@ def course_student(course_id: int, **lookup: Any) -> User | None:
     )
 
 
+def course_student_named(course_id: int, name: str) -> User | None:
+    """The course's active student of username `name`, or of that name ignoring case when
+    exactly one student's matches (as enrolment matches them); None otherwise."""
+    exact = course_student(course_id, username=name)
+    if exact is not None:
+        return exact
+    matching = User.objects.filter(
+        is_active=True,
+        course_memberships__course_id=course_id,
+        course_memberships__role=Role.STUDENT,
+        username__iexact=name,
+    ).distinct()[:2]
+    found = list(matching)
+    return found[0] if len(found) == 1 else None
+
+
 def is_oral(content: dict[str, Any]) -> bool:
     """A viva question asked aloud: the student has nothing to type."""
     return bool(content.get("type") == "viva" and content.get("mode") == "oral")

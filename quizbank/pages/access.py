@@ -16,7 +16,7 @@ from config.fields import id_from_text
 from quizbank.access import AUTHORS, access_quiz
 from quizbank.errors import AccessRuleInvalid
 from quizbank.models import Quiz, Role
-from quizbank.selectors import course_student
+from quizbank.selectors import course_student_named
 from quizbank.services.enrolment import (
     course_enrol_students,
     course_unenrol_students,
@@ -109,7 +109,7 @@ def _ambiguous(entries: list[str]) -> str:
 
 def _override(request: HttpRequest, quiz: Quiz) -> str:
     name = request.POST.get("student", "").strip()
-    student = course_student(quiz.course_id, username=name)
+    student = course_student_named(quiz.course_id, name)
     if student is None:  # refused, so the form comes back as typed, to be corrected
         raise AccessRuleInvalid(
             f"No student {_listed([name])!r} in this course.", fields={"student": ["unknown"]}

@@ -279,3 +279,20 @@ def test_enrolling_by_a_username_in_another_case_names_the_one_account_or_says_i
         f"/author/quizzes/{quiz.pk}/access/", {"action": "enrol", "entries": "cArOl"}, follow=True
     )
     assert "several accounts match cArOl ignoring case: give the exact username" in page.text
+
+
+def test_an_override_names_its_student_ignoring_case_when_only_one_matches() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course, time_limit=timedelta(minutes=30))
+    author = _browser(member(course, Role.AUTHOR))
+    url = f"/author/quizzes/{quiz.pk}/access/"
+    alice = member(course, Role.STUDENT, User.objects.create(username="Alice"))
+    body = {"action": "override", "student": "alice", "extra_time_percent": "25"}
+    assert "Saved the override for Alice" in author.post(url, body, follow=True).text
+    assert QuizAccessOverride.objects.get(quiz=quiz).user == alice
+    member(course, Role.STUDENT, User.objects.create(username="ALICE"))  # an older twin
+    body["student"] = "aLiCe"
+    refused = author.post(url, body, follow=True).text
+    assert "No student" in refused
+    body["student"] = "ALICE"  # the exact name still picks its own account
+    assert "Saved the override for ALICE" in author.post(url, body, follow=True).text
