@@ -117,6 +117,7 @@ def test_authors_enrol_students_and_others_cannot(world: World) -> None:
         "added": ["newcomer"],
         "already": [],
         "unknown": ["nobody"],
+        "ambiguous": [],
         "staff": [],
     }
     assert newcomer.course_memberships.filter(role=Role.STUDENT).exists()
