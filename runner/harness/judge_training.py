@@ -84,14 +84,15 @@ def _runs(student: CaseRecord, steps: int) -> Outcome:
     if not isinstance(measured, list) or len(measured) != steps + 1:
         return Outcome(False, "the losses could not be measured")
     for step, value in enumerate(returned):
-        outcome = _returned_loss(step + 1, value, measured[step])
+        outcome = _returned_loss(step + 1, value, measured[step], measured[step + 1])
         if not outcome.ok:
             return outcome
     return Outcome(True)
 
 
-def _returned_loss(step: int, value: Any, before: Any) -> Outcome:
-    """A step returns its loss before the update: a number or a 0-D tensor without a graph."""
+def _returned_loss(step: int, value: Any, before: Any, after: Any) -> Outcome:
+    """A step returns its loss before the update: a number or a 0-D tensor without a graph.
+    `before` and `after` are the losses the harness measured around the step's update."""
     if isinstance(value, TensorValue):
         if value.tensor.dim() != 0:
             return Outcome(
@@ -112,14 +113,27 @@ def _returned_loss(step: int, value: Any, before: Any) -> Outcome:
         return Outcome(False, f"step {step} returned {_kind(value)}, not the loss")
     if not math.isfinite(number):
         return Outcome(False, f"step {step} returned a loss of {number} (it diverged)")
-    if not isinstance(before, float) or not compare(number, before, RETURNED_LOSS).ok:
-        return Outcome(
-            False,
-            f"step {step} returned {number:.6g}, but the loss before that step's update was "
-            f"{before if not isinstance(before, float) else format(before, '.6g')}; return the "
-            "loss computed before optimizer.step()",
+    if not (isinstance(before, float) and isinstance(after, float)):
+        return Outcome(False, "the losses could not be measured")
+    if compare(number, before, RETURNED_LOSS).ok:
+        return Outcome(True)
+    return Outcome(False, _wrong_loss_message(step, number, before, after))
+
+
+def _wrong_loss_message(step: int, number: float, before: float, after: float) -> str:
+    """Blames the update's timing only when the returned value is the loss after it: any
+    other value is a different loss, computed before the update or not."""
+    if compare(number, after, RETURNED_LOSS).ok:
+        return (
+            f"step {step} returned {number:.6g}, the loss after that step's update (before it "
+            f"the loss was {before:.6g}); return the loss computed before optimizer.step()"
         )
-    return Outcome(True)
+    return (
+        f"step {step} returned {number:.6g}, but the loss of the model's output on this batch "
+        f"before the update was {before:.6g}; check which loss you compute and how it is "
+        "reduced, the shapes it compares, and that the model is in training mode during the "
+        "forward pass"
+    )
 
 
 def _kind(value: Any) -> str:

@@ -155,7 +155,7 @@ def test_faking_the_returned_loss_does_not_fake_a_falling_loss() -> None:
     )
     _score, results, _status, _message = run(fake)
     assert not results[0].passed
-    assert "return the loss computed before optimizer.step()" in results[0].message
+    assert "but the loss of the model's output on this batch" in results[0].message
     assert not results[1].passed
 
 
@@ -173,7 +173,30 @@ def test_the_loss_after_the_update_is_not_the_steps_loss() -> None:
     after = GOOD.replace("return loss.detach()", "return F.mse_loss(model(x), y).item()")
     _score, results, _status, _message = run(after)
     assert not results[0].passed
-    assert "but the loss before that step's update was" in results[0].message
+    assert results[0].message.startswith("case 1: step 1 returned ")
+    assert ", the loss after that step's update (before it the loss was " in results[0].message
+    assert results[0].message.endswith("return the loss computed before optimizer.step()")
+
+
+def test_a_different_loss_from_before_the_update_is_not_blamed_on_the_update() -> None:
+    """Both answers return their loss from before optimizer.step(), but not the case's loss:
+    one broadcasts (N,) predictions against (N, 1) targets, the other normalises batch norm
+    by its running statistics."""
+    squeezed = GOOD.replace("model(x), y", "model(x).squeeze(), y")
+    in_eval = GOOD.replace(
+        "    optimizer.zero_grad()\n", "    model.eval()\n    optimizer.zero_grad()\n"
+    ).replace("return loss.detach()", "model.train()\n    return loss.detach()")
+    normalised = {"mlp": [4, 8, 1], "batch_norm": True}
+    for source in (squeezed, in_eval):
+        results = run(source, model=normalised)[1]
+        message = results[0].message
+        assert not results[0].passed
+        assert "but the loss of the model's output on this batch before the update" in message
+        assert message.endswith(
+            "check which loss you compute and how it is reduced, the shapes it compares, and "
+            "that the model is in training mode during the forward pass"
+        )
+        assert "optimizer.step()" not in message
 
 
 def test_parameters_the_child_could_not_send_fail_the_check_not_the_judge() -> None:
