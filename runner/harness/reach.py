@@ -221,14 +221,14 @@ def reached_refusals(usage: Usage) -> list[str]:
 
 def reached_forbidden(usage: Usage, forbidden: list[str]) -> list[str]:
     """The question's forbidden functions the answer's names reach under other names."""
-    targets: dict[int, str] = {}
+    targets: dict[int, tuple[str, str]] = {}
     for alias, name in with_namesakes(forbidden).items():
         for value in _named(alias):
-            targets.setdefault(id(value), name)
+            targets.setdefault(id(value), (alias, name))
     found = set()
     for dotted in usage.qualified:
         for prefix, value in _resolve(dotted):
-            target = targets.get(id(value))
-            if target is not None and prefix != target:
-                found.add(stands_for(prefix, target))
+            alias, target = targets.get(id(value), (prefix, prefix))
+            if prefix != target:
+                found.add(stands_for(alias, target, shown=prefix))
     return sorted(found)

@@ -339,7 +339,7 @@ def find_forbidden(source: str, forbidden: list[str]) -> list[str]:
 
 def forbidden_in(usage: Usage, forbidden: list[str]) -> list[str]:
     """The names of `forbidden` that a scanned source uses, directly or through a namesake
-    (`torch.dropout (as torch.nn.functional.dropout)`), sorted."""
+    (`torch.dropout (it is torch.nn.functional.dropout under another name)`), sorted."""
     found = set()
     for alias, name in with_namesakes(forbidden).items():
         if _uses(usage, name):
@@ -349,10 +349,24 @@ def forbidden_in(usage: Usage, forbidden: list[str]) -> list[str]:
     return sorted(found)
 
 
-def stands_for(alias: str, name: str) -> str:
-    """How a refusal names `alias`, used for the forbidden `name`."""
-    derived = alias in DIFFERENTIATION and name not in DIFFERENTIATION
-    return f"{alias} ({'its derivatives can compute' if derived else 'as'} {name})"
+def stands_for(alias: str, name: str, *, shown: str | None = None) -> str:
+    """How a refusal names `shown` (by default `alias`, a name `with_namesakes` maps to the
+    forbidden `name`; `shown` reaches the same object as `alias`), saying why it counts as
+    `name`: a student reading "the answer uses X" must see how X is the forbidden operation."""
+    last = name.rpartition(".")[2]
+    if alias == name:
+        why = f"it is {name} under another name"
+    elif alias in DIFFERENTIATION and name not in DIFFERENTIATION:
+        why = f"with it torch's derivatives can compute {name}"
+    elif alias in AUTOGRAD_GRAPH:
+        why = f"it lets the autograd graph be walked by hand, doing what {name} does"
+    elif alias in CONTAINING.get(last.strip("_"), ()):
+        why = f"it computes {name} inside"
+    elif alias.endswith("_") and not name.endswith("_"):
+        why = f"it is the in-place form of {name}"
+    else:
+        why = f"it is {name} under another name"
+    return f"{shown or alias} ({why})"
 
 
 def _uses(usage: Usage, name: str) -> bool:

@@ -162,16 +162,31 @@ def test_a_source_too_deeply_nested_to_check_is_reported() -> None:
 def test_a_forbidden_operation_covers_its_namesakes_in_other_torch_namespaces() -> None:
     dropout = ["torch.nn.functional.dropout"]
     assert find_forbidden("import torch\ntorch.dropout(x, 0.5, True)", dropout) == [
-        "torch.dropout (as torch.nn.functional.dropout)"
+        "torch.dropout (it is torch.nn.functional.dropout under another name)"
     ]
     assert find_forbidden("y = x.dropout_(0.5)", dropout) == [
-        "torch.Tensor.dropout_ (as torch.nn.functional.dropout)"
+        "torch.Tensor.dropout_ (it is the in-place form of torch.nn.functional.dropout)"
     ]
     assert with_namesakes(["torch.autograd.grad"]) == {
         "torch.autograd.grad": "torch.autograd.grad",
         "torch.Tensor.grad_fn": "torch.autograd.grad",
         "torch.autograd.graph": "torch.autograd.grad",
     }
+
+
+def test_a_refusal_says_how_the_name_used_is_the_forbidden_operation() -> None:
+    """A bare "(as torch.softmax)" left a student guessing why F.softmax or a loss counts."""
+    softmax = "import torch.nn.functional as F\ny = F.softmax(x, 0)\n"
+    assert find_forbidden(softmax, ["torch.softmax"]) == [
+        "torch.nn.functional.softmax (it is torch.softmax under another name)"
+    ]
+    loss = "import torch.nn.functional as F\ny = F.binary_cross_entropy_with_logits(x, x)\n"
+    assert find_forbidden(loss, ["torch.sigmoid"]) == [
+        "torch.nn.functional.binary_cross_entropy_with_logits (it computes torch.sigmoid inside)"
+    ]
+    assert find_forbidden("y = x.sigmoid_()\n", ["torch.sigmoid"]) == [
+        "torch.Tensor.sigmoid_ (it is the in-place form of torch.sigmoid)"
+    ]
 
 
 def test_a_forbidden_builtin_covers_its_name_and_complex_literals() -> None:
@@ -189,7 +204,8 @@ def test_forbidding_the_sigmoid_forbids_the_losses_computed_from_a_log_sigmoid()
         "    return (-F.binary_cross_entropy_with_logits(x, x, reduction='none')).exp()\n"
     )
     assert find_forbidden(source, ["torch.nn.functional.logsigmoid"]) == [
-        "torch.nn.functional.binary_cross_entropy_with_logits (as torch.nn.functional.logsigmoid)"
+        "torch.nn.functional.binary_cross_entropy_with_logits "
+        "(it computes torch.nn.functional.logsigmoid inside)"
     ]
 
 
@@ -198,9 +214,10 @@ def test_forbidding_autograd_forbids_calling_its_graph_by_hand(forbidden: str) -
     """An outside attack walked `loss.grad_fn.next_functions` and called each node: every
     gradient of backward, without backward."""
     walk = "def f(loss):\n    node = loss.grad_fn\n    return node(loss)\n"
-    assert find_forbidden(walk, [forbidden]) == [f"torch.Tensor.grad_fn (as {forbidden})"]
+    why = f"(it lets the autograd graph be walked by hand, doing what {forbidden} does)"
+    assert find_forbidden(walk, [forbidden]) == [f"torch.Tensor.grad_fn {why}"]
     hooks = "import torch.autograd.graph\n"
-    assert find_forbidden(hooks, [forbidden]) == [f"torch.autograd.graph (as {forbidden})"]
+    assert find_forbidden(hooks, [forbidden]) == [f"torch.autograd.graph {why}"]
     assert find_forbidden(walk, ["torch.tanh"]) == []
 
 
@@ -214,7 +231,8 @@ def test_a_class_pattern_reads_its_attributes_as_an_attribute_read_does(pattern:
         f"def f(loss):\n    match loss:\n        case {pattern}:\n            return node(loss)\n"
     )
     assert find_forbidden(source, ["torch.autograd.grad"]) == [
-        "torch.Tensor.grad_fn (as torch.autograd.grad)"
+        "torch.Tensor.grad_fn (it lets the autograd graph be walked by hand, doing what "
+        "torch.autograd.grad does)"
     ]
 
 
@@ -232,7 +250,7 @@ def test_forbidding_an_operation_a_derivative_computes_forbids_differentiating(
 ) -> None:
     found = find_forbidden(f"import torch\ndef f(x):\n    return {source}\n", [forbidden])
     assert len(found) == 1
-    assert f"(its derivatives can compute {forbidden})" in found[0]
+    assert f"(with it torch's derivatives can compute {forbidden})" in found[0]
     assert find_forbidden(f"import torch\ndef f(x):\n    return {source}\n", ["torch.tanh"]) == []
 
 
@@ -480,5 +498,9 @@ def test_fused_optimiser_kernels_are_refused_and_switched_off_in_the_child() -> 
 @pytest.mark.parametrize("kernel", ["mkldnn_rnn_layer", "quantized_lstm_cell", "miopen_rnn"])
 def test_the_backends_fused_recurrent_kernels_stand_for_sigmoid_and_tanh(kernel: str) -> None:
     source = f"import torch\ny = torch.{kernel}\n"
-    assert find_forbidden(source, ["torch.sigmoid"]) == [f"torch.{kernel} (as torch.sigmoid)"]
-    assert find_forbidden(source, ["torch.tanh"]) == [f"torch.{kernel} (as torch.tanh)"]
+    assert find_forbidden(source, ["torch.sigmoid"]) == [
+        f"torch.{kernel} (it computes torch.sigmoid inside)"
+    ]
+    assert find_forbidden(source, ["torch.tanh"]) == [
+        f"torch.{kernel} (it computes torch.tanh inside)"
+    ]

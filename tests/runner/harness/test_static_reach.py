@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from runner.harness.reach import reached_refusals
+from runner.harness.reach import reached_forbidden, reached_refusals
 from runner.harness.static import (
     ALLOWED_IMPORTS,
     DANGEROUS_MODULES,
@@ -197,6 +197,20 @@ def test_the_modules_answers_use_are_not_refused() -> None:
         "     torch.nn.Linear, torch.optim.SGD, torch.autograd.grad, torch.float32)\n"
     )
     assert not _refused(source)
+
+
+def test_a_forbidden_operation_reached_by_its_module_path_says_how_it_counts() -> None:
+    """SiLU reached through its defining module computes the sigmoid inside, as its
+    public name does; the class itself under another path is the class."""
+    source = "import torch\ny = torch.nn.modules.activation.SiLU()\n"
+    usage = scan(source)
+    assert usage is not None
+    assert reached_forbidden(usage, ["torch.sigmoid"]) == [
+        "torch.nn.modules.activation.SiLU (it computes torch.sigmoid inside)"
+    ]
+    assert reached_forbidden(usage, ["torch.nn.SiLU"]) == [
+        "torch.nn.modules.activation.SiLU (it is torch.nn.SiLU under another name)"
+    ]
 
 
 def test_modules_handed_back_by_calls_and_exceptions_are_refused() -> None:
