@@ -89,17 +89,16 @@ def judge_call(
         )
         parts.append(judge(facts))
     combined = worst(parts)
-    failures = [part.message for part in parts if not part.ok]
-    return replace(combined, message="; ".join(failures)) if failures else combined
+    # Each difference keeps its own values next to it; two checks can find the same one.
+    failures = dict.fromkeys(part.clause for part in parts if not part.ok)
+    return replace(combined, message="; ".join(failures), detail="") if failures else combined
 
 
 def _result(case: Case, outcome: Outcome, name: str, weight: float) -> CaseResult:
     if case.hidden:
         message = "" if outcome.ok else f"{HIDDEN_MESSAGE}: {FAILURE_KINDS[outcome.kind]}"
         return CaseResult(name=name, passed=outcome.ok, weight=weight, message=message, hidden=True)
-    message = "" if outcome.ok else f"case {case.index + 1}: {outcome.message}"
-    if outcome.detail and not outcome.ok:
-        message += f" ({outcome.detail})"
+    message = "" if outcome.ok else f"case {case.index + 1}: {outcome.clause}"
     return CaseResult(
         name=name,
         passed=outcome.ok,

@@ -49,6 +49,11 @@ class Outcome:
     def as_kind(self, kind: str) -> Outcome:
         return self if self.ok else replace(self, kind=kind)
 
+    @property
+    def clause(self) -> str:
+        """The message followed by its own look at the values, for a visible case."""
+        return f"{self.message} ({self.detail})" if self.detail else self.message
+
 
 def worst(outcomes: list[Outcome]) -> Outcome:
     """Combine parts: the first failure decides the message; errors are the maxima."""

@@ -559,3 +559,24 @@ def test_fresh_output_of_a_reference_that_returns_its_input_is_a_bank_problem() 
     _score, _results, status, message = grade(same, same, checks)
     assert status == Status.INTERNAL
     assert "the reference's output shares an input's memory" in message
+
+
+def test_each_difference_in_a_message_carries_its_own_values() -> None:
+    off_by_half = "def f(x):\n    return x * x + 0.5 * x\n"
+    two = case("gradients", args=[{"tensor": [2.0], "requires_grad": True}])
+    _score, results, _status, _message = grade(off_by_half, SQUARE, two)
+    output, gradient = only_message(results).split("; ")
+    assert output.startswith("case 1: the output differs")
+    assert output.endswith("(got 5, expected 4)")
+    assert gradient.startswith("the gradient of x differs")
+    assert gradient.endswith("(got 4.5, expected 4)")
+
+
+def test_a_difference_two_checks_find_is_said_once() -> None:
+    reference = RUNS_BACKWARD.format(scale="", again="")
+    wrong = RUNS_BACKWARD.format(scale=" * 0", again="")
+    _score, results, _status, _message = grade(
+        wrong, reference, case("purity", "gradients", args=GRAD_ARGS)
+    )
+    message = only_message(results)
+    assert message.count("the gradient the call left in .grad of x") == 1
