@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from runner.harness.compare_tensors import compare_tensors
-from runner.harness.outcome import Outcome, Tolerance, worst
+from runner.harness.outcome import Outcome, Tolerance, got_and_expected, worst
 from runner.harness.payload import Rejected, TensorValue
 
 __all__ = ["Outcome", "Tolerance", "compare", "describe_kind", "exact"]
@@ -109,7 +109,7 @@ def _number(got: float, expected: float, tol: Tolerance, label: str) -> Outcome:
         f"{label} is off by {error:.3g}, more than {tol.describe()} allows",
         max_abs=error,
         max_rel=relative,
-        detail=f"got {got:.6g}, expected {expected:.6g}",
+        detail=got_and_expected(got, expected),
     )
 
 

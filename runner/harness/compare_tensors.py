@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from runner.harness.outcome import Outcome, Tolerance
+from runner.harness.outcome import Outcome, Tolerance, got_and_expected
 from runner.harness.payload import TensorValue
 
 
@@ -80,7 +80,7 @@ def _close(
         f"{what} differs at index {index} by {off:.3g}, more than {tol.describe()} allows",
         max_abs=max_abs,
         max_rel=max_rel,
-        detail=f"got {float(g[worst_index]):.6g}, expected {float(e[worst_index]):.6g}",
+        detail=got_and_expected(float(g[worst_index]), float(e[worst_index])),
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from runner.types import FAILURE_KINDS
 
-__all__ = ["FAILURE_KINDS", "Outcome", "Tolerance", "worst"]
+__all__ = ["FAILURE_KINDS", "Outcome", "Tolerance", "got_and_expected", "worst"]
 
 
 @dataclass(frozen=True)
@@ -68,3 +68,13 @@ def worst(outcomes: list[Outcome]) -> Outcome:
         detail=failed.detail if failed else "",
         kind=failed.kind if failed else "output",
     )
+
+
+def got_and_expected(got: float, expected: float) -> str:
+    """`got X, expected Y`, with 6 significant digits or as many more as it takes for two
+    different numbers to read differently (17 tell any two doubles apart)."""
+    for digits in range(6, 18):
+        shown_got, shown_expected = f"{got:.{digits}g}", f"{expected:.{digits}g}"
+        if shown_got != shown_expected:
+            break
+    return f"got {shown_got}, expected {shown_expected}"

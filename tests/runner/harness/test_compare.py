@@ -194,3 +194,10 @@ def test_a_nan_or_an_infinity_where_a_number_is_expected_fails() -> None:
 def test_compare_tensors_names_the_value_when_given_no_label() -> None:
     outcome = compare_tensors(tv([1.0]), tv([3.0]), STRICT)
     assert failure(outcome) == "the value differs at index (0,) by 2, more than atol 1e-05 allows"
+
+
+def test_values_a_hair_apart_are_shown_with_the_digits_that_tell_them_apart() -> None:
+    expected = torch.tensor([0.966743], dtype=torch.float32)
+    got = torch.nextafter(expected, torch.tensor([1.0]))
+    outcome = compare(tv(got.tolist()), tv(expected.tolist()), Tolerance(rtol=0.0, atol=0.0))
+    assert outcome.detail == "got 0.9667431, expected 0.966743"

@@ -104,3 +104,9 @@ def test_containers_fail_on_length_or_keys_and_pass_when_every_item_passes() -> 
     assert compare([1.0, {"k": "v"}], [1.0, {"k": "v"}], STRICT) == Outcome(
         True, max_abs=0.0, max_rel=0.0
     )
+
+
+def test_numbers_a_hair_apart_are_shown_with_the_digits_that_tell_them_apart() -> None:
+    outcome = compare(math.nextafter(0.1, 1.0), 0.1, Tolerance(rtol=0.0, atol=0.0))
+    got, expected = outcome.detail.removeprefix("got ").split(", expected ")
+    assert (float(got), float(expected)) == (math.nextafter(0.1, 1.0), 0.1)
