@@ -78,12 +78,16 @@ def gradients(j: JudgeInput) -> Outcome:
         return grads.as_kind("gradients")
     after, expected_after = student_value(j.student, "upstream_after"), j.ref("upstream_after")
     upstream = compare(after, expected_after, exact(j.tolerance), "the upstream gradient")
-    # An output of another shape (reported by the output's comparison) was sent an upstream
-    # gradient of its own shape: only one of the reference's shape can show an edit.
-    if not upstream.ok and _same_shapes(after, expected_after):
+    output = student_value(j.student, "output")
+    # An output of another shape or dtype was sent an upstream gradient like itself: only one
+    # like the reference's can show an edit; otherwise the output itself is what differs.
+    if not upstream.ok and _same_shapes_and_dtypes(after, expected_after):
         message = f"the backward changed the incoming gradient in place: {upstream.message}"
         return Outcome(False, message, kind="side_effect")
-    output = student_value(j.student, "output")
+    if not upstream.ok:
+        unlike = compare(output, j.ref("output"), j.tolerance, "the output")
+        if not unlike.ok:
+            return unlike
     after = compare(student_value(j.student, "output_after"), output, exact(j.tolerance), "it")
     if after.ok:
         return grads
@@ -91,13 +95,14 @@ def gradients(j: JudgeInput) -> Outcome:
     return Outcome(False, message, kind="side_effect")
 
 
-def _same_shapes(got: Any, expected: Any) -> bool:
+def _same_shapes_and_dtypes(got: Any, expected: Any) -> bool:
     if not (isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected)):
         return False
     return all(
         isinstance(g, TensorValue)
         and isinstance(e, TensorValue)
         and g.tensor.shape == e.tensor.shape
+        and g.tensor.dtype == e.tensor.dtype
         for g, e in zip(got, expected, strict=True)
     )
 

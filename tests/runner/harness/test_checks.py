@@ -580,3 +580,18 @@ def test_a_difference_two_checks_find_is_said_once() -> None:
     )
     message = only_message(results)
     assert message.count("the gradient the call left in .grad of x") == 1
+
+
+STRAIGHT_THROUGH_ROUND = "import torch\ndef f(x):\n    return x + (torch.round(x) - x).detach()\n"
+ROUNDS_IN_DOUBLE = (
+    "import torch\ndef f(x):\n    return x + (torch.round(x.double()) - x).detach()\n"
+)
+
+
+@pytest.mark.parametrize("compare_output", [True, False])
+def test_an_output_of_another_dtype_is_not_said_to_edit_the_upstream_gradient(
+    compare_output: bool,
+) -> None:
+    checks = case("gradients", compare_output=compare_output)
+    _score, results, _status, _message = grade(ROUNDS_IN_DOUBLE, STRAIGHT_THROUGH_ROUND, checks)
+    assert only_message(results) == "case 1: the output has dtype float64, expected float32"
