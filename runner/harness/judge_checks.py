@@ -51,6 +51,13 @@ def _labelled(outcome: Outcome, what: str) -> Outcome:
     return outcome if outcome.ok else replace(outcome, message=f"{what}: {outcome.message}")
 
 
+# The reference's output leads no gradient back to the input (a loss returned detached, say).
+UNEXPECTED_GRADIENT = (
+    "backward through the returned output reached {name}, where no gradient should reach it "
+    "(is the output still attached to the graph that leads to {name}?)"
+)
+
+
 def compare_gradients(
     got: Any, expected: Any, tolerance: Tolerance, labels: list[str], what: str = "the gradient"
 ) -> Outcome:
@@ -64,6 +71,8 @@ def compare_gradients(
         name = labels[index] if index < len(labels) else f"input {index + 1}"
         if g is None and e is not None:
             return Outcome(False, f"{name} received no gradient (is it used, and not detached?)")
+        if e is None and g is not None:
+            return Outcome(False, UNEXPECTED_GRADIENT.format(name=name))
         parts.append(compare(g, e, tolerance, f"{what} of {name}"))
     return next((part for part in parts if not part.ok), Outcome(True))
 

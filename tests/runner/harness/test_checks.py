@@ -595,3 +595,18 @@ def test_an_output_of_another_dtype_is_not_said_to_edit_the_upstream_gradient(
     checks = case("gradients", compare_output=compare_output)
     _score, results, _status, _message = grade(ROUNDS_IN_DOUBLE, STRAIGHT_THROUGH_ROUND, checks)
     assert only_message(results) == "case 1: the output has dtype float64, expected float32"
+
+
+def test_an_output_left_attached_is_said_to_lead_a_gradient_back() -> None:
+    """The reference runs backward itself and returns its loss detached; one returned still
+    attached sends the check's backward into x: not 'a tensor where None was expected'."""
+    reference = RUNS_BACKWARD.format(scale="", again="")
+    attached = RUNS_BACKWARD.format(scale="", again="").replace(
+        "out.backward()\n    return out.detach()", "out.backward(retain_graph=True)\n    return out"
+    )
+    _score, results, _status, _message = grade(
+        attached, reference, case("gradients", args=GRAD_ARGS)
+    )
+    message = only_message(results)
+    assert message.startswith("case 1: backward through the returned output reached x, where")
+    assert "expected None" not in message
