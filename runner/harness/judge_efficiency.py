@@ -34,6 +34,10 @@ MEMORY_FLOOR_BYTES = 4096
 KERNEL_SLACK_KB = 64 << 10  # run-to-run noise of a cgroup's peak is well under this
 
 
+# What a student is told the timing runs were: their function called again, outputs compared.
+REPEATED_CALL = "repeated call (made to time the answer)"
+
+
 @dataclass(frozen=True)
 class Measured:
     """One timing child: the kernel's CPU time and its decoded payload (None if it failed)."""
@@ -61,6 +65,13 @@ def _reference_problem(measured: Measured, what: str, number: int) -> None:
         raise ReferenceFailure(f"case {number}: the {what} timing run failed: {problem}")
 
 
+def _ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
+    teen = number % 100 in (11, 12, 13)
+    suffix = "th" if teen else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
 def _student_problem(measured: Measured) -> str:
     run = measured.run
     if run is None:
@@ -68,7 +79,7 @@ def _student_problem(measured: Measured) -> str:
     if run.harness_error:
         return "the timed run's result could not be read"
     error = run.load_error or run.error
-    return f"a timed call failed: {format_error(error.as_dict())}" if error else ""
+    return f"a {REPEATED_CALL} failed: {format_error(error.as_dict())}" if error else ""
 
 
 def time_ratio(timing: TimingEvidence) -> float:
@@ -101,9 +112,10 @@ def judge_efficiency(
     assert student is not None  # noqa: S101  # checked just above
     assert reference is not None  # noqa: S101  # checked just above
     if len(student.outputs) != len(reference.outputs):
-        return Outcome(False, "not every timed call returned a value", kind="efficiency")
+        return Outcome(False, f"not every {REPEATED_CALL} returned a value", kind="efficiency")
     for index, (got, expected) in enumerate(zip(student.outputs, reference.outputs, strict=True)):
-        outcome = compare(got, expected, tolerance, f"the output of timed call {index + 1}")
+        label = f"the output of the {_ordinal(index + 1)} {REPEATED_CALL}"
+        outcome = compare(got, expected, tolerance, label)
         if not outcome.ok:
             return outcome.as_kind("output")
     return _within_limits(timing, limits, memory, number)
@@ -147,8 +159,8 @@ def _memory_outcome(
     if excess is not None:
         return Outcome(
             False,
-            f"the timed calls used {excess >> 10} MiB more memory than the reference's "
-            "(the kernel's count)",
+            f"the repeated calls made to time the answer used {excess >> 10} MiB more memory "
+            "than the reference's (the kernel's count)",
             kind="efficiency",
         )
     return Outcome(True)

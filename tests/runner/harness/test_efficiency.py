@@ -74,13 +74,15 @@ def test_an_unmeasured_memory_fails_the_answer_or_blames_the_reference() -> None
 def test_a_fast_answer_with_a_wrong_timed_output_fails() -> None:
     outcome = judge_efficiency(evidence(0.05, student=run(1.0, 2.5)), TIME, TOLERANCE, 1)
     assert not outcome.ok
-    assert outcome.message.startswith("the output of timed call 2 differs")
+    assert outcome.message.startswith(
+        "the output of the 2nd repeated call (made to time the answer) differs"
+    )
 
 
 def test_a_timed_call_that_raises_fails_with_its_error() -> None:
     error = ErrorInfo("ValueError", "no", "")
     outcome = judge_efficiency(evidence(0.05, student=run(error=error)), TIME, TOLERANCE, 1)
-    assert outcome.message == "a timed call failed: ValueError: no"
+    assert outcome.message == "a repeated call (made to time the answer) failed: ValueError: no"
 
 
 def test_a_timed_run_that_did_not_finish_fails() -> None:
@@ -109,7 +111,8 @@ def test_memory_outside_torchs_operators_is_caught_by_the_kernels_count() -> Non
     limits = {"max_memory_ratio": 3.0}
     outcome = judge_efficiency(hoarding, limits, TOLERANCE, 1, (1 << 20, 1 << 20))
     assert outcome.message == (
-        "the timed calls used 270 MiB more memory than the reference's (the kernel's count)"
+        "the repeated calls made to time the answer used 270 MiB more memory than the reference's"
+        " (the kernel's count)"
     )
     noisy = TimingEvidence(
         Measured(0.06, run(1.0, 2.0), peak_kb=60 << 10),
