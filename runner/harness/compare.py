@@ -64,7 +64,9 @@ def _sequence(
     if tol.dtype == "strict" and type(got) is not type(expected):
         return _mismatched_kind(got, expected, label)
     if len(got) != len(expected):
-        return Outcome(False, f"{label} has {len(got)} items, expected {len(expected)}")
+        # The container's kind keeps a plural label grammatical: "the losses list has 2 items".
+        kind = "list" if isinstance(got, list) else "tuple"
+        return Outcome(False, f"{label} {kind} has {_items(len(got))}, expected {len(expected)}")
     pairs = enumerate(zip(got, expected, strict=True))
     return worst([compare(g, e, tol, f"{label}[{i}]") for i, (g, e) in pairs])
 
@@ -111,6 +113,10 @@ def _number(got: float, expected: float, tol: Tolerance, label: str) -> Outcome:
         max_rel=relative,
         detail=got_and_expected(got, expected),
     )
+
+
+def _items(count: int) -> str:
+    return f"{count} item" if count == 1 else f"{count} items"
 
 
 def _short(value: Any) -> str:

@@ -116,7 +116,7 @@ def test_nested_structures_name_the_part_that_differs() -> None:
 
 
 def test_containers_differ_in_length_keys_and_type() -> None:
-    assert failure(compare([1, 2], [1, 2, 3], STRICT)) == "the value has 2 items, expected 3"
+    assert failure(compare([1, 2], [1, 2, 3], STRICT)) == "the value list has 2 items, expected 3"
     assert (
         failure(compare({"a": 1}, {"b": 1}, STRICT)) == "the value has keys ['a'], expected ['b']"
     )

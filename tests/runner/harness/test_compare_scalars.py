@@ -97,7 +97,9 @@ def test_long_values_are_cut_to_forty_characters_in_the_message() -> None:
 
 
 def test_containers_fail_on_length_or_keys_and_pass_when_every_item_passes() -> None:
-    assert failure(compare((1, 2), (1, 2, 3), PROMOTABLE)) == "the value has 2 items, expected 3"
+    assert (
+        failure(compare((1, 2), (1, 2, 3), PROMOTABLE)) == "the value tuple has 2 items, expected 3"
+    )
     assert failure(compare({"a": 1}, {"a": 1, "b": 2}, STRICT)) == (
         "the value has keys ['a'], expected ['a', 'b']"
     )
@@ -110,3 +112,11 @@ def test_numbers_a_hair_apart_are_shown_with_the_digits_that_tell_them_apart() -
     outcome = compare(math.nextafter(0.1, 1.0), 0.1, Tolerance(rtol=0.0, atol=0.0))
     got, expected = outcome.detail.removeprefix("got ").split(", expected ")
     assert (float(got), float(expected)) == (math.nextafter(0.1, 1.0), 0.1)
+
+
+def test_a_list_of_another_length_is_named_as_a_list_even_when_its_label_is_plural() -> None:
+    losses = failure(compare([1.0, 2.0], [1.0] * 21, STRICT, "the losses"))
+    assert losses == "the losses list has 2 items, expected 21"
+    assert failure(compare([1.0], [1.0, 2.0], STRICT, "the losses")).startswith(
+        "the losses list has 1 item,"
+    )
