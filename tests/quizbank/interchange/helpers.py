@@ -34,3 +34,24 @@ def skipped_reasons(report: InterchangeReport) -> dict[str, str]:
 
 def notes_of(report: InterchangeReport, slug: str) -> list[str]:
     return next(question.notes for question in report.questions if question.slug == slug)
+
+
+def qti_text_entry(max_score: str | None, *values: str) -> bytes:
+    """A QTI 2.x text-entry item mapping answer0, answer1, … to `values` (MAXSCORE when given)."""
+    entries = "".join(
+        f'<mapEntry mapKey="answer{index}" mappedValue="{value}"/>'
+        for index, value in enumerate(values)
+    )
+    outcome = (
+        ""
+        if max_score is None
+        else '<outcomeDeclaration identifier="MAXSCORE" cardinality="single" baseType="float">'
+        f"<defaultValue><value>{max_score}</value></defaultValue></outcomeDeclaration>"
+    )
+    return (
+        '<assessmentItem identifier="word" title="Word">'
+        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="string">'
+        f'<mapping defaultValue="0">{entries}</mapping></responseDeclaration>{outcome}'
+        '<itemBody><p>The word: <textEntryInteraction responseIdentifier="RESPONSE"/></p>'
+        "</itemBody></assessmentItem>"
+    ).encode()

@@ -8,29 +8,9 @@ import pytest
 from quizbank.models import Course
 from quizbank.services.interchange import interchange_import
 from tests.quizbank.factories import make_course
-from tests.quizbank.interchange.helpers import notes_of, skipped_reasons, stored
+from tests.quizbank.interchange.helpers import notes_of, qti_text_entry, skipped_reasons, stored
 
 pytestmark = pytest.mark.django_db
-
-
-def qti_text_entry(max_score: str | None, *values: str) -> bytes:
-    entries = "".join(
-        f'<mapEntry mapKey="answer{index}" mappedValue="{value}"/>'
-        for index, value in enumerate(values)
-    )
-    outcome = (
-        ""
-        if max_score is None
-        else '<outcomeDeclaration identifier="MAXSCORE" cardinality="single" baseType="float">'
-        f"<defaultValue><value>{max_score}</value></defaultValue></outcomeDeclaration>"
-    )
-    return (
-        '<assessmentItem identifier="word" title="Word">'
-        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="string">'
-        f'<mapping defaultValue="0">{entries}</mapping></responseDeclaration>{outcome}'
-        '<itemBody><p>The word: <textEntryInteraction responseIdentifier="RESPONSE"/></p>'
-        "</itemBody></assessmentItem>"
-    ).encode()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from quizbank.models import Course
 from quizbank.services.interchange import interchange_import
 from tests.quizbank.factories import make_course
-from tests.quizbank.interchange.helpers import notes_of, skipped_reasons
+from tests.quizbank.interchange.helpers import notes_of, qti_text_entry, skipped_reasons
 
 pytestmark = pytest.mark.django_db
 
@@ -21,26 +21,6 @@ def moodle_true_false(grade: str) -> bytes:
 <questiontext><text>Is the sky blue?</text></questiontext><defaultgrade>{grade}</defaultgrade>
 <answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer>
 </question></quiz>""".encode()
-
-
-def qti_text_entry(max_score: str | None, *values: str) -> bytes:
-    entries = "".join(
-        f'<mapEntry mapKey="answer{index}" mappedValue="{value}"/>'
-        for index, value in enumerate(values)
-    )
-    outcome = (
-        ""
-        if max_score is None
-        else '<outcomeDeclaration identifier="MAXSCORE" cardinality="single" baseType="float">'
-        f"<defaultValue><value>{max_score}</value></defaultValue></outcomeDeclaration>"
-    )
-    return (
-        '<assessmentItem identifier="word" title="Word">'
-        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="string">'
-        f'<mapping defaultValue="0">{entries}</mapping></responseDeclaration>{outcome}'
-        '<itemBody><p>The word: <textEntryInteraction responseIdentifier="RESPONSE"/></p>'
-        "</itemBody></assessmentItem>"
-    ).encode()
 
 
 @pytest.fixture
