@@ -4,9 +4,10 @@
 the operators of one call read. Autograd runs a backward's operators under the modes of
 the thread that called it, so the answer's own backward passes count too. Views (a chunk,
 a transpose, a detach) read nothing, nor do operators that take a tensor only for its
-shape, dtype and device (`zeros_like`, `x.new_zeros`). A second pass over the inputs, made
-to recompute a result the first pass could have kept, reads them again, however small its
-pieces and whether or not it records a graph.
+shape, dtype and device (`zeros_like`, `x.new_zeros`). `tolist()` reads its tensor
+without an operator, so a TorchFunctionMode beside it counts those reads. A second pass
+over the inputs, made to recompute a result the first pass could have kept, reads them
+again, however small its pieces and whether or not it records a graph.
 
 `fresh_output` asks which inputs an output shares a storage with: the input itself, a view
 of it or its `.detach()` all do.
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from runner.harness import pristine
@@ -50,6 +52,26 @@ class InputReads(TorchDispatchMode):  # type: ignore[no-untyped-call]  # torch's
         return func(*args, **kwargs)
 
 
+class ListReads(TorchFunctionMode):
+    """Adds to `reads` the elements of inputs copied out by `tolist()`, which reads its
+    tensor's memory directly, never through an operator the dispatch mode sees."""
+
+    def __init__(self, reads: InputReads) -> None:
+        super().__init__()
+        self.reads = reads
+
+    def __torch_function__(
+        self,
+        func: Callable[..., Any],
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        if func is torch.Tensor.tolist and args and _pointer(args[0]) in self.reads.storages:
+            self.reads.count += int(pristine.numel(args[0]))
+        return func(*args, **(kwargs or {}))
+
+
 class Counted:
     """The count of `input_reads`, readable once its block has ended."""
 
@@ -65,7 +87,7 @@ def input_reads(inputs: Any, *, counting: bool = True) -> Iterator[Counted]:
         yield counted
         return
     mode = InputReads(inputs)
-    with mode:
+    with mode, ListReads(mode):
         yield counted
     counted.count = mode.count
 

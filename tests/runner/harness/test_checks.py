@@ -492,6 +492,19 @@ def test_input_reads_fails_a_second_pass_over_the_input_and_says_by_how_much() -
     assert grade(SECOND_PASS, ONE_PASS, roomy)[0] == 1.0
 
 
+def test_input_reads_counts_a_second_pass_through_tolist() -> None:
+    # tolist() copies the elements out without an operator; a pass over the copies is counted.
+    through_lists = (
+        "import torch\ndef f(x):\n    total = x.sum()\n"
+        "    again = sum(sum(row) for chunk in x.chunk(3) for row in chunk.tolist())\n"
+        "    return total + 0 * again\n"
+    )
+    _score, results, _status, _message = grade(
+        through_lists, ONE_PASS, case("input_reads", args=[{"random": [6, 4]}])
+    )
+    assert "read its inputs 2.00× as often as the reference does" in only_message(results)
+
+
 def test_input_reads_counts_the_answers_own_backward() -> None:
     # The backward of x * w reads x again for w's gradient: twice x and once w, against once each.
     under_no_grad = (
