@@ -82,10 +82,14 @@ class _Shown:
         return _response_scores(response, self.visible, self.updates.get(response.pk))
 
 
-def _shown(user: AnyUser, attempt: Attempt, now: datetime) -> _Shown:
+def _shown(
+    user: AnyUser, attempt: Attempt, now: datetime, responses: list[Response] | None
+) -> _Shown:
     """Scores and feedback only where the release policy allows; the student sees no total
-    while any answer is pending, and is told of changed marks."""
-    responses = attempt_responses(attempt)
+    while any answer is pending, and is told of changed marks. `responses`, when given, are
+    the attempt's answers as `attempt_responses` reads them."""
+    if responses is None:
+        responses = attempt_responses(attempt)
     visible = results_visible(user, attempt, now)
     pending = attempt.status == AttemptStatus.SUBMITTED
     # The owner never sees a total that may still change as if it were final.
@@ -107,9 +111,11 @@ def _shown(user: AnyUser, attempt: Attempt, now: datetime) -> _Shown:
     return _Shown(responses, visible, updates, totals)
 
 
-def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
+def attempt_view(
+    user: AnyUser, attempt: Attempt, now: datetime, responses: list[Response] | None = None
+) -> dict[str, Any]:
     """The attempt for `user`, its questions and answers with what `_shown` allows."""
-    shown = _shown(user, attempt, now)
+    shown = _shown(user, attempt, now, responses)
     return {
         "id": attempt.pk,
         "quiz": attempt.quiz_id,
@@ -136,10 +142,12 @@ def attempt_view(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, An
     }
 
 
-def attempt_result(user: AnyUser, attempt: Attempt, now: datetime) -> dict[str, Any]:
+def attempt_result(
+    user: AnyUser, attempt: Attempt, now: datetime, responses: list[Response] | None = None
+) -> dict[str, Any]:
     """A compact result: per-question status always, scores and feedback once visible (the
     questions by title, type and points only: nothing of their text is rendered)."""
-    shown = _shown(user, attempt, now)
+    shown = _shown(user, attempt, now, responses)
     questions = [
         {
             "title": str(r.question_version.content.get("title", "")),

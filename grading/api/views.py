@@ -1,5 +1,6 @@
 """Attempt endpoints: parse input, access_*, one service, serialize."""
 
+from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
@@ -15,8 +16,9 @@ from config.signin import client_address
 from grading.api.auth import signed_in_user
 from grading.api.presenters import attempt_view
 from grading.api.serializers import AttemptOutputSerializer
+from grading.models import Attempt
 from grading.models import Response as ResponseRow
-from grading.selectors import access_attempt, access_own_attempt
+from grading.selectors import access_attempt_answers, access_own_attempt
 from grading.services.attempts import attempt_start
 from grading.services.responses import (
     attempt_close_if_overdue,
@@ -27,9 +29,21 @@ from quizbank.access import access_quiz, user_id
 from quizbank.models import Role
 
 
-def _attempt_response(request: Request, attempt: Any, code: int = 200) -> Response:
-    data = attempt_view(request.user, attempt, timezone.now())
+def _attempt_response(
+    request: Request, attempt: Any, code: int = 200, answers: list[ResponseRow] | None = None
+) -> Response:
+    data = attempt_view(request.user, attempt, timezone.now(), answers)
     return Response(AttemptOutputSerializer(data).data, status=code)
+
+
+def attempt_read(
+    request: Request, attempt_id: int, now: datetime
+) -> tuple[Attempt, list[ResponseRow] | None]:
+    """The attempt the user may read, submitted first if overdue, and its answers as read with
+    it (None when the close changed them, for the presenter to read again)."""
+    attempt, answers = access_attempt_answers(request.user, attempt_id)
+    current = attempt_close_if_overdue(attempt=attempt, now=now)
+    return current, (answers if current is attempt else None)
 
 
 class AttemptStartApi(APIView):
@@ -75,9 +89,8 @@ class AttemptDetailApi(APIView):
     @extend_schema(responses=AttemptOutputSerializer, operation_id="attempt_detail")
     def get(self, request: Request, attempt_id: int) -> Response:
         """The attempt with its questions; scores only once released. Submits it if overdue."""
-        attempt = access_attempt(request.user, attempt_id)
-        attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
-        return _attempt_response(request, attempt)
+        attempt, answers = attempt_read(request, attempt_id, timezone.now())
+        return _attempt_response(request, attempt, answers=answers)
 
 
 class ResponseAutosaveApi(APIView):

@@ -20,15 +20,14 @@ from grading.api.serializers import (
     UPDATED_AT,
     AttemptSummarySerializer,
 )
+from grading.api.views import attempt_read
 from grading.models import Attempt
 from grading.selectors import (
-    access_attempt,
     attempts_for_user,
     attempts_pending,
     quiz_grade,
     results_released,
 )
-from grading.services.responses import attempt_close_if_overdue
 from quizbank.access import access_quiz, user_id
 from quizbank.models import Role
 
@@ -81,9 +80,9 @@ class AttemptResultApi(APIView):
     @extend_schema(responses=OutputSerializer, operation_id="attempt_result")
     def get(self, request: Request, attempt_id: int) -> Response:
         """Per-question status, score and feedback; scores stay null until released."""
-        attempt = access_attempt(request.user, attempt_id)
-        attempt = attempt_close_if_overdue(attempt=attempt, now=timezone.now())
-        data = attempt_result(request.user, attempt, timezone.now())
+        now = timezone.now()
+        attempt, answers = attempt_read(request, attempt_id, now)
+        data = attempt_result(request.user, attempt, now, answers)
         return Response(self.OutputSerializer(data).data)
 
 

@@ -33,14 +33,35 @@ def access_attempt(user: AnyUser, attempt_id: int) -> Attempt:
     attempt = unique_or_none(
         Attempt.objects.select_related("quiz", "quiz__course").filter(pk=attempt_id)
     )
-    if attempt is None:
+    if attempt is None or not _may_read(user, attempt):
         raise Http404("No such attempt.")
-    if (
-        attempt.user_id == user_id(user)
-        or course_roles(user, attempt.quiz.course_id) & REVIEW_ROLES
-    ):
-        return attempt
-    raise Http404("No such attempt.")
+    return attempt
+
+
+def _may_read(user: AnyUser, attempt: Attempt) -> bool:
+    return attempt.user_id == user_id(user) or bool(
+        course_roles(user, attempt.quiz.course_id) & REVIEW_ROLES
+    )
+
+
+def access_attempt_answers(user: AnyUser, attempt_id: int) -> tuple[Attempt, list[Response]]:
+    """`access_attempt` and `attempt_responses` in one statement (the path a polling page or
+    client takes): the answers are read with their attempt, quiz and course, and access is
+    decided on that attempt, so answers and totals come from the same snapshot."""
+    responses = list(
+        Response.objects.filter(attempt_id=attempt_id)
+        .select_related("question_version", "attempt__quiz__course")
+        .order_by("position")
+    )
+    if not responses:  # no such attempt, or one without answers
+        attempt = access_attempt(user, attempt_id)
+        return attempt, attempt_responses(attempt)
+    attempt = responses[0].attempt
+    if not _may_read(user, attempt):
+        raise Http404("No such attempt.")
+    for response in responses:
+        response.attempt = attempt
+    return attempt, responses
 
 
 def access_own_attempt(user: AnyUser, attempt_id: int) -> Attempt:
