@@ -15,7 +15,7 @@ import torch
 from runner.harness.child_train import build_model, measure_loss, training_data
 from runner.harness.compare import compare
 from runner.harness.judge_common import ReferenceFailure, reference_value, student_value
-from runner.harness.outcome import Outcome, Tolerance
+from runner.harness.outcome import Outcome, Tolerance, distinguishable
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.results import CaseRecord
 from runner.harness.spec import Case
@@ -166,9 +166,16 @@ def _decreases(case: Case, spec: Training, params: Any, tolerance: float) -> Out
     target = initial - tolerance * abs(initial)
     if final < target:
         return Outcome(True)
-    return Outcome(
-        False, f"the loss went from {initial:.4g} to {final:.4g}; it must fall below {target:.4g}"
-    )
+    return Outcome(False, _not_falling_message(initial, final, target))
+
+
+def _not_falling_message(initial: float, final: float, target: float) -> str:
+    """Numbers that differ read differently, however close: a loss that moved a hair is
+    not shown as the same number twice, nor a final loss just above the target as equal to it."""
+    shown_initial, shown_final, shown_target = distinguishable(initial, final, target, least=4)
+    if final == initial:
+        return f"the loss stayed at {shown_initial}; it must fall below {shown_target}"
+    return f"the loss went from {shown_initial} to {shown_final}; it must fall below {shown_target}"
 
 
 def _initial_and_final_loss(

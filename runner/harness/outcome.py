@@ -7,7 +7,14 @@ from typing import Any
 
 from runner.types import FAILURE_KINDS
 
-__all__ = ["FAILURE_KINDS", "Outcome", "Tolerance", "got_and_expected", "worst"]
+__all__ = [
+    "FAILURE_KINDS",
+    "Outcome",
+    "Tolerance",
+    "distinguishable",
+    "got_and_expected",
+    "worst",
+]
 
 
 @dataclass(frozen=True)
@@ -71,10 +78,21 @@ def worst(outcomes: list[Outcome]) -> Outcome:
 
 
 def got_and_expected(got: float, expected: float) -> str:
-    """`got X, expected Y`, with 6 significant digits or as many more as it takes for two
-    different numbers to read differently (17 tell any two doubles apart)."""
-    for digits in range(6, 18):
-        shown_got, shown_expected = f"{got:.{digits}g}", f"{expected:.{digits}g}"
-        if shown_got != shown_expected:
-            break
+    """`got X, expected Y`, the two told apart as `distinguishable` shows them."""
+    shown_got, shown_expected = distinguishable(got, expected)
     return f"got {shown_got}, expected {shown_expected}"
+
+
+def distinguishable(*numbers: float, least: int = 6) -> list[str]:
+    """The numbers with `least` significant digits or as many more as it takes for any two
+    different ones to read differently (17 tell any two doubles apart)."""
+    for digits in range(least, 18):
+        shown = [f"{number:.{digits}g}" for number in numbers]
+        if all(
+            shown[i] != shown[j]
+            for i in range(len(numbers))
+            for j in range(i)
+            if numbers[i] != numbers[j]
+        ):
+            break
+    return shown

@@ -7,7 +7,8 @@ from typing import Any
 import torch
 
 from runner.api import Status
-from runner.harness.judge_training import _decreases
+from runner.harness.child_train import build_model, measure_loss, training_data
+from runner.harness.judge_training import _decreases, _not_falling_message
 from runner.harness.payload import Rejected, TensorValue
 from runner.harness.spec import parse_cases
 from tests.runner.harness.helpers import grade
@@ -99,7 +100,7 @@ def test_a_loss_of_shape_one_is_not_the_loss_as_one_number() -> None:
 def test_a_step_that_never_updates_fails_loss_decreases() -> None:
     no_step = GOOD.replace("    optimizer.step()\n", "")
     score, results, _status, _message = run(no_step)
-    assert results[1].message.startswith("case 1: the loss went from")
+    assert results[1].message.startswith("case 1: the loss stayed at ")
     assert score == 0.25
 
 
@@ -197,6 +198,35 @@ def test_a_different_loss_from_before_the_update_is_not_blamed_on_the_update() -
             "that the model is in training mode during the forward pass"
         )
         assert "optimizer.step()" not in message
+
+
+def test_losses_a_hair_apart_are_shown_with_the_digits_that_tell_them_apart() -> None:
+    """At 4 digits each pair below would read as one number."""
+    assert _not_falling_message(0.69314718, 0.69314712, 0.658) == (
+        "the loss went from 0.6931472 to 0.6931471; it must fall below 0.658"
+    )
+    assert _not_falling_message(1.0, 0.95000004, 0.95) == (
+        "the loss went from 1 to 0.95000004; it must fall below 0.95"
+    )
+    assert _not_falling_message(0.5, 0.6, 0.45) == (
+        "the loss went from 0.5 to 0.6; it must fall below 0.45"
+    )
+
+
+def test_a_loss_that_did_not_move_is_said_to_have_stayed() -> None:
+    spec = parse_cases(training())[0]
+    loop = spec.training
+    assert loop is not None
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(spec.seed)
+        untrained = [p.detach() for p in build_model(loop, "cpu").parameters()]
+    params = [TensorValue(p, False, True, "cpu", "Tensor") for p in untrained]
+    outcome = _decreases(spec, loop, params, 0.05)
+    assert not outcome.ok
+    initial = measure_loss(loop, untrained, *training_data(loop, spec.seed, "cpu"))
+    assert outcome.message == (
+        f"the loss stayed at {initial:.4g}; it must fall below {initial * 0.95:.4g}"
+    )
 
 
 def test_parameters_the_child_could_not_send_fail_the_check_not_the_judge() -> None:
