@@ -158,8 +158,7 @@ def _timed(
     }
     outcome = supervisor.run({"kind": "timing", "request": request}, job.limits, device=device)
     if outcome.status != Status.OK or outcome.payload is None:
-        failure = f"{outcome.status}: {outcome.message}"
-        return Measured(outcome.cpu_s, None, failure, outcome.peak_kb)
+        return Measured(outcome.cpu_s, None, outcome.message, outcome.peak_kb)
     try:
         run = decode_timed(outcome.payload)
     except PayloadError as error:

@@ -44,7 +44,7 @@ class Measured:
 
     cpu_s: float
     run: TimedRun | None
-    failure: str = ""  # why there is no payload (time limit, memory limit, crash)
+    failure: str = ""  # why there is no payload, in the student's words (time limit, crash)
     peak_kb: int | None = None  # the kernel's peak charge to the child's cgroup, if counted
 
 
@@ -75,9 +75,10 @@ def _ordinal(number: int) -> str:
 def _student_problem(measured: Measured) -> str:
     run = measured.run
     if run is None:
-        return f"the timed run did not finish: {measured.failure}"
+        why = f": {measured.failure}" if measured.failure else ""
+        return f"the repeated calls made to time the answer did not finish{why}"
     if run.harness_error:
-        return "the timed run's result could not be read"
+        return "the result of the repeated calls made to time the answer could not be read"
     error = run.load_error or run.error
     return f"a {REPEATED_CALL} failed: {format_error(error.as_dict())}" if error else ""
 

@@ -126,3 +126,23 @@ def test_a_tensor_made_at_load_and_used_in_the_call_counts_as_memory(
     result = _grade(made_at_load, max_memory_ratio=3.0)
     assert result.score == 0.0, result.cases
     assert result.cases[0].message.startswith("case 1: peak memory "), result.cases
+
+
+def test_timing_calls_that_run_out_of_memory_are_said_in_the_students_words(
+    supervisor: Supervisor,
+) -> None:
+    """Right and lean in the graded run's calls; from the third call on (the timing child
+    makes five) it holds far more than the memory limit."""
+    greedy = (
+        "import torch\nCALLS = []\ndef total(x):\n"
+        "    CALLS.append(1)\n"
+        "    if len(CALLS) > 2:\n"
+        "        hoard = [torch.ones(1 << 27) for _ in range(64)]\n"
+        "    return (x * x).sum(dim=1)\n"
+    )
+    result = _grade(greedy, max_time_ratio=5.0)
+    assert result.score == 0.0, result.cases
+    assert result.cases[0].message == (
+        "case 1: the repeated calls made to time the answer did not finish: the code used "
+        "more memory than allowed"
+    ), result.cases

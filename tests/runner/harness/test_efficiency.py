@@ -85,13 +85,30 @@ def test_a_timed_call_that_raises_fails_with_its_error() -> None:
     assert outcome.message == "a repeated call (made to time the answer) failed: ValueError: no"
 
 
-def test_a_timed_run_that_did_not_finish_fails() -> None:
+def test_a_timed_run_that_did_not_finish_fails_in_the_students_words() -> None:
     timing = evidence(0.05)
     stopped = TimingEvidence(
-        Measured(5.0, None, "timeout: too slow"), timing.reference, timing.baseline
+        Measured(5.0, None, "the code ran longer than the 10 s time limit"),
+        timing.reference,
+        timing.baseline,
     )
     outcome = judge_efficiency(stopped, TIME, TOLERANCE, 1)
-    assert outcome.message == "the timed run did not finish: timeout: too slow"
+    assert outcome.message == (
+        "the repeated calls made to time the answer did not finish: the code ran longer than "
+        "the 10 s time limit"
+    )
+    silent = TimingEvidence(Measured(5.0, None), timing.reference, timing.baseline)
+    assert judge_efficiency(silent, TIME, TOLERANCE, 1).message == (
+        "the repeated calls made to time the answer did not finish"
+    )
+
+
+def test_a_timed_result_the_harness_could_not_read_is_said_in_the_students_words() -> None:
+    unread = TimedRun(None, "bad frame", None, [])
+    outcome = judge_efficiency(evidence(0.05, student=unread), TIME, TOLERANCE, 1)
+    assert outcome.message == (
+        "the result of the repeated calls made to time the answer could not be read"
+    )
 
 
 def test_a_reference_whose_timing_failed_is_the_questions_fault() -> None:
