@@ -6,6 +6,7 @@ QTI 3.0 names (`qti-choice-interaction`, `response-identifier`) are read as the 
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 import textwrap
@@ -33,6 +34,8 @@ from quizbank.interchange.report import DEFAULT_TOPIC, Conversion, Draft, Unsupp
 
 _INTERACTIONS = ("choiceInteraction", "textEntryInteraction", "extendedTextInteraction")
 _BLANK = "_____"
+# A short-text answer that every answer (not blank) matches.
+_ANY_TEXT = ".*"
 _VOID = ("br", "hr", "img", "col", "wbr")
 _TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
@@ -238,6 +241,7 @@ def _choice(
         if not _is_partial_rule(mapping, correct, choices):
             notes.append(
                 "the item's mapping became the bank's partial rule (+1/k right, -1/k wrong)"
+                + _unlisted_choices(mapping, choices)
             )
     content["choices"] = [
         {
@@ -272,6 +276,18 @@ def _is_partial_rule(mapping: Element, correct: set[str], choices: list[Element]
     )
 
 
+def _unlisted_choices(mapping: Element, choices: list[Element]) -> str:
+    """What the partial rule replaced of the mapping's defaultValue: the score it gave each
+    choice it does not list ("" when it lists them all or gives them 0)."""
+    listed = {entry.get("mapKey") for entry in mapping.findall("mapEntry")}
+    unlisted = [choice for choice in choices if choice.get("identifier") not in listed]
+    written = mapping.get("defaultValue", "0").strip()
+    if not unlisted or to_float(written, "defaultValue") == 0:
+        return ""
+    count = f"{len(unlisted)} choice{'s' if len(unlisted) > 1 else ''}"
+    return f"; its defaultValue {written} for the {count} it does not list not kept"
+
+
 def _as_true_false(content: dict[str, Any]) -> None:
     """A single choice between exactly "True" and "False", one of them right, is the bank's
     true/false question (as Vivabank's own export and other systems write one)."""
@@ -291,31 +307,74 @@ def _as_true_false(content: dict[str, Any]) -> None:
 
 
 def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str]) -> None:
+    mapping = declaration.find("mapping")
     entries = declaration.findall("mapping/mapEntry")
     if declaration.get("baseType") in ("float", "integer"):
         values = _correct(declaration) or [entry.get("mapKey", "") for entry in entries]
         content["type"] = "numeric"
         content["answers"] = [{"value": to_float(value, "correct response")} for value in values]
+        default, written = _mapped_default(mapping)
+        if default:
+            notes.append(
+                f"defaultValue {written} (the score of a number the mapping does not list) not "
+                "kept: here such a number gives 0"
+            )
         return
     content["type"] = "short_text"
-    if not entries:
+    if mapping is None or not entries:
         content["case_sensitive"] = True
         content["answers"] = [{"text": value} for value in _correct(declaration)]
         return
+    bounds = _bounds(mapping)
     mapped = [(entry.get("mapKey", ""), entry.get("mappedValue", "0")) for entry in entries]
-    scores = [to_float(value, "mappedValue") for _, value in mapped]
-    top = max(scores)
+    scores = [_bounded(to_float(value, "mappedValue"), bounds) for _, value in mapped]
+    default, written_default = _mapped_default(mapping)
+    top = max(*scores, default)
     content["case_sensitive"] = any(e.get("caseSensitive", "true") != "false" for e in entries)
     # With no value above 0 every fraction is 0, and the bank's rules skip the question.
     content["answers"] = [
         {"text": key, "fraction": max(score, 0) / top if top > 0 else 0}
         for (key, _), score in zip(mapped, scores, strict=True)
     ]
-    notes.extend(
-        f"the answer {key!r} has mappedValue {written}; here it gives 0 (no marks are taken off)"
+    if default > 0:
+        # Answers are tried in order: the listed ones first, then this one matches the rest.
+        content["answers"].append({"regex": _ANY_TEXT, "fraction": default / top})
+    lost = [
+        (f"the answer {key!r} has mappedValue {written}", score)
         for (key, written), score in zip(mapped, scores, strict=True)
+    ]
+    lost.append(
+        (f"an answer the mapping does not list has defaultValue {written_default}", default)
+    )
+    notes.extend(
+        f"{what}; here it gives 0 (no marks are taken off)"
+        for what, score in lost
         if score < 0 and top > 0
     )
+
+
+def _bounds(mapping: Element) -> tuple[float, float]:
+    """The mapping's lowerBound and upperBound (none: unbounded)."""
+    lower, upper = mapping.get("lowerBound"), mapping.get("upperBound")
+    return (
+        -math.inf if lower is None else to_float(lower, "lowerBound"),
+        math.inf if upper is None else to_float(upper, "upperBound"),
+    )
+
+
+def _bounded(score: float, bounds: tuple[float, float]) -> float:
+    """A response's score as the mapping gives it: within the bounds (QTI's mapResponse)."""
+    lower, upper = bounds
+    return min(max(score, lower), upper)
+
+
+def _mapped_default(mapping: Element | None) -> tuple[float, str]:
+    """The score of a response the mapping does not list (its defaultValue, within its
+    bounds), and the defaultValue as written."""
+    if mapping is None:
+        return 0.0, "0"
+    written = mapping.get("defaultValue", "0").strip()
+    return _bounded(to_float(written, "defaultValue"), _bounds(mapping)), written
 
 
 def tolerance_answers(processing: Element | None) -> list[dict[str, Any]]:

@@ -36,8 +36,9 @@ def notes_of(report: InterchangeReport, slug: str) -> list[str]:
     return next(question.notes for question in report.questions if question.slug == slug)
 
 
-def qti_text_entry(max_score: str | None, *values: str) -> bytes:
-    """A QTI 2.x text-entry item mapping answer0, answer1, … to `values` (MAXSCORE when given)."""
+def qti_text_entry(max_score: str | None, *values: str, mapping: str = 'defaultValue="0"') -> bytes:
+    """A QTI 2.x text-entry item mapping answer0, answer1, … to `values` (MAXSCORE when given),
+    its mapping's attributes `mapping`."""
     entries = "".join(
         f'<mapEntry mapKey="answer{index}" mappedValue="{value}"/>'
         for index, value in enumerate(values)
@@ -51,7 +52,7 @@ def qti_text_entry(max_score: str | None, *values: str) -> bytes:
     return (
         '<assessmentItem identifier="word" title="Word">'
         '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="string">'
-        f'<mapping defaultValue="0">{entries}</mapping></responseDeclaration>{outcome}'
+        f"<mapping {mapping}>{entries}</mapping></responseDeclaration>{outcome}"
         '<itemBody><p>The word: <textEntryInteraction responseIdentifier="RESPONSE"/></p>'
         "</itemBody></assessmentItem>"
     ).encode()

@@ -1,0 +1,121 @@
+"""A QTI mapping's defaultValue (the score of a response it does not list) and its
+lowerBound/upperBound: imported where the bank's question can say the same, noted where not."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.scoring import score_answer
+from quizbank.models import Course
+from quizbank.services.interchange import interchange_import
+from tests.quizbank.factories import make_course
+from tests.quizbank.interchange.helpers import (
+    THIRD_PARTY,
+    import_file,
+    notes_of,
+    qti_text_entry,
+    skipped_reasons,
+    stored,
+)
+
+pytestmark = pytest.mark.django_db
+
+NUMERIC = (
+    '<assessmentItem identifier="two" title="Two">'
+    '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="integer">'
+    '<mapping defaultValue="{default}"><mapEntry mapKey="2" mappedValue="1"/></mapping>'
+    "</responseDeclaration>"
+    '<itemBody><p>1 + 1 = <textEntryInteraction responseIdentifier="RESPONSE"/></p>'
+    "</itemBody></assessmentItem>"
+)
+
+
+@pytest.fixture
+def course() -> Course:
+    return make_course(slug="target")
+
+
+def scores(course: Course, *texts: str) -> list[float]:
+    content = stored(course)["word"]
+    return [score_answer(content, {"text": text}).score for text in texts]
+
+
+def test_a_positive_default_value_scores_every_answer_the_mapping_does_not_list(
+    course: Course,
+) -> None:
+    data = qti_text_entry(None, "2", "0", mapping='defaultValue="0.5"')
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert scores(course, "answer0", "answer1", "anything else", "") == [1, 0, 0.25, 0]
+    assert notes_of(report, "word") == []
+
+
+def test_a_default_value_above_every_mapped_value_is_the_top_score(course: Course) -> None:
+    interchange_import(
+        course=course, fmt="qti", data=qti_text_entry(None, "0", mapping='defaultValue="1"')
+    )
+    assert scores(course, "answer0", "anything else") == [0, 1]
+
+
+def test_the_bounds_apply_to_the_mapped_values_and_the_default(course: Course) -> None:
+    data = qti_text_entry(
+        None, "3", "1", "-2", mapping='defaultValue="-1" lowerBound="0" upperBound="2"'
+    )
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert scores(course, "answer0", "answer1", "answer2", "other") == [1, 0.5, 0, 0]
+    # The bounds keep every score at 0 or more, as the bank does: nothing is lost to note.
+    assert notes_of(report, "word") == []
+
+
+def test_an_upper_bound_of_zero_leaves_no_answer_that_scores(course: Course) -> None:
+    data = qti_text_entry(None, "1", mapping='defaultValue="1" upperBound="0"')
+    report = interchange_import(course=course, fmt="qti", data=data)
+    (reason,) = skipped_reasons(report).values()
+    assert "answers: no answer earns marks" in reason
+
+
+def test_a_negative_default_value_is_noted_when_another_answer_scores(course: Course) -> None:
+    data = qti_text_entry(None, "1", mapping='defaultValue="-1"')
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert scores(course, "answer0", "other") == [1, 0]
+    (note,) = notes_of(report, "word")
+    assert "does not list has defaultValue -1" in note
+    assert "no marks are taken off" in note
+
+
+@pytest.mark.parametrize(
+    ("mapping", "where"),
+    [
+        ('defaultValue="lots"', "defaultValue 'lots' is not a number"),
+        ('defaultValue="0" lowerBound="low"', "lowerBound 'low' is not a number"),
+        ('defaultValue="0" upperBound="NaN"', "upperBound 'NaN' is not a finite number"),
+    ],
+)
+def test_a_mapping_attribute_that_is_not_a_number_skips_the_item_saying_which(
+    course: Course, mapping: str, where: str
+) -> None:
+    report = interchange_import(
+        course=course, fmt="qti", data=qti_text_entry(None, "1", mapping=mapping)
+    )
+    assert report.questions == []
+    assert skipped_reasons(report) == {"item": where}
+
+
+def test_a_numeric_default_value_is_noted_as_not_kept(course: Course) -> None:
+    report = interchange_import(
+        course=course, fmt="qti", data=NUMERIC.format(default="0.5").encode()
+    )
+    assert stored(course)["two"]["answers"] == [{"value": 2}]
+    (note,) = notes_of(report, "two")
+    assert "defaultValue 0.5 (the score of a number the mapping does not list) not kept" in note
+
+
+def test_a_numeric_default_value_of_zero_says_nothing(course: Course) -> None:
+    report = interchange_import(course=course, fmt="qti", data=NUMERIC.format(default="0").encode())
+    assert notes_of(report, "two") == []
+
+
+def test_a_choice_mapping_note_names_the_default_value_it_replaced(course: Course) -> None:
+    path = THIRD_PARTY / "qti/v2p1_oat-sa_qti-sdk/choice_multiple.xml"
+    report = import_file(course, "qti", path)
+    (note,) = notes_of(report, "choicemultiple")
+    assert note.endswith("; its defaultValue -2 for the 3 choices it does not list not kept")
