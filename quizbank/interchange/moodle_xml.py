@@ -83,15 +83,18 @@ def topic_from_path(path: str, idnumber: str, info: str) -> tuple[TopicRef, list
     if not parts:
         return DEFAULT_TOPIC, []
     own = len(parts) == 1
+    # The slug is made from the title, not the name: names that differ only in what a title
+    # drops (control characters, runs of spaces) are one topic, and no slug holds that.
+    title = title_of(parts[0], "")
     slug = (
         idnumber
         if own and is_slug(idnumber, 80)
-        else slugify(parts[0], max_length=80, default="imported")
+        else slugify(title, max_length=80, default="imported")
     )
     description = info.strip() if own else ""
     topic = TopicRef(
         slug=slug,
-        title=title_of(parts[0], slug),
+        title=title or slug,
         description=description,
         notes=tuple(name_notes(parts[0], "the category name")),
     )

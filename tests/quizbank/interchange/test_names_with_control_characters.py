@@ -1,8 +1,11 @@
 """Category and question names holding control or bidi formatting characters: the characters
-are removed, the rest is imported, and the report says what was removed and where; an XML
-file holding a C0 control character (which XML cannot hold at all) is refused at its line."""
+are removed, the rest is imported (a category's slug made from what is left), and the report
+says what was removed and where; an XML file holding a C0 control character (which XML cannot
+hold at all) is refused at its line."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
@@ -115,3 +118,37 @@ def test_xml_holding_a_c0_control_character_is_refused_at_its_place(
     assert where in caught.value.message
     assert "Bad" in caught.value.message or "Q" in caught.value.message
     assert not course.topics.exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "file", "name"),
+    [
+        ("gift", gift, "Bad\x01Cat"),
+        ("gift", gift, "Bad\x1b\x1bCat"),
+        ("moodle", moodle, "Bad\x7fCat"),
+        ("moodle", moodle, "Bad\x7f\u202eCat"),
+    ],
+)
+def test_a_category_slug_is_made_from_the_cleaned_name(
+    course: Course, fmt: str, file: Callable[[str, str], bytes], name: str
+) -> None:
+    interchange_import(course=course, fmt=fmt, data=file(name, "Q1"))
+    topic = course.topics.get()
+    assert (topic.slug, topic.title) == ("badcat", "BadCat")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "file", "name"),
+    [("gift", gift, "Тема\x01"), ("moodle", moodle, "Тема\u202e"), ("moodle", moodle, "Те\x7fма")],
+)
+def test_names_that_differ_only_in_removed_characters_are_one_topic_of_one_slug(
+    fmt: str, file: Callable[[str, str], bytes], name: str
+) -> None:
+    clean, dirty = make_course(slug="clean"), make_course(slug="dirty")
+    interchange_import(course=clean, fmt=fmt, data=file("Тема", "Q1"))
+    interchange_import(course=dirty, fmt=fmt, data=file(name, "Q1"))
+    interchange_import(course=dirty, fmt=fmt, data=file("Тема", "Q2"))
+    topic = dirty.topics.get()
+    assert topic.title == "Тема"
+    assert topic.slug == clean.topics.get().slug
+    assert sorted(topic.questions.values_list("slug", flat=True)) == ["q1", "q2"]
