@@ -236,6 +236,9 @@ def _choice(
     content["type"] = "single_choice" if single else "multiple_choice"
     content["shuffle"] = interaction.get("shuffle", "false") == "true"
     mapping = declaration.find("mapping")
+    if single and mapping is not None:
+        correct = correct or _top_choices(mapping, choices)
+        notes.extend(_single_mapping_notes(mapping, choices, correct))
     if not single and mapping is not None:
         content["scoring"] = "partial"
         if not _is_partial_rule(mapping, correct, choices):
@@ -252,6 +255,57 @@ def _choice(
         for choice in choices
     ]
     _as_true_false(content)
+
+
+def _choice_scores(mapping: Element, choices: list[Element]) -> list[tuple[str, float]]:
+    """Each choice as the mapping scores it (mapResponse): what the mapping says of it, for
+    the report, and its score within the bounds."""
+    bounds = _bounds(mapping)
+    listed = {
+        entry.get("mapKey"): entry.get("mappedValue", "0") for entry in mapping.findall("mapEntry")
+    }
+    default, written_default = _mapped_default(mapping)
+    scored = []
+    for choice in choices:
+        identifier = choice.get("identifier")
+        written = listed.get(identifier)
+        if written is None:
+            what = f"the choice {identifier!r}, which the mapping does not list, has defaultValue"
+            scored.append((f"{what} {written_default}", default))
+        else:
+            score = _bounded(to_float(written, "mappedValue"), bounds)
+            scored.append((f"the choice {identifier!r} has mappedValue {written}", score))
+    return scored
+
+
+def _top_choices(mapping: Element, choices: list[Element]) -> set[str]:
+    """The choices the mapping scores highest (above 0): the right one of a single-choice item
+    that gives no correctResponse."""
+    scores = [score for _, score in _choice_scores(mapping, choices)]
+    top = max(scores, default=0)
+    return {
+        str(choice.get("identifier"))
+        for choice, score in zip(choices, scores, strict=True)
+        if top > 0 and score == top
+    }
+
+
+def _single_mapping_notes(mapping: Element, choices: list[Element], correct: set[str]) -> list[str]:
+    """What a single-choice item's mapping gives that the bank's rule does not: here the
+    correct choice gives full marks and every other choice 0."""
+    scored = _choice_scores(mapping, choices)
+    top = max(score for _, score in scored) if scored else 0
+    notes = []
+    for choice, (what, score) in zip(choices, scored, strict=True):
+        if choice.get("identifier") in correct:
+            if top <= 0 or score < top:
+                best = "no choice a score above 0" if top <= 0 else f"another choice {top:g}"
+                notes.append(f"{what} (and the mapping gives {best}); here it gives full marks")
+        elif score > 0:
+            notes.append(f"{what}; here it gives 0 (a single choice has no partial credit)")
+        elif score < 0:
+            notes.append(f"{what}; here it gives 0 (no marks are taken off)")
+    return notes
 
 
 def _is_partial_rule(mapping: Element, correct: set[str], choices: list[Element]) -> bool:
@@ -308,49 +362,85 @@ def _as_true_false(content: dict[str, Any]) -> None:
 
 def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str]) -> None:
     mapping = declaration.find("mapping")
-    entries = declaration.findall("mapping/mapEntry")
-    if declaration.get("baseType") in ("float", "integer"):
-        values = _correct(declaration) or [entry.get("mapKey", "") for entry in entries]
-        content["type"] = "numeric"
-        content["answers"] = [{"value": to_float(value, "correct response")} for value in values]
-        default, written = _mapped_default(mapping)
-        if default:
-            notes.append(
-                f"defaultValue {written} (the score of a number the mapping does not list) not "
-                "kept: here such a number gives 0"
+    numeric = declaration.get("baseType") in ("float", "integer")
+    content["type"] = "numeric" if numeric else "short_text"
+    if mapping is None or not mapping.findall("mapEntry"):
+        values = _correct(declaration)
+        content["answers"] = (
+            [{"value": to_float(value, "correct response")} for value in values]
+            if numeric
+            else [{"text": value} for value in values]
+        )
+        if not numeric:
+            content["case_sensitive"] = True
+        _note_numeric_default(mapping, numeric, notes)
+        return
+    scored = _MappedScores(mapping)
+    if numeric:
+        content["answers"] = [
+            {"value": to_float(key, "mapKey"), "fraction": fraction}
+            for key, fraction in zip(scored.keys, scored.fractions(), strict=True)
+        ]
+    else:
+        entries = mapping.findall("mapEntry")
+        content["case_sensitive"] = any(e.get("caseSensitive", "true") != "false" for e in entries)
+        content["answers"] = [
+            {"text": key, "fraction": fraction}
+            for key, fraction in zip(scored.keys, scored.fractions(), strict=True)
+        ]
+        if scored.default > 0:
+            # Answers are tried in order: the listed ones first, then this one matches the rest.
+            content["answers"].append({"regex": _ANY_TEXT, "fraction": scored.default / scored.top})
+    _note_numeric_default(mapping, numeric, notes)
+    notes.extend(scored.negative_notes(with_default=not numeric))
+
+
+def _note_numeric_default(mapping: Element | None, numeric: bool, notes: list[str]) -> None:
+    """A numeric item's defaultValue has no counterpart: a number no answer accepts gives 0."""
+    default, written = _mapped_default(mapping)
+    if numeric and default:
+        notes.append(
+            f"defaultValue {written} (the score of a number the mapping does not list) not "
+            "kept: here such a number gives 0"
+        )
+
+
+class _MappedScores:
+    """A text entry's mapping read as mapResponse scores it: each listed answer's score and
+    the default's, within the bounds, and the top of them (the bank's full marks)."""
+
+    def __init__(self, mapping: Element) -> None:
+        bounds = _bounds(mapping)
+        entries = mapping.findall("mapEntry")
+        self.keys = [entry.get("mapKey", "") for entry in entries]
+        self.written = [entry.get("mappedValue", "0") for entry in entries]
+        self.scores = [_bounded(to_float(value, "mappedValue"), bounds) for value in self.written]
+        self.default, self.written_default = _mapped_default(mapping)
+        self.top = max(*self.scores, self.default)
+
+    def fractions(self) -> list[float]:
+        """Each listed answer's share of the top score; a negative score gives 0. With no
+        score above 0 every fraction is 0, and the bank's rules skip the question."""
+        return [max(score, 0) / self.top if self.top > 0 else 0 for score in self.scores]
+
+    def negative_notes(self, *, with_default: bool) -> list[str]:
+        """Notes on the scores below 0, which the bank cannot give (when another scores)."""
+        lost = [
+            (f"the answer {key!r} has mappedValue {written}", score)
+            for key, written, score in zip(self.keys, self.written, self.scores, strict=True)
+        ]
+        if with_default:
+            lost.append(
+                (
+                    f"an answer the mapping does not list has defaultValue {self.written_default}",
+                    self.default,
+                )
             )
-        return
-    content["type"] = "short_text"
-    if mapping is None or not entries:
-        content["case_sensitive"] = True
-        content["answers"] = [{"text": value} for value in _correct(declaration)]
-        return
-    bounds = _bounds(mapping)
-    mapped = [(entry.get("mapKey", ""), entry.get("mappedValue", "0")) for entry in entries]
-    scores = [_bounded(to_float(value, "mappedValue"), bounds) for _, value in mapped]
-    default, written_default = _mapped_default(mapping)
-    top = max(*scores, default)
-    content["case_sensitive"] = any(e.get("caseSensitive", "true") != "false" for e in entries)
-    # With no value above 0 every fraction is 0, and the bank's rules skip the question.
-    content["answers"] = [
-        {"text": key, "fraction": max(score, 0) / top if top > 0 else 0}
-        for (key, _), score in zip(mapped, scores, strict=True)
-    ]
-    if default > 0:
-        # Answers are tried in order: the listed ones first, then this one matches the rest.
-        content["answers"].append({"regex": _ANY_TEXT, "fraction": default / top})
-    lost = [
-        (f"the answer {key!r} has mappedValue {written}", score)
-        for (key, written), score in zip(mapped, scores, strict=True)
-    ]
-    lost.append(
-        (f"an answer the mapping does not list has defaultValue {written_default}", default)
-    )
-    notes.extend(
-        f"{what}; here it gives 0 (no marks are taken off)"
-        for what, score in lost
-        if score < 0 and top > 0
-    )
+        return [
+            f"{what}; here it gives 0 (no marks are taken off)"
+            for what, score in lost
+            if score < 0 and self.top > 0
+        ]
 
 
 def _bounds(mapping: Element) -> tuple[float, float]:

@@ -119,3 +119,136 @@ def test_a_choice_mapping_note_names_the_default_value_it_replaced(course: Cours
     report = import_file(course, "qti", path)
     (note,) = notes_of(report, "choicemultiple")
     assert note.endswith("; its defaultValue -2 for the 3 choices it does not list not kept")
+
+
+SINGLE = (
+    '<assessmentItem identifier="pick" title="Pick">'
+    '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">'
+    "{correct}<mapping {mapping}>{entries}</mapping></responseDeclaration>"
+    "<itemBody><p>Which activation do most hidden layers use?</p>"
+    '<choiceInteraction responseIdentifier="RESPONSE" maxChoices="1">'
+    '<simpleChoice identifier="A">ReLU</simpleChoice>'
+    '<simpleChoice identifier="B">Leaky ReLU</simpleChoice>'
+    '<simpleChoice identifier="C">Softmax</simpleChoice>'
+    "</choiceInteraction></itemBody></assessmentItem>"
+)
+
+
+def single_choice(
+    values: dict[str, str], correct: str | None = "A", mapping: str = 'defaultValue="0"'
+) -> bytes:
+    """A single-choice item of choices A, B and C, the mapping giving each of `values`."""
+    entries = "".join(
+        f'<mapEntry mapKey="{key}" mappedValue="{value}"/>' for key, value in values.items()
+    )
+    declared = (
+        "" if correct is None else f"<correctResponse><value>{correct}</value></correctResponse>"
+    )
+    return SINGLE.format(correct=declared, mapping=mapping, entries=entries).encode()
+
+
+def choice_scores(course: Course) -> list[float]:
+    content = stored(course)["pick"]
+    return [score_answer(content, {"choice": index}).score for index in range(3)]
+
+
+def test_a_single_choice_mapping_like_the_bank_s_rule_says_nothing(course: Course) -> None:
+    data = single_choice(
+        {"A": "2", "B": "-1", "C": "-1"}, mapping='defaultValue="0" lowerBound="0"'
+    )
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert choice_scores(course) == [1, 0, 0]
+    assert notes_of(report, "pick") == []
+
+
+def test_partial_credit_for_a_wrong_single_choice_is_noted(course: Course) -> None:
+    report = interchange_import(
+        course=course, fmt="qti", data=single_choice({"A": "1", "B": "0.5", "C": "0"})
+    )
+    assert choice_scores(course) == [1, 0, 0]
+    (note,) = notes_of(report, "pick")
+    assert note == (
+        "the choice 'B' has mappedValue 0.5; here it gives 0 "
+        "(a single choice has no partial credit)"
+    )
+
+
+def test_a_single_choice_default_value_for_an_unlisted_choice_is_noted(course: Course) -> None:
+    data = single_choice({"A": "1", "B": "0"}, mapping='defaultValue="0.25"')
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert choice_scores(course) == [1, 0, 0]
+    (note,) = notes_of(report, "pick")
+    assert note.startswith("the choice 'C', which the mapping does not list, has defaultValue 0.25")
+
+
+def test_a_negative_mapped_value_of_a_single_choice_is_noted(course: Course) -> None:
+    report = interchange_import(
+        course=course, fmt="qti", data=single_choice({"A": "1", "B": "0", "C": "-1"})
+    )
+    assert choice_scores(course) == [1, 0, 0]
+    (note,) = notes_of(report, "pick")
+    assert note == "the choice 'C' has mappedValue -1; here it gives 0 (no marks are taken off)"
+
+
+def test_a_correct_choice_the_mapping_scores_below_another_is_noted(course: Course) -> None:
+    report = interchange_import(
+        course=course, fmt="qti", data=single_choice({"A": "0.5", "B": "1", "C": "0"})
+    )
+    assert choice_scores(course) == [1, 0, 0]
+    assert notes_of(report, "pick") == [
+        "the choice 'A' has mappedValue 0.5 (and the mapping gives another choice 1); "
+        "here it gives full marks",
+        "the choice 'B' has mappedValue 1; here it gives 0 (a single choice has no partial credit)",
+    ]
+
+
+def test_a_single_choice_without_correct_response_takes_the_mapping_s_top_choice(
+    course: Course,
+) -> None:
+    data = single_choice({"A": "0", "B": "1", "C": "0"}, correct=None)
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert choice_scores(course) == [0, 1, 0]
+    assert notes_of(report, "pick") == []
+
+
+NUMERIC_MAPPED = (
+    '<assessmentItem identifier="rate" title="Rate">'
+    '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="float">'
+    '<mapping defaultValue="0">{entries}</mapping></responseDeclaration>'
+    '<itemBody><p>Learning rate: <textEntryInteraction responseIdentifier="RESPONSE"/></p>'
+    "</itemBody></assessmentItem>"
+)
+
+
+def numeric_item(values: dict[str, str]) -> bytes:
+    entries = "".join(
+        f'<mapEntry mapKey="{key}" mappedValue="{value}"/>' for key, value in values.items()
+    )
+    return NUMERIC_MAPPED.format(entries=entries).encode()
+
+
+def numeric_scores(course: Course, *values: str) -> list[float]:
+    content = stored(course)["rate"]
+    return [score_answer(content, {"value": value}).score for value in values]
+
+
+def test_a_numeric_item_s_mapped_values_are_its_answers_fractions(course: Course) -> None:
+    data = numeric_item({"0.01": "2", "0.1": "1", "1": "0"})
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert numeric_scores(course, "0.01", "0.1", "1", "5") == [1, 0.5, 0, 0]
+    assert notes_of(report, "rate") == []
+
+
+def test_a_negative_numeric_mapped_value_is_noted(course: Course) -> None:
+    report = interchange_import(
+        course=course, fmt="qti", data=numeric_item({"0.01": "1", "1": "-1"})
+    )
+    assert numeric_scores(course, "0.01", "1") == [1, 0]
+    (note,) = notes_of(report, "rate")
+    assert note == "the answer '1' has mappedValue -1; here it gives 0 (no marks are taken off)"
+
+
+def test_a_numeric_mapping_that_scores_nothing_skips_the_item(course: Course) -> None:
+    report = interchange_import(course=course, fmt="qti", data=numeric_item({"0.01": "0"}))
+    (reason,) = skipped_reasons(report).values()
+    assert "answers: no answer earns marks" in reason
