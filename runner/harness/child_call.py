@@ -14,6 +14,7 @@ from typing import Any
 from runner.harness import pristine
 from runner.harness.child_checks import CHECKS, Inputs, fresh_inputs, record_retained_graph
 from runner.harness.context import Called, ChildContext, StudentError
+from runner.harness.marks import input_marks
 from runner.harness.memory import Measured, peak_memory
 from runner.harness.spec import PRESET_GRAD, Case
 from runner.harness.storages import aliased_inputs, input_reads
@@ -29,6 +30,7 @@ def new_record(case: Case) -> dict[str, Any]:
         "peak_bytes": None,
         "input_reads": None,
         "aliased_inputs": None,
+        "input_marks": None,
         "forbidden": [],
         "values": {},
     }
@@ -66,9 +68,11 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
 
 
 def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> Called:
-    """The compared call, recording the peak memory and the input reads its checks judge."""
+    """The compared call, recording the peak memory, the input reads and the marks on the
+    inputs its checks judge."""
     measuring = case.has("efficiency")
     with (
+        input_marks(inputs, marking=case.has("purity")) as marked,
         peak_memory(ctx.device, inputs) if measuring else _unmeasured() as memory,
         input_reads(inputs, counting=case.has("input_reads")) as reads,
     ):
@@ -77,6 +81,7 @@ def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> Called:
     if measuring:
         ctx.record["peak_bytes"] = memory.peak
     ctx.record["input_reads"] = reads.count
+    ctx.record["input_marks"] = marked.marks
     return called
 
 

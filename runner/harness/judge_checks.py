@@ -20,7 +20,7 @@ from runner.harness.judge_common import (
 from runner.harness.judge_efficiency import TimingEvidence, judge_efficiency
 from runner.harness.outcome import Outcome, Tolerance
 from runner.harness.payload import Rejected, TensorValue
-from runner.harness.results import CaseRecord
+from runner.harness.results import CaseRecord, InputMark
 from runner.harness.spec import PRESET_GRAD, REFUSED_AFTER_EDIT, Case, Check
 
 
@@ -196,12 +196,19 @@ def _tensors(value: Any) -> list[TensorValue]:
 
 
 def purity(j: JudgeInput) -> Outcome:
-    """Inputs, their requires_grad, their .grad and the global RNG end as the reference's do."""
+    """Inputs, their requires_grad, their .grad, what the call left on them beyond their
+    values (hooks, in-place writes, gradients accumulated) and the global RNG end as the
+    reference's do."""
     after = student_value(j.student, "inputs_after")
     if isinstance(after, Rejected):
         return Outcome(False, f"the inputs after the call are {after.reason}", kind="side_effect")
+    if j.reference.input_marks is None:
+        raise ReferenceFailure(
+            f"case {j.number}: the marks on the reference's inputs were not read"
+        )
     got, expected = _tensors(after), _tensors(j.ref("inputs_after"))
-    if len(got) != len(expected):
+    marks, expected_marks = j.student.input_marks or [], j.reference.input_marks
+    if not len(got) == len(expected) == len(marks) == len(expected_marks):
         return Outcome(False, "the inputs after the call could not be read", kind="side_effect")
     strict = exact(j.tolerance)
     for index, (g, e) in enumerate(zip(got, expected, strict=True)):
@@ -209,6 +216,8 @@ def purity(j: JudgeInput) -> Outcome:
         outcome = _input_unchanged(g, e, label, j.tolerance)
         if outcome.ok and e.grad_recorded:
             outcome = _grad_after_call(g.grad, e.grad, label, j.tolerance)
+        if outcome.ok:
+            outcome = _marks_left(marks[index], expected_marks[index], label)
         if not outcome.ok:
             return outcome.as_kind("side_effect")
     rng = compare(student_value(j.student, "rng_after"), j.ref("rng_after"), strict, "rng")
@@ -253,6 +262,40 @@ def _grad_after_call(
         f"the call changed the gradient (.grad) of the input {label}: it must not run "
         "backward into the caller's tensors or reset their .grad",
     )
+
+
+def _marks_left(got: InputMark, expected: InputMark, label: str) -> Outcome:
+    """Hooks, in-place writes and gradient accumulations on the input beyond the reference's."""
+    if got.hooks > expected.hooks:
+        return Outcome(
+            False,
+            f"the call left a gradient hook on the input {label}; leave the caller's tensors "
+            "as they were",
+        )
+    if got.written and not expected.written:
+        return Outcome(
+            False,
+            f"the call wrote into the input {label} in place (even if its values are "
+            "unchanged, its version counter moved, which breaks a caller's backward through it)",
+        )
+    if got.accumulated <= expected.accumulated:
+        return Outcome(True)
+    if expected.accumulated:
+        return Outcome(
+            False,
+            f"the call accumulated gradients into the .grad of the input {label} "
+            f"{_times(got.accumulated)}, where {_times(expected.accumulated)} is expected",
+        )
+    return Outcome(
+        False,
+        f"the call accumulated gradients into the .grad of the input {label} (and put it "
+        "back); compute them without touching the caller's .grad, e.g. with "
+        "torch.autograd.grad",
+    )
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
 def _left_alone(grad: TensorValue | None) -> bool:

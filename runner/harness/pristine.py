@@ -24,6 +24,7 @@ from typing import Any
 import numpy
 import torch
 import torch.nn.functional
+import torch.utils.hooks
 
 _descriptors = torch._C.TensorBase.__dict__
 
@@ -37,6 +38,13 @@ dtype_of: Callable[[torch.Tensor], torch.dtype] = _descriptors["dtype"].__get__
 device_of: Callable[[torch.Tensor], torch.device] = _descriptors["device"].__get__
 layout_of: Callable[[torch.Tensor], torch.layout] = _descriptors["layout"].__get__
 set_grad: Callable[[torch.Tensor, torch.Tensor | None], None] = _descriptors["grad"].__set__
+version_of: Callable[[torch.Tensor], int] = _descriptors["_version"].__get__
+backward_hooks_of: Callable[[torch.Tensor], dict[Any, Any] | None] = _descriptors[
+    "_backward_hooks"
+].__get__
+post_accumulate_hooks_of: Callable[[torch.Tensor], dict[Any, Any] | None] = _descriptors[
+    "_post_accumulate_grad_hooks"
+].__get__
 
 Tensor = torch.Tensor
 Generator = torch.Generator
@@ -69,6 +77,10 @@ add_ = torch.Tensor.add_
 requires_grad_ = torch.Tensor.requires_grad_
 is_floating_point = torch.Tensor.is_floating_point
 untyped_storage = torch.Tensor.untyped_storage
+register_post_accumulate_grad_hook: Callable[
+    [torch.Tensor, Callable[[torch.Tensor], None]], torch.utils.hooks.RemovableHandle
+] = torch.Tensor.register_post_accumulate_grad_hook
+remove_hook = torch.utils.hooks.RemovableHandle.remove
 
 # Torch functions.
 tensor = torch.tensor

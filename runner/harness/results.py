@@ -37,6 +37,15 @@ class GraphFact:
 
 
 @dataclass(frozen=True)
+class InputMark:
+    """What the compared call left on one input beyond its values (see harness.marks)."""
+
+    hooks: int  # hooks left on it after the call
+    written: bool  # its version counter moved during the call
+    accumulated: int  # gradients accumulated into its .grad during the call
+
+
+@dataclass(frozen=True)
 class CaseRecord:
     name: str
     error: ErrorInfo | None
@@ -48,6 +57,7 @@ class CaseRecord:
     peak_bytes: int | None = None  # tensor memory of the compared call, for efficiency cases
     input_reads: int | None = None  # input elements the compared call read, for input_reads
     aliased_inputs: list[int] | None = None  # inputs the output shares memory with (fresh_output)
+    input_marks: list[InputMark] | None = None  # one per input tensor, for purity
 
 
 @dataclass(frozen=True)
@@ -123,6 +133,7 @@ def _case(raw: object, decoder: NodeDecoder) -> CaseRecord:
         peak_bytes=_optional_int(raw.get("peak_bytes")),
         input_reads=_optional_int(raw.get("input_reads"), "a count of input reads"),
         aliased_inputs=_positions(raw.get("aliased_inputs")),
+        input_marks=_marks(raw.get("input_marks")),
     )
 
 
@@ -166,6 +177,24 @@ def _positions(raw: object) -> list[int] | None:
     if isinstance(raw, list) and all(_is_count(item) for item in raw):
         return list(raw)
     raise PayloadError("a list of input positions is malformed")
+
+
+def _marks(raw: object) -> list[InputMark] | None:
+    if raw is None:
+        return None
+    if isinstance(raw, list) and all(_is_mark(item) for item in raw):
+        return [InputMark(item["hooks"], item["written"], item["accumulated"]) for item in raw]
+    raise PayloadError("a list of marks on the inputs is malformed")
+
+
+def _is_mark(raw: object) -> TypeGuard[dict[str, Any]]:
+    return (
+        isinstance(raw, dict)
+        and set(raw) == {"hooks", "written", "accumulated"}
+        and _is_count(raw["hooks"])
+        and isinstance(raw["written"], bool)
+        and _is_count(raw["accumulated"])
+    )
 
 
 def _optional_str(raw: object, what: str) -> str | None:

@@ -257,6 +257,90 @@ def test_purity_catches_side_effects_on_the_callers_state(source: str, expected:
     assert expected in only_message(results)
 
 
+# The input gradient of (x * w).sum() with respect to x, which is w.
+GRAD_OF_X = (
+    "import torch\ndef f(x, w):\n    (g,) = torch.autograd.grad((x * w).sum(), x)\n    return g\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "def f(x, w):\n    w.register_hook(lambda g: g * 0)\n    return w.detach() * 1\n",
+            "the call left a gradient hook on the input w; leave the caller's tensors as they were",
+        ),
+        (
+            "def f(x, w):\n    w.register_post_accumulate_grad_hook(lambda t: None)\n"
+            "    return w.detach() * 1\n",
+            "the call left a gradient hook on the input w",
+        ),
+        (
+            "import torch\ndef f(x, w):\n    with torch.no_grad():\n        w.clamp_(-1e6, 1e6)\n"
+            "    return w.detach() * 1\n",
+            "the call wrote into the input w in place (even if its values are unchanged, its "
+            "version counter moved",
+        ),
+        (
+            "def f(x, w):\n    gx, gw = x.grad, w.grad\n    x.grad = None\n    w.grad = None\n"
+            "    (x * w).sum().backward()\n    g = x.grad\n    x.grad, w.grad = gx, gw\n"
+            "    return g\n",
+            "the call accumulated gradients into the .grad of the input x (and put it back); "
+            "compute them without touching the caller's .grad, e.g. with torch.autograd.grad",
+        ),
+    ],
+    ids=["gradient hook", "post-accumulate hook", "value-preserving write", "grad put back"],
+)
+def test_purity_catches_what_the_call_leaves_on_an_input_beyond_its_values(
+    source: str, expected: str
+) -> None:
+    checks = case("purity", args=GRAD_ARGS)
+    score, results, _status, _message = grade(source, GRAD_OF_X, checks)
+    assert score == 0.0
+    assert expected in only_message(results)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        GRAD_OF_X,
+        # A hook used during the call and removed before it returns leaves nothing behind.
+        "import torch\ndef f(x, w):\n    seen = []\n"
+        "    handle = x.register_hook(lambda g: seen.append(g))\n"
+        "    torch.autograd.grad((x * w).sum(), x)\n    handle.remove()\n    return seen[0]\n",
+        # Writing into a copy of an input is no write into the input.
+        "import torch\ndef f(x, w):\n    c = w.detach().clone()\n    c.clamp_(-1e6, 1e6)\n"
+        "    return c\n",
+    ],
+    ids=["autograd.grad", "hook removed", "write into a copy"],
+)
+def test_purity_passes_a_call_that_leaves_its_inputs_as_they_were(source: str) -> None:
+    assert grade(source, GRAD_OF_X, case("purity", args=GRAD_ARGS))[0] == 1.0
+
+
+SGD_STEP = (
+    "import torch\ndef f(x, w):\n    (x * w).sum().backward()\n    with torch.no_grad():\n"
+    "        w.sub_(0.1 * w.grad)\n    return w.detach().clone()\n"
+)
+# Backward twice into the caller's .grad, then one gradient taken back out of it.
+BACKWARD_TWICE_UNDONE = (
+    "import torch\ndef f(x, w):\n    out = (x * w).sum()\n    out.backward(retain_graph=True)\n"
+    "    out.backward()\n    with torch.no_grad():\n        x.grad -= w\n        w.grad -= x\n"
+    "    return out.detach()\n"
+)
+
+
+def test_purity_allows_the_writes_and_accumulations_the_reference_makes_itself() -> None:
+    checks = case("purity", args=GRAD_ARGS)
+    assert grade(SGD_STEP, SGD_STEP, checks)[0] == 1.0
+    reference = RUNS_BACKWARD.format(scale="", again="")
+    _score, results, _status, _message = grade(BACKWARD_TWICE_UNDONE, reference, checks)
+    assert only_message(results) == (
+        "case 1: the call accumulated gradients into the .grad of the input x twice, where "
+        "once is expected"
+    )
+
+
 def test_purity_keeps_gradients_usable_for_the_gradients_check() -> None:
     checks = case("purity", "gradients", args=GRAD_ARGS)
     assert grade(PURE_PRODUCT, PURE_PRODUCT, checks)[0] == 1.0

@@ -114,6 +114,20 @@ def test_a_well_formed_hand_made_payload_is_accepted() -> None:
             frame({"cases": [{"name": "case 1", "values": {}, "aliased_inputs": [True]}]}),
             "input positions",
         ),
+        (
+            frame(
+                {
+                    "cases": [
+                        {
+                            "name": "case 1",
+                            "values": {},
+                            "input_marks": [{"hooks": 0, "written": 0, "accumulated": 1}],
+                        }
+                    ]
+                }
+            ),
+            "a list of marks on the inputs is malformed",
+        ),
     ],
 )
 def test_malformed_payloads_are_refused_with_a_reason(data: bytes, reason: str) -> None:
