@@ -14,7 +14,7 @@ from typing import Any
 from runner.harness import pristine
 from runner.harness.child_checks import CHECKS, Inputs, fresh_inputs, record_retained_graph
 from runner.harness.context import Called, ChildContext, StudentError
-from runner.harness.marks import input_marks
+from runner.harness.marks import Marked, input_marks, later_backward
 from runner.harness.memory import Measured, peak_memory
 from runner.harness.spec import PRESET_GRAD, Case
 from runner.harness.storages import aliased_inputs, input_reads
@@ -44,7 +44,7 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     if case.has("purity"):
         _preset_input_grads(inputs)
     try:
-        called = _measured_call(case, ctx, inputs)
+        called, marked = _measured_call(case, ctx, inputs)
     except StudentError as error:
         record["error"] = error.info
     else:
@@ -55,6 +55,7 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
         if case.has("purity"):
             record["values"]["inputs_after"] = ctx.encode(list(inputs), with_grads=True)
             record["values"]["rng_after"] = ctx.encode(pristine.get_rng_state())
+            later_backward(ctx, marked, case.seed)
         if case.has("no_graph"):
             record["graph_recorded"] = called.graph_recorded
         if case.has("retain_graph"):
@@ -67,7 +68,7 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     return record
 
 
-def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> Called:
+def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> tuple[Called, Marked]:
     """The compared call, recording the peak memory, the input reads and the marks on the
     inputs its checks judge."""
     measuring = case.has("efficiency")
@@ -82,7 +83,7 @@ def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> Called:
         ctx.record["peak_bytes"] = memory.peak
     ctx.record["input_reads"] = reads.count
     ctx.record["input_marks"] = marked.marks
-    return called
+    return called, marked
 
 
 @contextlib.contextmanager

@@ -263,7 +263,7 @@ def check_gradcheck(case: Case, check: Check, ctx: ChildContext, *_: Any) -> Non
     try:
         output = ctx.run(lambda: function(*leaves))
         roots = _roots(output)
-        upstream = _random_like(roots, case.seed + UPSTREAM_SEED_OFFSET)
+        upstream = random_like(roots, case.seed + UPSTREAM_SEED_OFFSET)
         if roots:
             ctx.run(lambda: pristine.backward(roots, upstream))
         ctx.record["values"]["gradcheck_grads"] = ctx.encode(input_grads((args, kwargs)))
@@ -271,7 +271,7 @@ def check_gradcheck(case: Case, check: Check, ctx: ChildContext, *_: Any) -> Non
         ctx.record["values"]["gradcheck_grads"] = bad(f"backward failed: {error_text(error)}")
 
 
-def _random_like(tensors: list[torch.Tensor], seed: int) -> list[torch.Tensor]:
+def random_like(tensors: list[torch.Tensor], seed: int) -> list[torch.Tensor]:
     generator = pristine.Generator().manual_seed(seed)
     shapes = [tuple(pristine.shape_of(t)) for t in tensors]
     drawn = [pristine.randn(shape, generator=generator, dtype=pristine.float64) for shape in shapes]

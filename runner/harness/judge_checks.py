@@ -265,7 +265,8 @@ def _grad_after_call(
 
 
 def _marks_left(got: InputMark, expected: InputMark, label: str) -> Outcome:
-    """Hooks, in-place writes and gradient accumulations on the input beyond the reference's."""
+    """Hooks, in-place writes, gradient accumulations and a spoilt gradient path on the input
+    beyond the reference's."""
     if got.hooks > expected.hooks:
         return Outcome(
             False,
@@ -278,19 +279,38 @@ def _marks_left(got: InputMark, expected: InputMark, label: str) -> Outcome:
             f"the call wrote into the input {label} in place (even if its values are "
             "unchanged, its version counter moved, which breaks a caller's backward through it)",
         )
-    if got.accumulated <= expected.accumulated:
-        return Outcome(True)
-    if expected.accumulated:
+    if got.accumulated > expected.accumulated:
+        return _accumulated_more(got.accumulated, expected.accumulated, label)
+    if expected.reaches and not got.reaches:
+        return _later_backward_spoilt(got.backward_error, label)
+    return Outcome(True)
+
+
+def _accumulated_more(got: int, expected: int, label: str) -> Outcome:
+    if expected:
         return Outcome(
             False,
             f"the call accumulated gradients into the .grad of the input {label} "
-            f"{_times(got.accumulated)}, where {_times(expected.accumulated)} is expected",
+            f"{_times(got)}, where {_times(expected)} is expected",
         )
     return Outcome(
         False,
         f"the call accumulated gradients into the .grad of the input {label} (and put it "
         "back); compute them without touching the caller's .grad, e.g. with "
         "torch.autograd.grad",
+    )
+
+
+def _later_backward_spoilt(error: str | None, label: str) -> Outcome:
+    """A later backward of the caller's through the input raised, or did not bring the
+    input's gradient to its .grad unchanged (a hook left on its gradient accumulator)."""
+    happened = (
+        f"raised ({error})" if error is not None else f"does not reach {label}.grad unchanged"
+    )
+    return Outcome(
+        False,
+        f"a later backward through the input {label} {happened}: the call left a hook on "
+        f"{label}'s gradient path; leave the caller's tensors as they were",
     )
 
 

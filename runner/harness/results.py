@@ -43,6 +43,8 @@ class InputMark:
     hooks: int  # hooks left on it after the call
     written: bool  # its version counter moved during the call
     accumulated: int  # gradients accumulated into its .grad during the call
+    reaches: bool  # a later backward through it brings its gradient to .grad unchanged
+    backward_error: str | None  # what that later backward raised
 
 
 @dataclass(frozen=True)
@@ -183,17 +185,19 @@ def _marks(raw: object) -> list[InputMark] | None:
     if raw is None:
         return None
     if isinstance(raw, list) and all(_is_mark(item) for item in raw):
-        return [InputMark(item["hooks"], item["written"], item["accumulated"]) for item in raw]
+        return [InputMark(**item) for item in raw]
     raise PayloadError("a list of marks on the inputs is malformed")
 
 
 def _is_mark(raw: object) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(raw, dict)
-        and set(raw) == {"hooks", "written", "accumulated"}
+        and set(raw) == {"hooks", "written", "accumulated", "reaches", "backward_error"}
         and _is_count(raw["hooks"])
         and isinstance(raw["written"], bool)
         and _is_count(raw["accumulated"])
+        and isinstance(raw["reaches"], bool)
+        and (raw["backward_error"] is None or isinstance(raw["backward_error"], str))
     )
 
 

@@ -263,6 +263,14 @@ GRAD_OF_X = (
 )
 
 
+# A hook on w's gradient accumulator node (not on w, where its hooks are listed), kept alive
+# with the node past the call.
+ACCUMULATOR_HOOK = (
+    "_KEEP = []\ndef f(x, w):\n    node = (w * 1).grad_fn.next_functions[0][0]\n"
+    "    {hook}\n    _KEEP.append(node)\n    return w.detach() * 1\n"
+)
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
@@ -288,8 +296,41 @@ GRAD_OF_X = (
             "the call accumulated gradients into the .grad of the input x (and put it back); "
             "compute them without touching the caller's .grad, e.g. with torch.autograd.grad",
         ),
+        (
+            ACCUMULATOR_HOOK.format(hook="node.register_prehook(lambda grads: (grads[0] * 0,))"),
+            "a later backward through the input w does not reach w.grad unchanged: the call "
+            "left a hook on w's gradient path; leave the caller's tensors as they were",
+        ),
+        (
+            # Passes on a gradient of ones (what a plain .sum() sends), spoils any other.
+            ACCUMULATOR_HOOK.format(
+                hook="node.register_prehook(lambda grads: (grads[0] if bool((grads[0] == 1)"
+                ".all()) else grads[0] * 0,))"
+            ),
+            "a later backward through the input w does not reach w.grad unchanged",
+        ),
+        (
+            ACCUMULATOR_HOOK.format(
+                hook="node.register_hook(lambda *_: setattr(w, 'grad', w.grad * 0))"
+            ),
+            "a later backward through the input w does not reach w.grad unchanged",
+        ),
+        (
+            ACCUMULATOR_HOOK.format(hook="node.register_prehook(lambda grads: 1 / 0)"),
+            "a later backward through the input w raised (ZeroDivisionError: division by zero):"
+            " the call left a hook on w's gradient path",
+        ),
     ],
-    ids=["gradient hook", "post-accumulate hook", "value-preserving write", "grad put back"],
+    ids=[
+        "gradient hook",
+        "post-accumulate hook",
+        "value-preserving write",
+        "grad put back",
+        "accumulator pre-hook",
+        "accumulator pre-hook passing ones",
+        "accumulator post-hook",
+        "accumulator hook raising",
+    ],
 )
 def test_purity_catches_what_the_call_leaves_on_an_input_beyond_its_values(
     source: str, expected: str
@@ -311,8 +352,12 @@ def test_purity_catches_what_the_call_leaves_on_an_input_beyond_its_values(
         # Writing into a copy of an input is no write into the input.
         "import torch\ndef f(x, w):\n    c = w.detach().clone()\n    c.clamp_(-1e6, 1e6)\n"
         "    return c\n",
+        # A hook on the gradient accumulator node removed before the call returns.
+        "import torch\ndef f(x, w):\n    node = (x * 1).grad_fn.next_functions[0][0]\n"
+        "    handle = node.register_prehook(lambda grads: (grads[0] * 0,))\n    handle.remove()\n"
+        "    (g,) = torch.autograd.grad((x * w).sum(), x)\n    return g\n",
     ],
-    ids=["autograd.grad", "hook removed", "write into a copy"],
+    ids=["autograd.grad", "hook removed", "write into a copy", "accumulator hook removed"],
 )
 def test_purity_passes_a_call_that_leaves_its_inputs_as_they_were(source: str) -> None:
     assert grade(source, GRAD_OF_X, case("purity", args=GRAD_ARGS))[0] == 1.0

@@ -121,7 +121,15 @@ def test_a_well_formed_hand_made_payload_is_accepted() -> None:
                         {
                             "name": "case 1",
                             "values": {},
-                            "input_marks": [{"hooks": 0, "written": 0, "accumulated": 1}],
+                            "input_marks": [
+                                {
+                                    "hooks": 0,
+                                    "written": 0,
+                                    "accumulated": 1,
+                                    "reaches": True,
+                                    "backward_error": None,
+                                }
+                            ],
                         }
                     ]
                 }

@@ -1,0 +1,60 @@
+"""The later backward purity runs through each input after the call (runner.harness.marks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from runner.harness.context import ChildContext
+from runner.harness.encode import Encoder
+from runner.harness.guard import Guard
+from runner.harness.marks import input_marks, later_backward
+
+
+def _context() -> ChildContext:
+    return ChildContext(lambda: None, "cpu", Guard([]), Encoder(), "<test>")
+
+
+def _marked_after(call: Any, inputs: list[Any]) -> list[dict[str, Any]]:
+    with input_marks((inputs, {})) as marked:
+        call(*inputs)
+    later_backward(_context(), marked, seed=3)
+    assert marked.marks is not None
+    return marked.marks
+
+
+def test_the_later_backward_leaves_the_grad_it_found_and_the_version_as_they_were() -> None:
+    x = torch.randn(3, requires_grad=True)
+    grad = x.grad = torch.full((3,), 0.25)
+    version = x._version
+    (mark,) = _marked_after(lambda x: None, [x])
+    assert (mark["reaches"], mark["backward_error"]) == (True, None)
+    assert x.grad is grad
+    assert torch.equal(grad, torch.full((3,), 0.25))
+    assert x._version == version
+
+
+def test_the_later_backward_sees_a_hook_left_on_the_gradient_accumulator() -> None:
+    x = torch.randn(3, requires_grad=True)
+    kept = []
+
+    def spoil(x: torch.Tensor) -> None:
+        product = x * 1
+        assert product.grad_fn is not None
+        node = product.grad_fn.next_functions[0][0]
+        assert node is not None
+        node.register_prehook(lambda grads: (grads[0] * 0,))
+        kept.append(node)
+
+    (mark,) = _marked_after(spoil, [x])
+    assert (mark["reaches"], mark["backward_error"]) == (False, None)
+    assert x.grad is None
+
+
+def test_inputs_no_backward_can_reach_are_skipped() -> None:
+    leaf = torch.randn(3, requires_grad=True)
+    inputs = [torch.arange(3), torch.randn(3), leaf * 2]
+    marks = _marked_after(lambda *_: None, inputs)
+    assert [(m["reaches"], m["backward_error"]) for m in marks] == [(True, None)] * 3
+    assert leaf.grad is None
