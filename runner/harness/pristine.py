@@ -97,7 +97,6 @@ backward = torch.autograd.backward
 autograd_grad = torch.autograd.grad
 gradcheck = torch.autograd.gradcheck
 no_grad = torch.no_grad
-manual_seed = torch.manual_seed
 cpu_generator = torch.default_generator
 get_rng_state = torch.get_rng_state
 cuda_initialized = torch.cuda.is_initialized

@@ -19,13 +19,12 @@ _DTYPES: dict[str, torch.dtype] = {name: getattr(torch, name) for name in DTYPES
 
 def seed_everything(seed: int, device: str = "cpu") -> None:
     """Seed torch, Python's random and numpy so both roles see one RNG stream."""
-    if device == "cuda":
-        pristine.manual_seed(seed)  # also queues the CUDA seed for when the context is created
-    else:
-        # torch.manual_seed would format a stack trace for each uninitialised accelerator.
-        pristine.cpu_generator.manual_seed(seed)
-        if pristine.cuda_initialized():  # type: ignore[no-untyped-call]  # untyped in torch
-            pristine.cuda_seed_all(seed)
+    # Not torch.manual_seed: it formats a stack trace for each uninitialised accelerator, and
+    # it calls torch.cuda.manual_seed_all by name, which the guard replaces where a question
+    # forbids it. The captured one queues the CUDA seed for when the context is created.
+    pristine.cpu_generator.manual_seed(seed)
+    if device == "cuda" or pristine.cuda_initialized():  # type: ignore[no-untyped-call]
+        pristine.cuda_seed_all(seed)
     pristine.py_seed(seed)
     pristine.np_seed(seed % 2**32)
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from runner.harness.guard import Guard
 from runner.harness.values import build_values, seed_everything
 
 
@@ -73,4 +74,17 @@ def test_seed_everything_gives_the_stream_torch_manual_seed_gives() -> None:
     seed_everything(23)
     ours = torch.rand(4)
     torch.manual_seed(23)
+    assert torch.equal(torch.rand(4), ours)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_seeding_passes_a_guard_that_forbids_torchs_seeding_functions(device: str) -> None:
+    """A question may forbid the global seeding functions; the harness's own seeding before
+    each call runs while the guard has replaced them, and must not count as the answer's."""
+    guard = Guard(["torch.random.manual_seed", "torch.cuda.manual_seed_all"])
+    with guard.installed():
+        seed_everything(29, device)
+    assert guard.hits == []
+    ours = torch.rand(4)
+    torch.manual_seed(29)
     assert torch.equal(torch.rand(4), ours)
