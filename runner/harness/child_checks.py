@@ -263,19 +263,12 @@ def check_gradcheck(case: Case, check: Check, ctx: ChildContext, *_: Any) -> Non
     try:
         output = ctx.run(lambda: function(*leaves))
         roots = _roots(output)
-        upstream = random_like(roots, case.seed + UPSTREAM_SEED_OFFSET)
+        upstream = values.random_like(roots, case.seed + UPSTREAM_SEED_OFFSET)
         if roots:
             ctx.run(lambda: pristine.backward(roots, upstream))
         ctx.record["values"]["gradcheck_grads"] = ctx.encode(input_grads((args, kwargs)))
     except StudentError as error:
         ctx.record["values"]["gradcheck_grads"] = bad(f"backward failed: {error_text(error)}")
-
-
-def random_like(tensors: list[torch.Tensor], seed: int) -> list[torch.Tensor]:
-    generator = pristine.Generator().manual_seed(seed)
-    shapes = [tuple(pristine.shape_of(t)) for t in tensors]
-    drawn = [pristine.randn(shape, generator=generator, dtype=pristine.float64) for shape in shapes]
-    return [pristine.to(upstream, t) for upstream, t in zip(drawn, tensors, strict=True)]
 
 
 def _float64_inputs(inputs: Inputs) -> Inputs:

@@ -24,8 +24,7 @@ from typing import Any
 
 import torch
 
-from runner.harness import pristine
-from runner.harness.child_checks import random_like
+from runner.harness import pristine, values
 from runner.harness.context import ChildContext, StudentError, error_text
 
 # The seed offset of the random upstream gradient of the later backward.
@@ -134,7 +133,7 @@ def _backward(tensor: torch.Tensor, seed: int) -> torch.Tensor:
     say) still shows spoiling a caller's.
     """
     with pristine.disable_subclass():
-        (upstream,) = random_like([tensor], seed + LATER_BACKWARD_SEED_OFFSET)
+        (upstream,) = values.random_like([tensor], seed + LATER_BACKWARD_SEED_OFFSET)
         product = pristine.mul(tensor, pristine.ones_like(upstream))
         pristine.backward([product], [upstream])
     return upstream

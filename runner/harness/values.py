@@ -39,6 +39,15 @@ def build_values(spec: Any, seed: int, device: str = "cpu") -> Any:
     return _build(spec, generator, device)
 
 
+def random_like(tensors: list[torch.Tensor], seed: int) -> list[torch.Tensor]:
+    """Standard normal tensors shaped, typed and placed like `tensors`, drawn in float64 from
+    a generator of their own seeded by `seed`."""
+    generator = pristine.Generator().manual_seed(seed)
+    shapes = [tuple(pristine.shape_of(t)) for t in tensors]
+    drawn = [pristine.randn(shape, generator=generator, dtype=pristine.float64) for shape in shapes]
+    return [pristine.to(upstream, t) for upstream, t in zip(drawn, tensors, strict=True)]
+
+
 def _build(spec: Any, generator: torch.Generator, device: str) -> Any:
     if pristine.type_(spec) is list:
         return [_build(item, generator, device) for item in spec]
