@@ -31,6 +31,7 @@ def new_record(case: Case) -> dict[str, Any]:
         "input_reads": None,
         "aliased_inputs": None,
         "input_marks": None,
+        "second_call_marks": None,
         "forbidden": [],
         "values": {},
     }

@@ -10,6 +10,7 @@ import torch
 
 from runner.harness import pristine, values
 from runner.harness.context import ChildContext, StudentError, bad, error_text
+from runner.harness.marks import input_marks
 from runner.harness.spec import REFUSED_AFTER_EDIT, Case, Check
 
 # The phrase in autograd's error when saved tensors of a graph were already freed.
@@ -104,11 +105,15 @@ def check_gradients(
 
 
 def check_grad_accumulates(case: Case, check: Check, ctx: ChildContext, *_: Any) -> None:
+    """Two calls, each followed by a backward, on the same inputs; the second call, which
+    finds the first's gradients in .grad, is marked (whether it kept the .grad objects)."""
     inputs = fresh_inputs(case, ctx.device)
     collected = []
     try:
-        for _round in range(2):
-            output = ctx.call(*inputs, case.seed).output
+        for call in range(2):
+            with input_marks(inputs, marking=call == 1) as marked:
+                output = ctx.call(*inputs, case.seed).output
+            ctx.record["second_call_marks"] = marked.marks
             backward(ctx, output, "sum", case.seed)
             collected.append(input_grads(inputs))
     except StudentError as error:

@@ -155,7 +155,27 @@ def grad_accumulates(j: JudgeInput) -> Outcome:
     twice = compare_gradients(
         student_value(j.student, "grads_twice"), j.ref("grads_twice"), j.tolerance, labels
     )
-    return _labelled(twice, "gradients do not add up over two calls").as_kind("gradients")
+    if not twice.ok:
+        return _labelled(twice, "gradients do not add up over two calls").as_kind("gradients")
+    return _second_call_kept_grads(j).as_kind("side_effect")
+
+
+def _second_call_kept_grads(j: JudgeInput) -> Outcome:
+    """The second call, which found the first's gradients in .grad, added into those tensors
+    wherever the reference's did."""
+    expected = j.reference.second_call_marks
+    if expected is None:
+        raise ReferenceFailure(
+            f"case {j.number}: the marks of the reference's second call were not read"
+        )
+    got = j.student.second_call_marks or []
+    if len(got) != len(expected):
+        return Outcome(False, "the marks of the second call could not be read")
+    for index, (mark, expected_mark) in enumerate(zip(got, expected, strict=True)):
+        outcome = _grad_replaced(mark, expected_mark, _input_label(j, index))
+        if not outcome.ok:
+            return outcome
+    return Outcome(True)
 
 
 SAVED_ELSEWHERE = (
@@ -197,8 +217,8 @@ def _tensors(value: Any) -> list[TensorValue]:
 
 def purity(j: JudgeInput) -> Outcome:
     """Inputs, their requires_grad, their .grad, what the call left on them beyond their
-    values (hooks, in-place writes, gradients accumulated) and the global RNG end as the
-    reference's do."""
+    values (hooks, in-place writes, gradients accumulated, a replaced .grad) and the global
+    RNG end as the reference's do."""
     after = student_value(j.student, "inputs_after")
     if isinstance(after, Rejected):
         return Outcome(False, f"the inputs after the call are {after.reason}", kind="side_effect")
@@ -212,7 +232,7 @@ def purity(j: JudgeInput) -> Outcome:
         return Outcome(False, "the inputs after the call could not be read", kind="side_effect")
     strict = exact(j.tolerance)
     for index, (g, e) in enumerate(zip(got, expected, strict=True)):
-        label = j.inputs[index][0] if index < len(j.inputs) else f"input {index + 1}"
+        label = _input_label(j, index)
         outcome = _input_unchanged(g, e, label, j.tolerance)
         if outcome.ok and e.grad_recorded:
             outcome = _grad_after_call(g.grad, e.grad, label, j.tolerance)
@@ -229,6 +249,11 @@ def purity(j: JudgeInput) -> Outcome:
             kind="side_effect",
         )
     return Outcome(True)
+
+
+def _input_label(j: JudgeInput, index: int) -> str:
+    """The label of the input tensor at `index` in `tensors_in(inputs)` order."""
+    return j.inputs[index][0] if index < len(j.inputs) else f"input {index + 1}"
 
 
 def _input_unchanged(
@@ -265,8 +290,8 @@ def _grad_after_call(
 
 
 def _marks_left(got: InputMark, expected: InputMark, label: str) -> Outcome:
-    """Hooks, in-place writes, gradient accumulations and a spoilt gradient path on the input
-    beyond the reference's."""
+    """Hooks, in-place writes, gradient accumulations, a replaced .grad and a spoilt gradient
+    path on the input beyond the reference's."""
     if got.hooks > expected.hooks:
         return Outcome(
             False,
@@ -281,8 +306,23 @@ def _marks_left(got: InputMark, expected: InputMark, label: str) -> Outcome:
         )
     if got.accumulated > expected.accumulated:
         return _accumulated_more(got.accumulated, expected.accumulated, label)
+    replaced = _grad_replaced(got, expected, label)
+    if not replaced.ok:
+        return replaced
     if expected.reaches and not got.reaches:
         return _later_backward_spoilt(got.backward_error, label)
+    return Outcome(True)
+
+
+def _grad_replaced(got: InputMark, expected: InputMark, label: str) -> Outcome:
+    """The call put a new tensor in the input's .grad where the reference kept the caller's
+    (backward adds into an existing .grad in place)."""
+    if expected.grad_kept and not got.grad_kept:
+        return Outcome(
+            False,
+            f"the call replaced the .grad tensor of the input {label} with a new one (the "
+            "caller's old .grad no longer changes); add into it in place, as backward() does",
+        )
     return Outcome(True)
 
 
@@ -370,7 +410,7 @@ def fresh_output(j: JudgeInput) -> Outcome:
     if not aliased:
         return Outcome(True)
     index = aliased[0]
-    label = j.inputs[index][0] if index < len(j.inputs) else f"input {index + 1}"
+    label = _input_label(j, index)
     return Outcome(
         False,
         f"the output shares memory with the input {label} (it is the input itself, a view of "

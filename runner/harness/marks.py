@@ -5,11 +5,14 @@ For each input tensor, in `tensors_in(inputs)` order: the hooks left on it after
 version counter moved (an in-place write, even one that keeps every value, makes a
 caller's backward through the tensor refuse), and how often a gradient was accumulated
 into its `.grad` during the call (an answer that runs backward into the caller's `.grad`
-and then puts the old one back leaves the values as they were). After the call, whether
+and then puts the old one back leaves the values as they were), and, where it had a `.grad`
+before the call, whether that same tensor is its `.grad` after it (backward adds into it in
+place; `w.grad = w.grad + g` leaves the caller's old `.grad` behind). After the call, whether
 a later backward through the input still brings its gradient to `.grad` unchanged: a hook
 left on the input's gradient accumulator node (`grad_fn.next_functions`) rather than on the
 tensor spoils it as well, and no public PyTorch call lists a node's hooks. The `purity`
-judge holds each against the reference's.
+judge holds each against the reference's; the `grad_accumulates` judge holds the last against
+the reference's over its second call.
 
 The harness counts accumulations with a post-accumulate-grad hook of its own, registered
 before the call and removed after it, so it is never among the hooks the call left.
@@ -49,6 +52,7 @@ def input_marks(inputs: Any, *, marking: bool = True) -> Iterator[Marked]:
         return
     tensors = marked.tensors = pristine.tensors_in(inputs)
     versions = [pristine.version_of(tensor) for tensor in tensors]
+    grads = [pristine.grad_of(tensor) for tensor in tensors]
     accumulated = [0] * pristine.len_(tensors)
     handles = [
         pristine.register_post_accumulate_grad_hook(tensor, _counter(accumulated, index))
@@ -65,6 +69,10 @@ def input_marks(inputs: Any, *, marking: bool = True) -> Iterator[Marked]:
             "hooks": _hooks_on(tensor),
             "written": pristine.version_of(tensor) != versions[index],
             "accumulated": accumulated[index],
+            "grad_kept": None if grads[index] is None else pristine.grad_of(tensor) is grads[index],
+            # Until later_backward probes the input.
+            "reaches": True,
+            "backward_error": None,
         }
         for index, tensor in enumerate(tensors)
     ]
@@ -93,7 +101,6 @@ def later_backward(ctx: ChildContext, marked: Marked, seed: int) -> None:
     if marked.marks is None or marked.tensors is None:
         return
     for mark, tensor in zip(marked.marks, marked.tensors, strict=True):
-        mark["reaches"], mark["backward_error"] = True, None
         if _backward_runs_through(tensor):
             mark["reaches"], mark["backward_error"] = _reaches(ctx, tensor, seed)
 

@@ -43,6 +43,7 @@ class InputMark:
     hooks: int  # hooks left on it after the call
     written: bool  # its version counter moved during the call
     accumulated: int  # gradients accumulated into its .grad during the call
+    grad_kept: bool | None  # its .grad before the call is its .grad after it (None: it had none)
     reaches: bool  # a later backward through it brings its gradient to .grad unchanged
     backward_error: str | None  # what that later backward raised
 
@@ -60,6 +61,8 @@ class CaseRecord:
     input_reads: int | None = None  # input elements the compared call read, for input_reads
     aliased_inputs: list[int] | None = None  # inputs the output shares memory with (fresh_output)
     input_marks: list[InputMark] | None = None  # one per input tensor, for purity
+    # One per input tensor, left by the second call of grad_accumulates (its .grad then set).
+    second_call_marks: list[InputMark] | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ def _case(raw: object, decoder: NodeDecoder) -> CaseRecord:
         input_reads=_optional_int(raw.get("input_reads"), "a count of input reads"),
         aliased_inputs=_positions(raw.get("aliased_inputs")),
         input_marks=_marks(raw.get("input_marks")),
+        second_call_marks=_marks(raw.get("second_call_marks")),
     )
 
 
@@ -192,10 +196,12 @@ def _marks(raw: object) -> list[InputMark] | None:
 def _is_mark(raw: object) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(raw, dict)
-        and set(raw) == {"hooks", "written", "accumulated", "reaches", "backward_error"}
+        and set(raw)
+        == {"hooks", "written", "accumulated", "grad_kept", "reaches", "backward_error"}
         and _is_count(raw["hooks"])
         and isinstance(raw["written"], bool)
         and _is_count(raw["accumulated"])
+        and (raw["grad_kept"] is None or isinstance(raw["grad_kept"], bool))
         and isinstance(raw["reaches"], bool)
         and (raw["backward_error"] is None or isinstance(raw["backward_error"], str))
     )

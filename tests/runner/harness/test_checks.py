@@ -210,6 +210,22 @@ def test_grad_accumulates_catches_an_answer_that_zeroes_grad() -> None:
     assert "gradients do not add up over two calls" in only_message(results)
 
 
+# x * x whose call rebinds the caller's .grad to a copy of it: the values add up over calls.
+SQUARE_REBINDS_GRAD = (
+    "def f(x):\n    if x.grad is not None:\n        x.grad = x.grad.clone()\n    return x * x\n"
+)
+REPLACED_GRAD = (
+    "the call replaced the .grad tensor of the input x with a new one (the caller's old .grad "
+    "no longer changes); add into it in place, as backward() does"
+)
+
+
+def test_grad_accumulates_catches_an_answer_that_replaces_the_grad_tensor() -> None:
+    checks = case("grad_accumulates", compare_output=False)
+    _score, results, _status, _message = grade(SQUARE_REBINDS_GRAD, SQUARE, checks)
+    assert only_message(results) == f"case 1: {REPLACED_GRAD}"
+
+
 def test_purity_catches_an_in_place_change_to_an_input() -> None:
     impure = "def f(x):\n    x.mul_(2)\n    return x\n"
     pure = "def f(x):\n    return x * 2\n"
@@ -297,6 +313,10 @@ ACCUMULATOR_HOOK = (
             "compute them without touching the caller's .grad, e.g. with torch.autograd.grad",
         ),
         (
+            "def f(x, w):\n    w.grad = w.grad + 0\n    return w.detach() * 1\n",
+            "the call replaced the .grad tensor of the input w with a new one",
+        ),
+        (
             ACCUMULATOR_HOOK.format(hook="node.register_prehook(lambda grads: (grads[0] * 0,))"),
             "a later backward through the input w does not reach w.grad unchanged: the call "
             "left a hook on w's gradient path; leave the caller's tensors as they were",
@@ -326,6 +346,7 @@ ACCUMULATOR_HOOK = (
         "post-accumulate hook",
         "value-preserving write",
         "grad put back",
+        "grad rebound",
         "accumulator pre-hook",
         "accumulator pre-hook passing ones",
         "accumulator post-hook",
@@ -574,6 +595,33 @@ def test_a_function_whose_job_is_to_run_backward_is_judged_by_the_grad_it_leaves
     assert (score == 1.0) is passes, results
     if not passes:
         assert "the gradient the call left in .grad of x" in only_message(results)
+
+
+# The gradient of (x * w).sum() into each .grad, by torch.autograd.grad and then {add}.
+GRADS_ADDED_BY_HAND = (
+    "import torch\ndef f(x, w):\n    out = (x * w).sum()\n"
+    "    gx, gw = torch.autograd.grad(out, (x, w))\n    for t, g in ((x, gx), (w, gw)):\n"
+    "        if t.grad is None:\n            t.grad = g\n        else:\n            {add}\n"
+    "    return out.detach()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("add", "passes"),
+    [("t.grad += g", True), ("t.grad = t.grad + g", False)],
+    ids=["in place", "rebound"],
+)
+def test_grad_accumulates_and_purity_hold_the_grad_tensor_to_the_references(
+    add: str, passes: bool
+) -> None:
+    reference = RUNS_BACKWARD.format(scale="", again="")
+    for checks in (case("grad_accumulates", args=GRAD_ARGS), case("purity", args=GRAD_ARGS)):
+        score, results, _status, _message = grade(
+            GRADS_ADDED_BY_HAND.format(add=add), reference, checks
+        )
+        assert (score == 1.0) is passes, results
+        if not passes:
+            assert only_message(results) == f"case 1: {REPLACED_GRAD}"
 
 
 def test_an_output_of_another_shape_is_not_said_to_edit_the_upstream_gradient() -> None:

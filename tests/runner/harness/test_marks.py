@@ -1,9 +1,12 @@
-"""The later backward purity runs through each input after the call (runner.harness.marks)."""
+"""The marks the call leaves on its inputs and the later backward purity runs through each
+input after it (runner.harness.marks)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 import torch
 
 from runner.harness.context import ChildContext
@@ -58,3 +61,30 @@ def test_inputs_no_backward_can_reach_are_skipped() -> None:
     marks = _marked_after(lambda *_: None, inputs)
     assert [(m["reaches"], m["backward_error"]) for m in marks] == [(True, None)] * 3
     assert leaf.grad is None
+
+
+@pytest.mark.parametrize(
+    ("call", "kept"),
+    [
+        (lambda x: x.grad.add_(1), True),
+        (lambda x: (x * 2).sum().backward(), True),
+        (lambda x: setattr(x, "grad", x.grad + 1), False),
+        (lambda x: setattr(x, "grad", x.grad.clone()), False),
+        (lambda x: setattr(x, "grad", None), False),
+    ],
+    ids=["added in place", "backward", "rebound to a sum", "rebound to a copy", "reset"],
+)
+def test_whether_the_call_kept_the_grad_tensor_the_input_had(
+    call: Callable[[torch.Tensor], Any], kept: bool
+) -> None:
+    x = torch.randn(3, requires_grad=True)
+    x.grad = torch.zeros(3)
+    (mark,) = _marked_after(call, [x])
+    assert mark["grad_kept"] is kept
+
+
+def test_an_input_without_a_grad_before_the_call_has_none_to_keep() -> None:
+    x = torch.randn(3, requires_grad=True)
+    (mark,) = _marked_after(lambda x: (x * 2).sum().backward(), [x])
+    assert mark["grad_kept"] is None
+    assert x.grad is not None
