@@ -9,7 +9,9 @@ from the parameters it receives.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import torch
@@ -17,7 +19,8 @@ import torch
 from runner.harness import pristine, values
 from runner.harness.child_call import new_record
 from runner.harness.context import ChildContext, StudentError, bad, error_text
-from runner.harness.spec import Case
+from runner.harness.marks import input_marks
+from runner.harness.spec import PRESET_GRAD, Case
 from runner.harness.spec_training import Training
 
 
@@ -59,6 +62,40 @@ def measure_loss(
         return pristine.float_(pristine.item(loss))
 
 
+class _Saved:
+    """A tensor a step's graph saved for backward: it lives as long as that graph does."""
+
+    __slots__ = ("__weakref__", "step", "tensor")
+
+    def __init__(self, tensor: torch.Tensor, step: int) -> None:
+        self.tensor, self.step = tensor, step
+
+
+class _SavedTensors:
+    """Every tensor the steps' graphs save goes through here, so the steps whose graphs are
+    still alive (a loss kept with its graph, in a list, say) can be named afterwards."""
+
+    def __init__(self) -> None:
+        self.live: weakref.WeakSet[_Saved] = pristine.WeakSet()
+
+    def during(self, step: int) -> AbstractContextManager[None]:
+        def pack(tensor: torch.Tensor) -> _Saved:
+            # Detached: a tensor a node saves may be its own output, whose grad_fn is that node;
+            # held as it is, the node and the tensor would hold each other alive for good.
+            saved = _Saved(pristine.detach(tensor), step)
+            self.live.add(saved)
+            return saved
+
+        return pristine.saved_tensors_hooks(pack, _unpack)
+
+    def kept_steps(self) -> list[int]:
+        return sorted({saved.step for saved in list(self.live)})
+
+
+def _unpack(saved: _Saved) -> torch.Tensor:
+    return saved.tensor
+
+
 def _in_training_mode(ctx: ChildContext, modules: list[torch.nn.Module]) -> bool:
     """Whether every module of the model is still in training mode, read under the guard:
     the answer may have given a module a class whose `training` runs the answer's code."""
@@ -69,7 +106,8 @@ def _in_training_mode(ctx: ChildContext, modules: list[torch.nn.Module]) -> bool
 
 
 def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
-    """Run a training case; returned values, losses and final parameters go back as data."""
+    """Run a training case; returned values, losses, final parameters and buffers, and what
+    the steps left on the caller's data and RNG go back as data."""
     spec = case.training
     assert spec is not None  # noqa: S101  # parse_case sets it for training cases
     record = ctx.record = new_record(case)
@@ -77,15 +115,54 @@ def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     values.seed_everything(case.seed, ctx.device)
     model = build_model(spec, ctx.device)
     params = list(model.parameters())
+    buffers = list(model.buffers())
     optimizer_class = pristine.SGD if spec.optimizer == "sgd" else pristine.Adam
     optimizer = optimizer_class(params, lr=spec.lr)
     x, y = training_data(spec, case.seed, ctx.device)
     measured = [measure_loss(spec, params, x, y)]
+    # Stale gradients, as a caller's earlier backward leaves them: a step must clear them first.
+    for param in params:
+        pristine.set_grad(param, pristine.mul(pristine.ones_like(param), PRESET_GRAD))
+    with input_marks([x, y]) as marked:
+        returned, draws = _train(case, ctx, model, optimizer, params, x, y, measured)
+    record["input_marks"] = marked.marks
+    record["values"]["rng_draws"] = ctx.encode(draws)
+    record["values"]["returned"] = ctx.encode(returned)
+    record["values"]["losses"] = ctx.encode(measured)
+    record["values"]["params"] = ctx.encode([pristine.clone(pristine.detach(p)) for p in params])
+    record["values"]["buffers"] = ctx.encode([pristine.clone(pristine.detach(b)) for b in buffers])
+    record["forbidden"] = sorted(set(ctx.guard.hits[hits_before:]))
+    return record
+
+
+def _train(
+    case: Case,
+    ctx: ChildContext,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    params: Sequence[torch.Tensor],
+    x: torch.Tensor,
+    y: torch.Tensor,
+    measured: list[float],
+) -> tuple[list[Any], list[int]]:
+    """The steps, measuring the loss after each into `measured`: what each step returned,
+    and the steps that drew from or reseeded the global RNG (each call is seeded first); the
+    steps whose graphs are still alive after the last go into the record."""
+    spec = case.training
+    assert spec is not None  # noqa: S101  # only called for training cases
+    record = ctx.record
     returned: list[Any] = []
+    draws: list[int] = []
+    saved = _SavedTensors()
     modules = list(model.modules())
     try:
         for step in range(spec.steps):
-            returned.append(ctx.call([model, optimizer, x, y], {}, case.seed + step).output)
+            values.seed_everything(case.seed + step, ctx.device)  # as ctx.call seeds it
+            seeded = pristine.get_rng_state()
+            with saved.during(step + 1):
+                returned.append(ctx.call([model, optimizer, x, y], {}, case.seed + step).output)
+            if not pristine.equal(pristine.get_rng_state(), seeded):
+                draws.append(step + 1)
             measured.append(measure_loss(spec, params, x, y))
             if not _in_training_mode(ctx, modules):
                 record["values"]["step_error"] = bad(
@@ -99,8 +176,5 @@ def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
         record["values"]["step_error"] = bad(
             f"step {len(returned) + 1} failed: {error_text(error)}"
         )
-    record["values"]["returned"] = ctx.encode(returned)
-    record["values"]["losses"] = ctx.encode(measured)
-    record["values"]["params"] = ctx.encode([pristine.clone(pristine.detach(p)) for p in params])
-    record["forbidden"] = sorted(set(ctx.guard.hits[hits_before:]))
-    return record
+    record["values"]["graphs_kept"] = ctx.encode(saved.kept_steps())
+    return returned, draws

@@ -14,6 +14,7 @@ import torch
 
 from runner.harness.child_train import build_model, measure_loss, training_data
 from runner.harness.compare import compare
+from runner.harness.judge_checks import _marks_left
 from runner.harness.judge_common import ReferenceFailure, reference_value, student_value
 from runner.harness.outcome import Outcome, Tolerance, distinguishable
 from runner.harness.payload import Rejected, TensorValue
@@ -36,16 +37,25 @@ def judge_training(
         raise ReferenceFailure(f"case {number}: the reference's training step raised")
     reference_losses = reference_value(reference, "losses", number)
     reference_params = reference_value(reference, "params", number)
+    reference_buffers = reference_value(reference, "buffers", number)
+    reference_draws = reference_value(reference, "rng_draws", number)
+    reference_kept = reference_value(reference, "graphs_kept", number)
+    if reference.input_marks is None:
+        raise ReferenceFailure(f"case {number}: the marks on the reference's data were not read")
     outcomes = []
     for stage in spec.stages:
         if stage.check == "runs":
             outcome = _runs(student, spec.steps)
+            outcome = _left_alone(student, reference, reference_draws) if outcome.ok else outcome
+            outcome = _graphs_freed(student, reference_kept, spec.steps) if outcome.ok else outcome
         elif stage.check == "loss_decreases":
             outcome = _all_steps_ran(student, spec.steps) or _decreases(
                 case, spec, student_value(student, "params"), stage.tolerance
             )
         else:
             outcome = _matches(student, reference_losses, reference_params, tolerance)
+            if outcome.ok:
+                outcome = _buffers_match(spec, student, reference_buffers, tolerance)
         outcomes.append((stage, outcome.as_kind("training")))
     return outcomes
 
@@ -68,6 +78,90 @@ def _matches(student: CaseRecord, losses: Any, params: Any, tolerance: Tolerance
         if not outcome.ok:
             return outcome
     return Outcome(True)
+
+
+def _buffers_match(
+    spec: Training, student: CaseRecord, expected: Any, tolerance: Tolerance
+) -> Outcome:
+    """The model's buffers after the steps (a batch norm's running statistics) as the
+    reference's: each forward in training mode moves them, even one under torch.no_grad()."""
+    got = student_value(student, "buffers")
+    names = _buffer_names(spec)
+    if not (isinstance(got, list) and isinstance(expected, list) and len(got) == len(names)):
+        return compare(got, expected, tolerance, "the model's buffers after training")
+    buffers = list(zip(names, got, expected, strict=False))
+    for (buffer, owner), mine, theirs in buffers:
+        if buffer == "num_batches_tracked" and _count(mine) != _count(theirs):
+            return Outcome(
+                False,
+                f"after the steps, the running statistics of the {owner} differ from the "
+                f"reference's (num_batches_tracked is {_count(mine)}, expected "
+                f"{_count(theirs)}): each step must run the model forward once, in training "
+                "mode (a forward under torch.no_grad() updates them too)",
+            )
+    for (buffer, owner), mine, theirs in buffers:
+        outcome = compare(mine, theirs, tolerance, f"the {buffer} of the {owner} after training")
+        if not outcome.ok:
+            return outcome
+    return Outcome(True)
+
+
+def _buffer_names(spec: Training) -> list[tuple[str, str]]:
+    """(buffer, module) for each buffer of `build_model`'s model, in order: those of the
+    batch norm after each hidden layer."""
+    if not spec.batch_norm:
+        return []
+    return [
+        (buffer, f"batch norm after layer {layer}")
+        for layer in range(1, len(spec.sizes) - 1)
+        for buffer in ("running_mean", "running_var", "num_batches_tracked")
+    ]
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, TensorValue) and value.tensor.numel() == 1:
+        return int(value.tensor.reshape(-1)[0])
+    return None
+
+
+def _left_alone(student: CaseRecord, reference: CaseRecord, expected_draws: Any) -> Outcome:
+    """The steps wrote into the caller's x and y, and drew from or reseeded the global RNG,
+    only where the reference's steps do."""
+    marks, expected_marks = student.input_marks, reference.input_marks or []
+    if marks is None or len(marks) != len(expected_marks):
+        return Outcome(False, "what the steps did to the data could not be read")
+    for label, mark, expected in zip(("x", "y"), marks, expected_marks, strict=False):
+        outcome = _marks_left(mark, expected, label)
+        if not outcome.ok:
+            return outcome
+    draws = student_value(student, "rng_draws")
+    if draws == expected_draws:
+        return Outcome(True)
+    extra = (
+        [step for step in draws if step not in expected_draws] if isinstance(draws, list) else []
+    )
+    return Outcome(
+        False,
+        f"{f'step {extra[0]}' if extra else 'a step'} reseeded or drew from the global random "
+        "number generator, which the caller shares; draw from a torch.Generator of your own",
+    )
+
+
+def _graphs_freed(student: CaseRecord, expected: Any, steps: int) -> Outcome:
+    """No step's graph outlives the training beyond the reference's: a loss kept with its
+    graph (in a list, say) holds every tensor that step saved for backward."""
+    kept = student_value(student, "graphs_kept")
+    if not isinstance(kept, list) or not isinstance(expected, list):
+        return Outcome(False, "what the steps left alive could not be read")
+    if len(kept) <= len(expected):
+        return Outcome(True)
+    return Outcome(
+        False,
+        f"after the {steps} steps, the graphs of {len(kept)} of them are still alive (the "
+        "tensors they saved for backward are held, from step "
+        f"{kept[0]} on): keep no reference to a loss that holds its graph (keep loss.item() or "
+        "loss.detach()), so each step's graph is freed by its backward",
+    )
 
 
 def _parameter_name(index: int) -> str:

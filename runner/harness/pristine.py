@@ -107,6 +107,7 @@ cuda_reset_peak = torch.cuda.reset_peak_memory_stats
 cuda_peak = torch.cuda.max_memory_allocated
 cuda_allocated = torch.cuda.memory_allocated
 disable_subclass = torch._C.DisableTorchFunctionSubclass
+saved_tensors_hooks = torch.autograd.graph.saved_tensors_hooks
 linear = torch.nn.functional.linear
 relu = torch.nn.functional.relu
 batch_norm = torch.nn.functional.batch_norm
@@ -161,6 +162,7 @@ import_module = importlib.import_module
 json_dumps = json.dumps
 struct_pack = struct.pack
 finalize = weakref.finalize
+WeakSet = weakref.WeakSet
 extract_tb = traceback.extract_tb
 linecache_entries = linecache.cache
 

@@ -12,6 +12,7 @@ VALUE_KEYS = set(
     output inputs_after rng_after grads grads_before grads_once grads_twice rerun gradcheck_grads
     returned losses params step_error retained_grads upstream_after output_after
     plain_grads edited_grads edited_input_grads
+    buffers rng_draws graphs_kept
 """.split()
 )
 ENTRY_KINDS = ("function", "autograd_function")

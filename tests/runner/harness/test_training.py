@@ -82,12 +82,13 @@ def test_a_step_run_in_evaluation_mode_is_caught_by_batch_norm_though_it_restore
 
 
 def test_forgetting_zero_grad_runs_but_does_not_match_the_reference() -> None:
+    """Step 1 already applies the stale gradients the harness left on the parameters."""
     no_zero = GOOD.replace("    optimizer.zero_grad()\n", "")
     _score, results, _status, _message = run(no_zero)
     passed = {r.name.split(": ")[1]: r.passed for r in results}
     assert passed["runs"] is True
     assert passed["matches_reference"] is False
-    assert results[2].message.startswith("case 1: the loss after step 2 is off by")
+    assert results[2].message.startswith("case 1: the loss after step 1 is off by")
 
 
 def test_a_loss_of_shape_one_is_not_the_loss_as_one_number() -> None:
@@ -251,3 +252,113 @@ def test_a_step_that_updates_then_raises_earns_no_falling_loss() -> None:
         "case 1: training did not run all 15 steps, so its loss is not judged"
     )
     assert score == 0.0
+
+
+def test_an_extra_forward_under_no_grad_moves_the_batch_norm_statistics_twice_a_step() -> None:
+    """The losses and the parameters are the reference's (batch norm trains on the batch's
+    statistics), but every step updated the running statistics twice."""
+    twice = GOOD.replace(
+        "    optimizer.zero_grad()\n",
+        "    with torch.no_grad():\n        F.mse_loss(model(x), y)\n    optimizer.zero_grad()\n",
+    ).replace("import torch.nn.functional as F", "import torch\nimport torch.nn.functional as F")
+    normalised = {"mlp": [4, 8, 1], "batch_norm": True}
+    _score, results, _status, _message = run(twice, model=normalised)
+    assert [r.passed for r in results] == [True, True, False]
+    assert results[2].message == (
+        "case 1: after the steps, the running statistics of the batch norm after layer 1 "
+        "differ from the reference's (num_batches_tracked is 30, expected 15): each step must "
+        "run the model forward once, in training mode (a forward under torch.no_grad() updates "
+        "them too)"
+    )
+    assert run(twice)[0] == 1.0  # without batch norm the extra forward changes nothing
+
+
+def test_running_statistics_off_by_more_than_the_tolerance_fail_with_their_name() -> None:
+    """A second update of the statistics hidden by taking one off the count: the count is the
+    reference's, the running mean is not."""
+    hidden = GOOD.replace(
+        "    optimizer.zero_grad()\n",
+        "    with torch.no_grad():\n        model[1](model[0](x))\n"
+        "        model[1].num_batches_tracked -= 1\n"
+        "    optimizer.zero_grad()\n",
+    ).replace("import torch.nn.functional as F", "import torch\nimport torch.nn.functional as F")
+    normalised = {"mlp": [4, 8, 1], "batch_norm": True}
+    results = run(hidden, model=normalised)[1]
+    assert results[2].message.startswith(
+        "case 1: the running_mean of the batch norm after layer 1 after training differs at "
+    ), results[2].message
+
+
+def test_gradients_left_before_the_first_step_leak_into_an_update_that_zeroes_after_it() -> None:
+    """The harness leaves stale gradients on the parameters before step 1, as a caller's
+    earlier backward would; clearing them only after optimizer.step() applies them."""
+    zero_after = GOOD.replace("    optimizer.zero_grad()\n", "").replace(
+        "    optimizer.step()\n", "    optimizer.step()\n    optimizer.zero_grad()\n"
+    )
+    _score, results, _status, _message = run(zero_after)
+    assert [r.passed for r in results[:1]] == [True]
+    assert results[2].message.startswith("case 1: the loss after step 1 is off by")
+    set_to_none = GOOD.replace("optimizer.zero_grad()", "model.zero_grad(set_to_none=True)")
+    assert run(set_to_none)[0] == 1.0
+
+
+def test_a_step_that_writes_into_the_callers_data_fails_runs_even_keeping_its_values() -> None:
+    for data in ("y", "x"):
+        writing = GOOD.replace(
+            "    optimizer.zero_grad()\n",
+            f"    {data}.clamp_(-10.0, 10.0)\n    optimizer.zero_grad()\n",
+        )
+        _score, results, _status, _message = run(writing)
+        assert [r.passed for r in results] == [False, True, True]
+        assert results[0].message == (
+            f"case 1: the call wrote into the input {data} in place (even if its values are "
+            "unchanged, its version counter moved, which breaks a caller's backward through it)"
+        )
+
+
+def test_a_step_that_draws_from_the_global_rng_fails_runs_unless_the_reference_does() -> None:
+    shuffling = GOOD.replace(
+        "    optimizer.zero_grad()\n",
+        "    order = torch.randperm(x.shape[0])\n    x, y = x[order], y[order]\n"
+        "    optimizer.zero_grad()\n",
+    ).replace("import torch.nn.functional as F", "import torch\nimport torch.nn.functional as F")
+    _score, results, _status, _message = run(shuffling)
+    assert [r.passed for r in results] == [False, True, True]
+    assert results[0].message == (
+        "case 1: step 1 reseeded or drew from the global random number generator, which the "
+        "caller shares; draw from a torch.Generator of your own"
+    )
+    score, _results, _status, _message = grade(
+        shuffling, shuffling, training(), entry_point="train_step"
+    )
+    assert score == 1.0
+
+
+def test_a_draw_from_the_global_rng_on_one_later_step_is_caught_at_that_step() -> None:
+    """Each step is seeded before it is called, so every step's draws are judged, not only
+    the last one's."""
+    third = GOOD.replace(
+        "def train_step(model, optimizer, x, y):\n",
+        "_calls = []\ndef train_step(model, optimizer, x, y):\n"
+        "    _calls.append(1)\n    if len(_calls) == 3:\n        torch.rand(1)\n",
+    ).replace("import torch.nn.functional as F", "import torch\nimport torch.nn.functional as F")
+    results = run(third)[1]
+    assert results[0].message.startswith("case 1: step 3 reseeded or drew from the global")
+
+
+def test_a_step_that_keeps_its_loss_with_the_graph_fails_runs() -> None:
+    """Returning the detached loss but keeping the loss itself (its graph retained) in a list
+    holds every step's graph alive."""
+    hoarding = "_history = []\n" + GOOD.replace(
+        "    loss.backward()\n", "    loss.backward(retain_graph=True)\n    _history.append(loss)\n"
+    )
+    _score, results, _status, _message = run(hoarding)
+    assert [r.passed for r in results] == [False, True, True]
+    assert results[0].message == (
+        "case 1: after the 15 steps, the graphs of 15 of them are still alive (the tensors they "
+        "saved for backward are held, from step 1 on): keep no reference to a loss that holds "
+        "its graph (keep loss.item() or loss.detach()), so each step's graph is freed by its "
+        "backward"
+    )
+    retaining = GOOD.replace("loss.backward()", "loss.backward(retain_graph=True)")
+    assert run(retaining)[0] == 1.0  # the graph goes when the step drops the loss
