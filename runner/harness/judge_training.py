@@ -155,11 +155,15 @@ def _graphs_freed(student: CaseRecord, expected: Any, steps: int) -> Outcome:
         return Outcome(False, "what the steps left alive could not be read")
     if len(kept) <= len(expected):
         return Outcome(True)
+    alive = (
+        f"the graph of step {kept[0]} is"
+        if len(kept) == 1
+        else f"the graphs of {len(kept)} of them, from step {kept[0]} on, are"
+    )
     return Outcome(
         False,
-        f"after the {steps} steps, the graphs of {len(kept)} of them are still alive (the "
-        "tensors they saved for backward are held, from step "
-        f"{kept[0]} on): keep no reference to a loss that holds its graph (keep loss.item() or "
+        f"after the {steps} steps, {alive} still alive (the tensors saved for backward are "
+        "held): keep no reference to a loss that holds its graph (keep loss.item() or "
         "loss.detach()), so each step's graph is freed by its backward",
     )
 

@@ -355,10 +355,14 @@ def test_a_step_that_keeps_its_loss_with_the_graph_fails_runs() -> None:
     _score, results, _status, _message = run(hoarding)
     assert [r.passed for r in results] == [False, True, True]
     assert results[0].message == (
-        "case 1: after the 15 steps, the graphs of 15 of them are still alive (the tensors they "
-        "saved for backward are held, from step 1 on): keep no reference to a loss that holds "
-        "its graph (keep loss.item() or loss.detach()), so each step's graph is freed by its "
+        "case 1: after the 15 steps, the graphs of 15 of them, from step 1 on, are still alive "
+        "(the tensors saved for backward are held): keep no reference to a loss that holds its "
+        "graph (keep loss.item() or loss.detach()), so each step's graph is freed by its "
         "backward"
+    )
+    last = hoarding.replace("_history.append(loss)", "_history[:] = [loss]")
+    assert run(last)[1][0].message.startswith(
+        "case 1: after the 15 steps, the graph of step 15 is still alive ("
     )
     retaining = GOOD.replace("loss.backward()", "loss.backward(retain_graph=True)")
     assert run(retaining)[0] == 1.0  # the graph goes when the step drops the loss
