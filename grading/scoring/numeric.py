@@ -3,11 +3,9 @@
 import re
 from typing import Any
 
-from grading.scoring.verdict import Verdict, clamp
+from grading.scoring.verdict import UnscorableQuestion, Verdict, clamp
+from quizbank.bankfiles.schema import MAX_MAGNITUDE
 
-# Far beyond any quantity a question asks for and far inside a float's range: a bounded
-# answer converts to float and goes through the tolerance arithmetic without overflow.
-MAX_MAGNITUDE = 1e100
 MAX_TEXT_LENGTH = 100
 
 
@@ -96,9 +94,16 @@ def unit_problem(raw: object, unit: str) -> str | None:
     return f"type only the number, without a unit: {shown!r} has {after!r} after it"
 
 
-def _matches(value: float, accepted: dict[str, Any]) -> bool:
-    target = parse_number(accepted["value"])
-    tolerance = float(accepted.get("tolerance", 0) or 0)
+def _accepted(index: int, accepted: dict[str, Any]) -> tuple[float, float]:
+    """An accepted answer's value and tolerance; UnscorableQuestion for one stored before the
+    bank refused it (a value beyond MAX_MAGNITUDE)."""
+    try:
+        return parse_number(accepted["value"]), parse_number(accepted.get("tolerance", 0) or 0)
+    except (KeyError, ValueError) as exc:
+        raise UnscorableQuestion(f"answer {index + 1} of the question: {exc}") from None
+
+
+def _matches(value: float, target: float, tolerance: float, accepted: dict[str, Any]) -> bool:
     if accepted.get("tolerance_mode", "absolute") == "relative":
         tolerance *= abs(target)
     # A tiny slack so that 0.1 + 0.2 style rounding never fails an exact answer.
@@ -108,8 +113,11 @@ def _matches(value: float, accepted: dict[str, Any]) -> bool:
 def score_numeric(content: dict[str, Any], answer: dict[str, Any]) -> Verdict:
     """The fraction of the first accepted answer within tolerance, else zero."""
     value = parse_number(number_in_unit(answer["value"], str(content.get("unit", ""))))
-    for accepted in content.get("answers", []):
-        if _matches(value, accepted):
+    answers = content.get("answers", [])
+    # Every accepted answer is read first: a bad one fails the question whatever the answer.
+    readings = [_accepted(index, accepted) for index, accepted in enumerate(answers)]
+    for accepted, (target, tolerance) in zip(answers, readings, strict=True):
+        if _matches(value, target, tolerance, accepted):
             text = str(accepted.get("feedback", ""))
             return Verdict(clamp(float(accepted.get("fraction", 1.0))), {"answer": text})
     return Verdict(0.0, {})

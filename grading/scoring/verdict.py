@@ -13,6 +13,11 @@ class Verdict:
     feedback: dict[str, Any] = field(default_factory=dict)
 
 
+class UnscorableQuestion(ValueError):
+    """The stored question itself cannot be scored (a value a rule added since refuses),
+    whatever the answer: an examiner sees it, the student is not marked on it."""
+
+
 def clamp(value: float) -> float:
     """`value` within [0, 1]; NaN, which every comparison passes over, counts as 0."""
     if math.isnan(value):

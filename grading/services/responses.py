@@ -21,7 +21,7 @@ from grading.errors import (
     StaleVersion,
 )
 from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
-from grading.scoring import score_answer
+from grading.scoring import UnscorableQuestion, score_answer
 from grading.scoring.numeric import (
     number_in_unit,
     number_text_problem,
@@ -265,10 +265,25 @@ def response_grade(*, response: Response, now: datetime) -> GradingJob | None:
         response.job_id = new_job_id(response)
         job = _queue_code(response)
     else:
-        verdict = score_answer(content, response.answer)
-        response.feedback = verdict.feedback
-        _set(response, ResponseStatus.GRADED, verdict.score, now)
+        _score(response, content, response.answer, now)
     return job
+
+
+def _score(
+    response: Response, content: dict[str, Any], answer: dict[str, Any], now: datetime
+) -> None:
+    """Graded now, or an error an examiner can see when the stored question cannot be scored
+    (the answer stays, ready for a regrade once the question is mended)."""
+    try:
+        verdict = score_answer(content, answer)
+    except UnscorableQuestion as error:
+        version_id = response.question_version_id
+        logger.error("question version %s cannot be scored: %s", version_id, error)
+        response.feedback = {"general": f"This question cannot be graded: {error}."}
+        _set(response, ResponseStatus.ERROR, None, None)
+        return
+    response.feedback = verdict.feedback
+    _set(response, ResponseStatus.GRADED, verdict.score, now)
 
 
 def _white_space_only(answer: Any) -> bool:

@@ -98,6 +98,7 @@ class Checker:
         positive: bool = False,
         integer: bool = False,
         required: bool = False,
+        largest: float | None = None,
     ) -> float | None:
         if key not in data and not required:
             return None
@@ -119,6 +120,8 @@ class Checker:
             self.error((*path, key), f"must be {kind} >= {minimum:g}")
         elif maximum is not None and number > maximum:
             self.error((*path, key), f"must be {kind} <= {maximum:g}")
+        elif largest is not None and abs(number) > largest:
+            self.error((*path, key), f"must be at most {largest:g} in size ({number:g} given)")
         return number
 
     def items(self, data: Mapping[str, Any], key: str, path: FieldPath) -> list[Any] | None:

@@ -155,8 +155,8 @@ def _check_numeric(
             if not parameterised:
                 check.error((*path, "value"), "a {{name}} value needs generate.py beside it")
         else:
-            check.number(answer, "value", path, required=True)
-        check.number(answer, "tolerance", path, minimum=0)
+            check.number(answer, "value", path, required=True, largest=schema.MAX_MAGNITUDE)
+        check.number(answer, "tolerance", path, minimum=0, largest=schema.MAX_MAGNITUDE)
         check.choice(answer, "tolerance_mode", path, schema.TOLERANCE_MODES)
         check.number(answer, "fraction", path, minimum=0, maximum=1)
         check.text(answer, "feedback", path)

@@ -58,5 +58,9 @@ MAX_QUESTION_SLUG = 120
 MAX_TOPIC_SLUG = 80
 MAX_CODE_FILES = 30  # a code question's files: each solution is graded by a solution check
 MAX_TEXT_ANSWER = 500
+# The largest size of a numeric answer's value or tolerance, and of the number a student
+# types (grading.scoring.numeric): far beyond any quantity a question asks for and far inside
+# a float's range, so the tolerance arithmetic never overflows.
+MAX_MAGNITUDE = 1e100
 MAX_LEVEL_LABEL = 100
 MAX_POINTS = 9999.99

@@ -88,6 +88,27 @@ def test_a_question_breaking_the_rules_is_refused_by_field_and_nothing_is_writte
     assert not QuestionVersion.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("answer", "field", "given"),
+    [
+        ({"value": 1e200}, "content.answers[0].value", "1e+200"),
+        ({"value": -(10**101)}, "content.answers[0].value", "-1e+101"),
+        ({"value": 2, "tolerance": 1e101}, "content.answers[0].tolerance", "1e+101"),
+    ],
+)
+def test_a_numeric_answer_grading_could_not_read_is_refused(
+    world: dict[str, Any], answer: dict[str, Any], field: str, given: str
+) -> None:
+    reply = _create(world, {**STARTERS["numeric"], "answers": [answer]})
+    assert reply.status_code == 400, reply.content
+    fields = reply.json()["error"]["fields"]
+    assert fields == {field: [f"must be at most 1e+100 in size ({given} given)"]}
+    assert not Question.objects.exists()
+    assert (
+        _create(world, {**STARTERS["numeric"], "answers": [{"value": -1e100}]}).status_code == 201
+    )
+
+
 def test_an_unknown_topic_or_a_taken_slug_is_refused(world: dict[str, Any]) -> None:
     body = {
         "course": world["course"].pk,

@@ -231,6 +231,16 @@ RULES: list[tuple[str, dict[str, str], str]] = [
         "t/q.yaml:5 answers[0].value: must be a number",
     ),
     (
+        "numeric value within the size grading reads",
+        {"t/q.yaml": NUMERIC + "  - value: 1.0e+200\n"},
+        "t/q.yaml:5 answers[0].value: must be at most 1e+100 in size (1e+200 given)",
+    ),
+    (
+        "numeric tolerance within the size grading reads",
+        {"t/q.yaml": NUMERIC + "  - value: 11\n    tolerance: 1.0e+101\n"},
+        "t/q.yaml:6 answers[0].tolerance: must be at most 1e+100 in size (1e+101 given)",
+    ),
+    (
         "numeric tolerance at least zero",
         {"t/q.yaml": NUMERIC + "  - value: 11\n    tolerance: -0.1\n"},
         "t/q.yaml:6 answers[0].tolerance: must be a number >= 0",

@@ -22,7 +22,7 @@ from grading.models.regrade import (
     RegradeRun,
     RegradeStatus,
 )
-from grading.scoring import score_answer
+from grading.scoring import UnscorableQuestion, score_answer
 from grading.scoring.verdict import clamp
 from grading.services.attempts import attempt_refresh_total, response_lock_by_id
 from grading.services.code import code_feedback, code_job
@@ -99,6 +99,8 @@ def _auto(item: RegradeItem, response: Response) -> RegradeVerdict:
     )
     try:
         verdict = score_answer(content, response.answer)
+    except UnscorableQuestion as error:
+        return _verdict(item, response, failure=f"This question cannot be graded: {error}.")
     except (KeyError, ValueError, TypeError, IndexError) as error:
         return _verdict(item, response, failure=f"The answer does not fit this version: {error!r}")
     return _verdict(item, response, score=verdict.score, feedback=verdict.feedback)

@@ -252,3 +252,29 @@ def test_a_numeric_mapping_that_scores_nothing_skips_the_item(course: Course) ->
     report = interchange_import(course=course, fmt="qti", data=numeric_item({"0.01": "0"}))
     (reason,) = skipped_reasons(report).values()
     assert "answers: no answer earns marks" in reason
+
+
+def test_a_numeric_map_key_grading_could_not_read_skips_the_item(course: Course) -> None:
+    data = numeric_item({"0.01": "1", "1e200": "0.5"})
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert report.questions == []
+    assert skipped_reasons(report) == {
+        "item": "answers[1].value: must be at most 1e+100 in size (1e+200 given)"
+    }
+
+
+def test_a_numeric_correct_response_grading_could_not_read_skips_the_item(
+    course: Course,
+) -> None:
+    data = (
+        b'<assessmentItem identifier="huge" title="Huge">'
+        b'<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="float">'
+        b"<correctResponse><value>-1e150</value></correctResponse></responseDeclaration>"
+        b'<itemBody><p>x = <textEntryInteraction responseIdentifier="RESPONSE"/></p>'
+        b"</itemBody></assessmentItem>"
+    )
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert report.questions == []
+    assert skipped_reasons(report) == {
+        "item": "answers[0].value: must be at most 1e+100 in size (-1e+150 given)"
+    }
