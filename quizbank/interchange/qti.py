@@ -240,6 +240,7 @@ def _choice(
         correct = correct or _top_choices(mapping, choices)
         notes.extend(_single_mapping_notes(mapping, choices, correct))
     if not single and mapping is not None:
+        _bounds(mapping)  # refused when they contradict, though the partial rule replaces them
         content["scoring"] = "partial"
         if not _is_partial_rule(mapping, correct, choices):
             notes.append(
@@ -270,11 +271,14 @@ def _choice_scores(mapping: Element, choices: list[Element]) -> list[tuple[str, 
         identifier = choice.get("identifier")
         written = listed.get(identifier)
         if written is None:
-            what = f"the choice {identifier!r}, which the mapping does not list, has defaultValue"
-            scored.append((f"{what} {written_default}", default))
+            what = f"the choice {identifier!r}, which the mapping does not list, has"
+            scored.append(
+                (f"{what} {_as_mapped('defaultValue', written_default, default)}", default)
+            )
         else:
             score = _bounded(to_float(written, "mappedValue"), bounds)
-            scored.append((f"the choice {identifier!r} has mappedValue {written}", score))
+            mapped = _as_mapped("mappedValue", written, score)
+            scored.append((f"the choice {identifier!r} has {mapped}", score))
     return scored
 
 
@@ -375,7 +379,7 @@ def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str])
             content["case_sensitive"] = True
         _note_numeric_default(mapping, numeric, notes)
         return
-    scored = _MappedScores(mapping)
+    scored = _MappedScores(mapping, keeps_default=not numeric)
     if numeric:
         content["answers"] = [
             {"value": to_float(key, "mapKey"), "fraction": fraction}
@@ -392,7 +396,7 @@ def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str])
             # Answers are tried in order: the listed ones first, then this one matches the rest.
             content["answers"].append({"regex": _ANY_TEXT, "fraction": scored.default / scored.top})
     _note_numeric_default(mapping, numeric, notes)
-    notes.extend(scored.negative_notes(with_default=not numeric))
+    notes.extend(scored.negative_notes())
 
 
 def _note_numeric_default(mapping: Element | None, numeric: bool, notes: list[str]) -> None:
@@ -400,42 +404,40 @@ def _note_numeric_default(mapping: Element | None, numeric: bool, notes: list[st
     default, written = _mapped_default(mapping)
     if numeric and default:
         notes.append(
-            f"defaultValue {written} (the score of a number the mapping does not list) not "
-            "kept: here such a number gives 0"
+            f"{_as_mapped('defaultValue', written, default)} (the score of a number the mapping "
+            "does not list) not kept: here such a number gives 0"
         )
 
 
 class _MappedScores:
     """A text entry's mapping read as mapResponse scores it: each listed answer's score and
-    the default's, within the bounds, and the top of them (the bank's full marks)."""
+    the default's, within the bounds, and the top of those the question keeps (the bank's
+    full marks): a numeric question has no answer for the default (`keeps_default` False)."""
 
-    def __init__(self, mapping: Element) -> None:
+    def __init__(self, mapping: Element, *, keeps_default: bool) -> None:
         bounds = _bounds(mapping)
         entries = mapping.findall("mapEntry")
         self.keys = [entry.get("mapKey", "") for entry in entries]
         self.written = [entry.get("mappedValue", "0") for entry in entries]
         self.scores = [_bounded(to_float(value, "mappedValue"), bounds) for value in self.written]
         self.default, self.written_default = _mapped_default(mapping)
-        self.top = max(*self.scores, self.default)
+        self.keeps_default = keeps_default
+        self.top = max(self.scores + [self.default] * keeps_default)
 
     def fractions(self) -> list[float]:
         """Each listed answer's share of the top score; a negative score gives 0. With no
         score above 0 every fraction is 0, and the bank's rules skip the question."""
         return [max(score, 0) / self.top if self.top > 0 else 0 for score in self.scores]
 
-    def negative_notes(self, *, with_default: bool) -> list[str]:
+    def negative_notes(self) -> list[str]:
         """Notes on the scores below 0, which the bank cannot give (when another scores)."""
         lost = [
-            (f"the answer {key!r} has mappedValue {written}", score)
+            (f"the answer {key!r} has {_as_mapped('mappedValue', written, score)}", score)
             for key, written, score in zip(self.keys, self.written, self.scores, strict=True)
         ]
-        if with_default:
-            lost.append(
-                (
-                    f"an answer the mapping does not list has defaultValue {self.written_default}",
-                    self.default,
-                )
-            )
+        if self.keeps_default:
+            default = _as_mapped("defaultValue", self.written_default, self.default)
+            lost.append((f"an answer the mapping does not list has {default}", self.default))
         return [
             f"{what}; here it gives 0 (no marks are taken off)"
             for what, score in lost
@@ -444,12 +446,24 @@ class _MappedScores:
 
 
 def _bounds(mapping: Element) -> tuple[float, float]:
-    """The mapping's lowerBound and upperBound (none: unbounded)."""
+    """The mapping's lowerBound and upperBound (none: unbounded); Unsupported when the lower
+    is above the upper, which no score could be within (every response would get the upper)."""
     lower, upper = mapping.get("lowerBound"), mapping.get("upperBound")
-    return (
+    bounds = (
         -math.inf if lower is None else to_float(lower, "lowerBound"),
         math.inf if upper is None else to_float(upper, "upperBound"),
     )
+    if bounds[0] > bounds[1]:
+        raise Unsupported(f"the mapping's lowerBound {lower!r} is above its upperBound {upper!r}")
+    return bounds
+
+
+def _as_mapped(name: str, written: str, score: float) -> str:
+    """A mapping's value for a report: as written, and the score it gives when its bounds
+    change it ("defaultValue 0, 0.5 within the mapping's bounds")."""
+    if to_float(written, name) == score:
+        return f"{name} {written}"
+    return f"{name} {written}, {score:g} within the mapping's bounds"
 
 
 def _bounded(score: float, bounds: tuple[float, float]) -> float:

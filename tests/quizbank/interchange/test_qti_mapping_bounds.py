@@ -278,3 +278,56 @@ def test_a_numeric_correct_response_grading_could_not_read_skips_the_item(
     assert skipped_reasons(report) == {
         "item": "answers[0].value: must be at most 1e+100 in size (-1e+150 given)"
     }
+
+
+def test_a_numeric_default_value_above_every_mapped_value_leaves_the_top_at_full_marks(
+    course: Course,
+) -> None:
+    report = interchange_import(course=course, fmt="qti", data=NUMERIC.format(default="5").encode())
+    assert stored(course)["two"]["answers"] == [{"value": 2}]
+    assert score_answer(stored(course)["two"], {"value": "2"}).score == 1
+    (note,) = notes_of(report, "two")
+    assert note.startswith("defaultValue 5 (the score of a number the mapping does not list)")
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        qti_text_entry(None, "1", "0", mapping='defaultValue="0" lowerBound="2" upperBound="1"'),
+        NUMERIC.replace('defaultValue="{default}"', 'lowerBound="2" upperBound="1"').encode(),
+        single_choice({"A": "1", "B": "0"}, mapping='lowerBound="2" upperBound="1"'),
+        single_choice({"A": "1"}, correct=None, mapping='lowerBound="2" upperBound="1"'),
+        single_choice({"A": "1", "B": "-1"}, mapping='lowerBound="2" upperBound="1"').replace(
+            b'cardinality="single"', b'cardinality="multiple"'
+        ),
+    ],
+    ids=["text", "numeric", "single", "single-without-correct", "multiple"],
+)
+def test_a_lower_bound_above_the_upper_bound_skips_the_item_naming_both(
+    course: Course, item: bytes
+) -> None:
+    report = interchange_import(course=course, fmt="qti", data=item)
+    assert report.questions == []
+    (reason,) = skipped_reasons(report).values()
+    assert reason == "the mapping's lowerBound '2' is above its upperBound '1'"
+
+
+def test_a_numeric_default_value_note_gives_the_score_within_the_bounds(course: Course) -> None:
+    data = NUMERIC.replace('defaultValue="{default}"', 'defaultValue="0" lowerBound="0.5"')
+    report = interchange_import(course=course, fmt="qti", data=data.encode())
+    (note,) = notes_of(report, "two")
+    assert note == (
+        "defaultValue 0, 0.5 within the mapping's bounds (the score of a number the mapping "
+        "does not list) not kept: here such a number gives 0"
+    )
+
+
+def test_a_single_choice_default_value_note_gives_the_score_within_the_bounds(
+    course: Course,
+) -> None:
+    data = single_choice({"A": "1", "B": "0"}, mapping='defaultValue="2" upperBound="0.5"')
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert notes_of(report, "pick") == [
+        "the choice 'C', which the mapping does not list, has defaultValue 2, 0.5 within the "
+        "mapping's bounds; here it gives 0 (a single choice has no partial credit)"
+    ]
