@@ -386,8 +386,7 @@ def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str])
             for key, fraction in zip(scored.keys, scored.fractions(), strict=True)
         ]
     else:
-        entries = mapping.findall("mapEntry")
-        content["case_sensitive"] = any(e.get("caseSensitive", "true") != "false" for e in entries)
+        content["case_sensitive"] = _case_sensitive(mapping, notes)
         content["answers"] = [
             {"text": key, "fraction": fraction}
             for key, fraction in zip(scored.keys, scored.fractions(), strict=True)
@@ -397,6 +396,20 @@ def _text_entry(declaration: Element, content: dict[str, Any], notes: list[str])
             content["answers"].append({"regex": _ANY_TEXT, "fraction": scored.default / scored.top})
     _note_numeric_default(mapping, numeric, notes)
     notes.extend(scored.negative_notes())
+
+
+def _case_sensitive(mapping: Element, notes: list[str]) -> bool:
+    """The question's case rule: a bank question has one, so a mapping whose entries differ
+    keeps every answer case-sensitive (none then gives marks its entry would not), noted."""
+    entries = mapping.findall("mapEntry")
+    loose = [e.get("mapKey", "") for e in entries if e.get("caseSensitive", "true") == "false"]
+    if loose and len(loose) < len(entries):
+        keys = ", ".join(repr(key) for key in loose)
+        notes.append(
+            f'the mapping matches {keys} in any case (caseSensitive="false") but its other '
+            "answers only in their own case: here every answer must match in case"
+        )
+    return len(loose) < len(entries)
 
 
 def _note_numeric_default(mapping: Element | None, numeric: bool, notes: list[str]) -> None:

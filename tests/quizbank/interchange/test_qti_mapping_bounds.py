@@ -331,3 +331,25 @@ def test_a_single_choice_default_value_note_gives_the_score_within_the_bounds(
         "the choice 'C', which the mapping does not list, has defaultValue 2, 0.5 within the "
         "mapping's bounds; here it gives 0 (a single choice has no partial credit)"
     ]
+
+
+def test_a_mapping_that_mixes_case_rules_keeps_case_and_says_so(course: Course) -> None:
+    data = qti_text_entry(None, "1", "0.5").replace(
+        b'mapKey="answer0"', b'mapKey="answer0" caseSensitive="false"'
+    )
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert stored(course)["word"]["case_sensitive"] is True
+    assert scores(course, "answer0", "ANSWER0", "answer1") == [1, 0, 0.5]
+    assert notes_of(report, "word") == [
+        "the mapping matches 'answer0' in any case (caseSensitive=\"false\") but its other "
+        "answers only in their own case: here every answer must match in case"
+    ]
+
+
+def test_a_mapping_of_only_case_insensitive_answers_says_nothing(course: Course) -> None:
+    data = qti_text_entry(None, "1", "0.5").replace(
+        b'mappedValue="', b'caseSensitive="false" mappedValue="'
+    )
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert scores(course, "ANSWER0", "Answer1") == [1, 0.5]
+    assert notes_of(report, "word") == []
