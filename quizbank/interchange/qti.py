@@ -237,7 +237,7 @@ def _choice(
     content["shuffle"] = interaction.get("shuffle", "false") == "true"
     mapping = declaration.find("mapping")
     if single and mapping is not None:
-        correct = correct or _top_choices(mapping, choices)
+        correct = correct or _top_choice(mapping, choices)
         notes.extend(_single_mapping_notes(mapping, choices, correct))
     if not single and mapping is not None:
         _bounds(mapping)  # refused when they contradict, though the partial rule replaces them
@@ -282,16 +282,29 @@ def _choice_scores(mapping: Element, choices: list[Element]) -> list[tuple[str, 
     return scored
 
 
-def _top_choices(mapping: Element, choices: list[Element]) -> set[str]:
-    """The choices the mapping scores highest (above 0): the right one of a single-choice item
-    that gives no correctResponse."""
+def _top_choice(mapping: Element, choices: list[Element]) -> set[str]:
+    """The choice the mapping scores highest (above 0): the right one of a single-choice item
+    that gives no correctResponse; Unsupported, saying why, when there is not exactly one."""
     scores = [score for _, score in _choice_scores(mapping, choices)]
     top = max(scores, default=0)
-    return {
+    best = [
         str(choice.get("identifier"))
         for choice, score in zip(choices, scores, strict=True)
         if top > 0 and score == top
-    }
+    ]
+    if len(best) == 1:
+        return set(best)
+    if best:
+        tied = ", ".join(repr(identifier) for identifier in best)
+        problems = [f"the choices {tied} tie for its top score {top:g}"]
+    else:
+        problems = ["it scores no choice above 0"]
+    names = {choice.get("identifier") for choice in choices}
+    unknown = [e.get("mapKey") for e in mapping.findall("mapEntry") if e.get("mapKey") not in names]
+    problems += [f"its mapKey {key!r} is no choice of the item" for key in unknown]
+    raise Unsupported(
+        "no correctResponse, and the mapping names no one right choice: " + "; ".join(problems)
+    )
 
 
 def _single_mapping_notes(mapping: Element, choices: list[Element], correct: set[str]) -> list[str]:

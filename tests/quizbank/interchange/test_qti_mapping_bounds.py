@@ -353,3 +353,24 @@ def test_a_mapping_of_only_case_insensitive_answers_says_nothing(course: Course)
     report = interchange_import(course=course, fmt="qti", data=data)
     assert scores(course, "ANSWER0", "Answer1") == [1, 0.5]
     assert notes_of(report, "word") == []
+
+
+NO_ONE_RIGHT = "no correctResponse, and the mapping names no one right choice: "
+
+
+@pytest.mark.parametrize(
+    ("values", "reason"),
+    [
+        ({"Z": "1"}, "it scores no choice above 0; its mapKey 'Z' is no choice of the item"),
+        ({"A": "1", "B": "1", "C": "0"}, "the choices 'A', 'B' tie for its top score 1"),
+        ({"A": "0", "B": "-1"}, "it scores no choice above 0"),
+    ],
+    ids=["unknown-key", "tie", "nothing-scores"],
+)
+def test_a_single_choice_mapping_without_one_top_choice_skips_the_item_saying_why(
+    course: Course, values: dict[str, str], reason: str
+) -> None:
+    data = single_choice(values, correct=None)
+    report = interchange_import(course=course, fmt="qti", data=data)
+    assert report.questions == []
+    assert skipped_reasons(report) == {"item": NO_ONE_RIGHT + reason}
