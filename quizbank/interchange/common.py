@@ -102,8 +102,7 @@ def name_notes(name: str, what: str = "its name") -> list[str]:
     notes = []
     dropped = one_line_dropped(_without_tags(name))
     if dropped:
-        shown = name.strip()
-        shown = shown if len(shown) <= _NAME_SHOWN else shown[: _NAME_SHOWN - 1] + "…"
+        shown = _cut(name.strip())
         codes = ", ".join(f"U+{ord(character):04X}" for character in dropped)
         notes.append(
             f"{what} {shown!r} held {codes}, which a title cannot hold (control and bidi "
@@ -115,13 +114,21 @@ def name_notes(name: str, what: str = "its name") -> list[str]:
     return notes
 
 
+def _cut(text: str) -> str:
+    """A value from the file short enough to quote in a message."""
+    return text if len(text) <= _NAME_SHOWN else text[: _NAME_SHOWN - 1] + "…"
+
+
 def to_float(text: str | None, what: str) -> float:
+    raw = str(text).strip()
     try:
-        value = float(str(text).strip())
+        if "_" in raw:  # Python reads "1_000" as 1000; no file format writes numbers so
+            raise ValueError(raw)
+        value = float(raw)
     except ValueError as exc:
-        raise Unsupported(f"{what} {text!r} is not a number") from exc
+        raise Unsupported(f"{what} {_cut(str(text))!r} is not a number") from exc
     if value != value or value in (float("inf"), float("-inf")):
-        raise Unsupported(f"{what} {text!r} is not a finite number")
+        raise Unsupported(f"{what} {_cut(str(text))!r} is not a finite number")
     return value
 
 

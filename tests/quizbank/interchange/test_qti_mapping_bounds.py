@@ -88,6 +88,10 @@ def test_a_negative_default_value_is_noted_when_another_answer_scores(course: Co
         ('defaultValue="lots"', "defaultValue 'lots' is not a number"),
         ('defaultValue="0" lowerBound="low"', "lowerBound 'low' is not a number"),
         ('defaultValue="0" upperBound="NaN"', "upperBound 'NaN' is not a finite number"),
+        # Python's float() reads "1_0" as 10; no file format writes a number so.
+        ('defaultValue="1_0"', "defaultValue '1_0' is not a number"),
+        # A long value is quoted cut, not whole.
+        ('defaultValue="' + "9" * 500 + 'x"', "defaultValue '" + "9" * 79 + "…' is not a number"),
     ],
 )
 def test_a_mapping_attribute_that_is_not_a_number_skips_the_item_saying_which(
