@@ -217,8 +217,8 @@ def _tensors(value: Any) -> list[TensorValue]:
 
 def purity(j: JudgeInput) -> Outcome:
     """Inputs, their requires_grad, their .grad, what the call left on them beyond their
-    values (hooks, in-place writes, gradients accumulated, a replaced .grad) and the global
-    RNG end as the reference's do."""
+    values (hooks, in-place writes, a replaced storage, gradients accumulated, a replaced
+    .grad) and the global RNG end as the reference's do."""
     after = student_value(j.student, "inputs_after")
     if isinstance(after, Rejected):
         return Outcome(False, f"the inputs after the call are {after.reason}", kind="side_effect")
@@ -290,8 +290,8 @@ def _grad_after_call(
 
 
 def _marks_left(got: InputMark, expected: InputMark, label: str) -> Outcome:
-    """Hooks, in-place writes, gradient accumulations, a replaced .grad and a spoilt gradient
-    path on the input beyond the reference's."""
+    """Hooks, in-place writes, a replaced storage, gradient accumulations, a replaced .grad and
+    a spoilt gradient path on the input beyond the reference's."""
     if got.hooks > expected.hooks:
         return Outcome(
             False,
@@ -303,6 +303,13 @@ def _marks_left(got: InputMark, expected: InputMark, label: str) -> Outcome:
             False,
             f"the call wrote into the input {label} in place (even if its values are "
             "unchanged, its version counter moved, which breaks a caller's backward through it)",
+        )
+    if got.moved and not expected.moved:
+        return Outcome(
+            False,
+            f"the call replaced the storage of the input {label} (x.data = ...), so the "
+            f"caller's {label} no longer shares memory as it did; leave the caller's tensors "
+            "as they were",
         )
     if got.accumulated > expected.accumulated:
         return _accumulated_more(got.accumulated, expected.accumulated, label)

@@ -1,18 +1,20 @@
 """What the compared call left on its inputs that their values do not show.
 
-For each input tensor, in `tensors_in(inputs)` order: the hooks left on it after the call
-(a hook that zeroes its gradient spoils every later backward of the caller), whether its
-version counter moved (an in-place write, even one that keeps every value, makes a
-caller's backward through the tensor refuse), and how often a gradient was accumulated
-into its `.grad` during the call (an answer that runs backward into the caller's `.grad`
-and then puts the old one back leaves the values as they were), and, where it had a `.grad`
+For each input tensor, in `tensors_in(inputs)` order: the hooks left on it after the call (a
+hook that zeroes its gradient spoils every later backward of the caller), whether its
+version counter moved (an in-place write, even one that keeps every value, makes a caller's
+backward through the tensor refuse), whether its storage, storage offset, size or strides
+changed (`x.data = x.data.clone()` keeps the values and the version, but the caller's tensor
+no longer shares memory with what it was a view of), how often a gradient was accumulated
+into its `.grad` during the call (an answer that runs backward into the caller's `.grad` and
+then puts the old one back leaves the values as they were), and, where it had a `.grad`
 before the call, whether that same tensor is its `.grad` after it (backward adds into it in
-place; `w.grad = w.grad + g` leaves the caller's old `.grad` behind). After the call, whether
-a later backward through the input still brings its gradient to `.grad` unchanged: a hook
-left on the input's gradient accumulator node (`grad_fn.next_functions`) rather than on the
-tensor spoils it as well, and no public PyTorch call lists a node's hooks. The `purity`
-judge holds each against the reference's; the `grad_accumulates` judge holds the last against
-the reference's over its second call.
+place; `w.grad = w.grad + g` leaves the caller's old `.grad` behind). After the call,
+whether a later backward through the input still brings its gradient to `.grad` unchanged: a
+hook left on the input's gradient accumulator node (`grad_fn.next_functions`) rather than on
+the tensor spoils it as well, and no public PyTorch call lists a node's hooks. The `purity`
+judge holds each against the reference's; the `grad_accumulates` judge holds the last
+against the reference's over its second call.
 
 The harness counts accumulations with a post-accumulate-grad hook of its own, registered
 before the call and removed after it, so it is never among the hooks the call left.
@@ -52,6 +54,9 @@ def input_marks(inputs: Any, *, marking: bool = True) -> Iterator[Marked]:
         return
     tensors = marked.tensors = pristine.tensors_in(inputs)
     versions = [pristine.version_of(tensor) for tensor in tensors]
+    places = [_place(tensor) for tensor in tensors]
+    # Held through the call, so that no storage made during it can take a freed one's address.
+    storages = [_storage(tensor) for tensor in tensors]
     grads = [pristine.grad_of(tensor) for tensor in tensors]
     accumulated = [0] * pristine.len_(tensors)
     handles = [
@@ -68,6 +73,7 @@ def input_marks(inputs: Any, *, marking: bool = True) -> Iterator[Marked]:
         {
             "hooks": _hooks_on(tensor),
             "written": pristine.version_of(tensor) != versions[index],
+            "moved": _place(tensor) != places[index],
             "accumulated": accumulated[index],
             "grad_kept": None if grads[index] is None else pristine.grad_of(tensor) is grads[index],
             # Until later_backward probes the input.
@@ -76,6 +82,30 @@ def input_marks(inputs: Any, *, marking: bool = True) -> Iterator[Marked]:
         }
         for index, tensor in enumerate(tensors)
     ]
+    del storages
+
+
+def _place(tensor: torch.Tensor) -> tuple[object, ...]:
+    """Where the tensor's elements lie: its layout, size and, for a strided tensor, the
+    address of its first element, its storage offset and its strides."""
+    with pristine.disable_subclass():
+        layout, size = pristine.layout_of(tensor), pristine.shape_of(tensor)
+        if layout != pristine.strided:
+            return (layout, size)
+        return (
+            layout,
+            size,
+            pristine.data_ptr(tensor),
+            pristine.storage_offset(tensor),
+            pristine.stride(tensor),
+        )
+
+
+def _storage(tensor: torch.Tensor) -> object:
+    with pristine.disable_subclass():
+        if pristine.layout_of(tensor) != pristine.strided:
+            return None
+        return pristine.untyped_storage(tensor)
 
 
 def _counter(counts: list[int], index: int) -> Callable[[torch.Tensor], None]:

@@ -77,6 +77,9 @@ add_ = torch.Tensor.add_
 requires_grad_ = torch.Tensor.requires_grad_
 is_floating_point = torch.Tensor.is_floating_point
 untyped_storage = torch.Tensor.untyped_storage
+data_ptr = torch.Tensor.data_ptr
+storage_offset = torch.Tensor.storage_offset
+stride = torch.Tensor.stride
 register_post_accumulate_grad_hook: Callable[
     [torch.Tensor, Callable[[torch.Tensor], None]], torch.utils.hooks.RemovableHandle
 ] = torch.Tensor.register_post_accumulate_grad_hook

@@ -43,6 +43,7 @@ class InputMark:
 
     hooks: int  # hooks left on it after the call
     written: bool  # its version counter moved during the call
+    moved: bool  # its storage, storage offset, size or strides changed during the call
     accumulated: int  # gradients accumulated into its .grad during the call
     grad_kept: bool | None  # its .grad before the call is its .grad after it (None: it had none)
     reaches: bool  # a later backward through it brings its gradient to .grad unchanged
@@ -198,9 +199,10 @@ def _is_mark(raw: object) -> TypeGuard[dict[str, Any]]:
     return (
         isinstance(raw, dict)
         and set(raw)
-        == {"hooks", "written", "accumulated", "grad_kept", "reaches", "backward_error"}
+        == {"hooks", "written", "moved", "accumulated", "grad_kept", "reaches", "backward_error"}
         and _is_count(raw["hooks"])
         and isinstance(raw["written"], bool)
+        and isinstance(raw["moved"], bool)
         and _is_count(raw["accumulated"])
         and (raw["grad_kept"] is None or isinstance(raw["grad_kept"], bool))
         and isinstance(raw["reaches"], bool)

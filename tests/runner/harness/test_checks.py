@@ -317,6 +317,17 @@ ACCUMULATOR_HOOK = (
             "the call replaced the .grad tensor of the input w with a new one",
         ),
         (
+            "def f(x, w):\n    x.data = x.data.clone()\n    return w.detach() * 1\n",
+            "the call replaced the storage of the input x (x.data = ...), so the caller's x no "
+            "longer shares memory as it did; leave the caller's tensors as they were",
+        ),
+        (
+            # Equal values, the same version, another storage and stride.
+            "def f(x, w):\n    w.data = w.data.repeat_interleave(2)[::2]\n"
+            "    return w.detach() * 1\n",
+            "the call replaced the storage of the input w (x.data = ...)",
+        ),
+        (
             ACCUMULATOR_HOOK.format(hook="node.register_prehook(lambda grads: (grads[0] * 0,))"),
             "a later backward through the input w does not reach w.grad unchanged: the call "
             "left a hook on w's gradient path; leave the caller's tensors as they were",
@@ -347,6 +358,8 @@ ACCUMULATOR_HOOK = (
         "value-preserving write",
         "grad put back",
         "grad rebound",
+        "data replaced by a copy",
+        "data replaced by a strided copy",
         "accumulator pre-hook",
         "accumulator pre-hook passing ones",
         "accumulator post-hook",
@@ -405,6 +418,13 @@ def test_purity_allows_the_writes_and_accumulations_the_reference_makes_itself()
         "case 1: the call accumulated gradients into the .grad of the input x twice, where "
         "once is expected"
     )
+
+
+def test_purity_allows_a_storage_the_reference_replaces_itself() -> None:
+    swap = "def f(x, w):\n    x.data = x.data.clone()\n    return w.detach() * 1\n"
+    checks = case("purity", args=GRAD_ARGS)
+    assert grade(swap, swap, checks)[0] == 1.0
+    assert grade("def f(x, w):\n    return w.detach() * 1\n", swap, checks)[0] == 1.0
 
 
 def test_purity_keeps_gradients_usable_for_the_gradients_check() -> None:

@@ -88,3 +88,40 @@ def test_an_input_without_a_grad_before_the_call_has_none_to_keep() -> None:
     (mark,) = _marked_after(lambda x: (x * 2).sum().backward(), [x])
     assert mark["grad_kept"] is None
     assert x.grad is not None
+
+
+@pytest.mark.parametrize(
+    ("call", "moved"),
+    [
+        (lambda x: setattr(x, "data", x.data.clone()), True),
+        (
+            lambda x: setattr(
+                x, "data", x.data.permute(0, 3, 1, 2).contiguous().permute(0, 2, 3, 1)
+            ),
+            True,
+        ),
+        (lambda x: setattr(x, "data", x.data), False),
+        (lambda x: x.data.mul_(1), False),
+        (lambda x: x.detach().clone().mul_(2), False),
+    ],
+    ids=["copy", "copy in other strides", "same data", "in place", "a copy"],
+)
+def test_whether_the_call_moved_the_input_to_another_storage_or_layout(
+    call: Callable[[torch.Tensor], Any], moved: bool
+) -> None:
+    buffer = torch.randn(2, 2, 3, 4, 5)
+    x = buffer[1]  # a view, as of a loader's buffer
+    (mark,) = _marked_after(call, [x])
+    assert mark["moved"] is moved
+    assert torch.equal(x, buffer[1])
+    assert (x.data_ptr() == buffer[1].data_ptr()) is not moved
+
+
+def test_a_storage_freed_and_refilled_at_the_same_address_still_moved() -> None:
+    def refill(x: torch.Tensor) -> None:
+        values = x.tolist()
+        x.data = torch.empty(0)  # frees x's storage, unless the harness holds it
+        x.data = torch.tensor(values)  # which the allocator would give back here
+
+    (mark,) = _marked_after(refill, [torch.randn(64, 64)])
+    assert mark["moved"] is True

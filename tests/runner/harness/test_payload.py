@@ -125,6 +125,7 @@ def test_a_well_formed_hand_made_payload_is_accepted() -> None:
                                 {
                                     "hooks": 0,
                                     "written": 0,
+                                    "moved": False,
                                     "accumulated": 1,
                                     "grad_kept": None,
                                     "reaches": True,
