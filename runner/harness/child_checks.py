@@ -132,7 +132,8 @@ def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) ->
     A backward that reads the edited tensor from ctx.saved_tensors is refused by autograd
     (the saved tensor's version changed); one that kept it as a plain attribute of ctx
     computes from the edited values. `plain_grads`, without an edit, is what the answer is
-    judged by.
+    judged by. A copy kept on ctx is out of reach of these edits: `ctx_tensors` names the
+    tensors the call's ctx holds as plain attributes.
     """
     upstream, recorded = _case_upstream(case), ctx.record["values"]
     edits: tuple[tuple[str, Callable[[Any, Inputs], list[torch.Tensor]] | None], ...] = (
@@ -147,6 +148,8 @@ def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) ->
         except StudentError as error:
             recorded[key] = bad(error_text(error))
             continue
+        if edited is None:
+            recorded["ctx_tensors"] = ctx.encode(_ctx_tensors(output))
         if edited is not None and not _edited_unrecorded(ctx, edited(output, inputs)):
             # A tensor that cannot be written in place (an expanded view, say) cannot be
             # read back edited either: nothing to judge.
@@ -159,6 +162,44 @@ def check_saved_tensors(case: Case, check: Check, ctx: ChildContext, *_: Any) ->
             recorded[key] = ctx.encode(REFUSED_AFTER_EDIT) if refused else bad(error_text(error))
             continue
         recorded[key] = ctx.encode(input_grads(inputs))
+
+
+def _ctx_tensors(output: Any) -> list[str]:
+    """Where the ctx of each custom Function whose output this is keeps a tensor as a plain
+    attribute (`ctx.out`, `ctx.kept[0]`), one level into lists, tuples and dicts."""
+    names: list[str] = []
+    nodes: list[object] = []
+    for root in _roots(output):
+        node = pristine.grad_fn_of(root)
+        if not pristine.isinstance_(node, pristine.BackwardCFunction) or any(
+            node is seen for seen in nodes
+        ):
+            continue
+        nodes.append(node)
+        for name, value in pristine.list_(pristine.dict_(pristine.vars_(node)).items()):
+            label = name if pristine.type_(name) is str else "..."
+            names.extend(_tensors_named(f"ctx.{label}", value))
+    return names
+
+
+def _tensors_named(name: str, value: Any) -> list[str]:
+    if pristine.isinstance_(value, pristine.Tensor):
+        return [name]
+    kind = pristine.type_(value)
+    if kind is list or kind is tuple:
+        items = pristine.list_(pristine.enumerate_(value))
+    elif kind is dict:
+        items = pristine.list_(value.items())
+    else:
+        return []
+    return [
+        f"{name}[{_key(key)}]" for key, item in items if pristine.isinstance_(item, pristine.Tensor)
+    ]
+
+
+def _key(key: Any) -> str:
+    kind = pristine.type_(key)
+    return pristine.repr_(key) if kind is str or kind is int else "..."
 
 
 def _floating(inputs: Inputs) -> list[torch.Tensor]:

@@ -184,6 +184,14 @@ SAVED_ELSEWHERE = (
 )
 
 
+# A copy kept on ctx is out of reach of the edits above; the reference keeps none there.
+KEPT_ON_CTX = (
+    "the forward kept a tensor as {names} instead of saving it with ctx.save_for_backward "
+    "(autograd then cannot check it was not changed in place before backward)"
+)
+_MAX_NAMES, _MAX_NAME = 5, 80
+
+
 def saved_tensors(j: JudgeInput) -> Outcome:
     expected, labels = j.ref("plain_grads"), j.grad_labels
     plain = compare_gradients(
@@ -198,6 +206,11 @@ def saved_tensors(j: JudgeInput) -> Outcome:
         grads = compare_gradients(edited, expected, j.tolerance, labels)
         if not grads.ok:
             return _labelled(grads, SAVED_ELSEWHERE.format(what=what)).as_kind("gradients")
+    kept = student_value(j.student, "ctx_tensors")
+    if not j.ref("ctx_tensors") and isinstance(kept, list) and kept:
+        names = ", ".join(str(name)[:_MAX_NAME] for name in kept[:_MAX_NAMES])
+        more = f" and {len(kept) - _MAX_NAMES} more" if len(kept) > _MAX_NAMES else ""
+        return Outcome(False, KEPT_ON_CTX.format(names=names + more), kind="graph")
     return Outcome(True)
 
 

@@ -52,6 +52,8 @@ Function = torch.autograd.Function
 # The inherited `apply`, called with the answer's class: an answer that overrides `apply`
 # would otherwise be graded on whatever it computes there, its forward and backward unused.
 function_apply: Callable[..., Any] = torch.autograd.Function.__dict__["apply"].__func__
+# The class of a custom Function's ctx, which is also its node in the graph (an output's grad_fn).
+BackwardCFunction = torch.autograd.function.BackwardCFunction
 strided = torch.strided
 float32 = torch.float32
 float64 = torch.float64
@@ -157,6 +159,9 @@ tuple_: type[tuple[Any, ...]] = builtins.tuple
 compile_ = builtins.compile
 exec_ = builtins.exec
 getattr_ = builtins.getattr
+vars_ = builtins.vars
+enumerate_ = builtins.enumerate
+repr_ = builtins.repr
 setattr_ = builtins.setattr
 ModuleType = types.ModuleType
 

@@ -112,6 +112,12 @@ FAKES_THE_REFUSAL = _square_function(
 )
 
 
+KEPT_ON_CTX_MESSAGE = (
+    "the forward kept a tensor as {names} instead of saving it with ctx.save_for_backward "
+    "(autograd then cannot check it was not changed in place before backward)"
+)
+
+
 def _saved_tensors_case() -> list[dict[str, Any]]:
     return case("saved_tensors", args=[{**POSITIVE_INPUT, "requires_grad": True}])
 
@@ -137,23 +143,24 @@ def test_saved_tensors_has_nothing_to_judge_on_an_output_that_cannot_be_edited()
         "y = ctx.y", "(y,) = ctx.saved_tensors"
     )
     checks = case("saved_tensors", args=[{**POSITIVE_INPUT, "requires_grad": True}])
-    assert grade(expanded, reference, checks)[0] == 1.0
+    assert grade(reference, reference, checks)[0] == 1.0
+    # Only ctx is left to judge by.
+    _score, results, _status, _message = grade(expanded, reference, checks)
+    assert only_message(results) == "case 1: " + KEPT_ON_CTX_MESSAGE.format(names="ctx.y")
 
 
-@pytest.mark.parametrize("saves", ["ctx.save_for_backward(y)", "ctx.y = y"])
-def test_saved_tensors_passes_an_output_returned_as_a_view_autograd_refuses_once_edited(
-    saves: str,
-) -> None:
+def test_saved_tensors_passes_an_output_returned_as_a_view_autograd_refuses_once_edited() -> None:
     # Autograd refuses backward through an edited view returned by a Function ("Output 0 of
     # Square is a view and its base ... has been modified inplace"): a refusal, as for a
-    # tensor kept with save_for_backward, not the answer's error. (The backward reads a copy
-    # of x, so the check's edit of the input changes nothing it reads.)
-    viewed = (
-        _square_function(saves, "return grad * 2 * ctx.x", name="Square")
-        .replace("        y = x * x\n", "        y = x * x\n        ctx.x = x.detach().clone()\n")
-        .replace("        return y\n", "        return y.view(-1).view(3, 4)\n")
-    )
+    # tensor kept with save_for_backward, not the answer's error.
+    viewed = SAVED.replace("        return y\n", "        return y.view(-1).view(3, 4)\n")
     assert grade(viewed, SAVED, _saved_tensors_case())[0] == 1.0
+    # Kept on ctx instead, the view's refusal leaves only ctx to judge by.
+    kept = viewed.replace("ctx.save_for_backward(y)", "ctx.y = y").replace(
+        "(y,) = ctx.saved_tensors", "y = ctx.y"
+    )
+    _score, results, _status, _message = grade(kept, SAVED, _saved_tensors_case())
+    assert only_message(results) == "case 1: " + KEPT_ON_CTX_MESSAGE.format(names="ctx.y")
 
 
 @pytest.mark.parametrize("keeps", ["ctx.x = x", "ctx.x = x.detach()"])
@@ -169,6 +176,34 @@ def test_saved_tensors_fails_an_input_kept_as_a_plain_attribute_of_ctx(keeps: st
 def test_saved_tensors_passes_an_input_kept_with_save_for_backward() -> None:
     saved = _square_function(
         "ctx.save_for_backward(x)", "(x,) = ctx.saved_tensors\nreturn grad * 2 * x"
+    )
+    assert grade(saved, SAVED, _saved_tensors_case())[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("keeps", "reads", "names"),
+    [
+        ("ctx.y = y.clone()", "y = ctx.y", "ctx.y"),
+        ("ctx.x = x.detach().clone()", "y = ctx.x * ctx.x", "ctx.x"),
+        ("ctx.kept = [y.clone()]", "y = ctx.kept[0]", "ctx.kept[0]"),
+        ("ctx.kept = {'y': y.clone()}", "y = ctx.kept['y']", "ctx.kept['y']"),
+        ("ctx.a = x.clone()\n        ctx.b = y.clone()", "y = ctx.b", "ctx.a, ctx.b"),
+    ],
+)
+def test_saved_tensors_fails_a_private_copy_kept_on_ctx(keeps: str, reads: str, names: str) -> None:
+    # A copy is out of reach of the check's edits: only ctx itself shows it.
+    kept_on_ctx = _square_function(keeps, f"{reads}\nreturn grad * 2 * y.sqrt()")
+    score, results, _status, _message = grade(kept_on_ctx, SAVED, _saved_tensors_case())
+    assert score == 0.0
+    assert only_message(results) == "case 1: " + KEPT_ON_CTX_MESSAGE.format(names=names)
+
+
+def test_saved_tensors_passes_numbers_and_flags_kept_on_ctx_beside_saved_tensors() -> None:
+    saved = _square_function(
+        "ctx.save_for_backward(y)\n        ctx.dim = 1\n        ctx.dtype = x.dtype\n"
+        "        ctx.shape = [x.shape, 2.0]\n        ctx.wants = ctx.needs_input_grad",
+        "(y,) = ctx.saved_tensors\nassert ctx.wants[0] and ctx.dim == 1\n"
+        "return (grad * 2 * y.sqrt()).to(ctx.dtype)",
     )
     assert grade(saved, SAVED, _saved_tensors_case())[0] == 1.0
 
