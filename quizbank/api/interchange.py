@@ -68,7 +68,9 @@ class BankImportApi(APIView):
     def post(self, request: Request, course_id: int) -> Response:
         """Import a Moodle XML, GIFT or QTI file into the course (authors): every question the
         bank can hold, in one transaction, or nothing; `skipped` says what was left out and
-        why. A refused file (`file_refused`, `file_too_large`) writes nothing."""
+        why. A refused file (`file_refused`, `file_too_large`) writes nothing. 201 when the
+        import created or changed a question; 200 when it wrote nothing (a dry run, a file
+        whose questions the bank holds already, or one whose every question was skipped)."""
         course = access_course(request.user, course_id, AUTHORS)
         params = self.InputSerializer(data=request.data)
         params.is_valid(raise_exception=True)
@@ -82,7 +84,7 @@ class BankImportApi(APIView):
             dry_run=params.validated_data["dry_run"],
             user=request.user if isinstance(request.user, User) else None,
         )
-        code = status.HTTP_200_OK if report.dry_run else status.HTTP_201_CREATED
+        code = status.HTTP_201_CREATED if report.wrote_anything() else status.HTTP_200_OK
         return Response(self.OutputSerializer(report.as_dict()).data, status=code)
 
 

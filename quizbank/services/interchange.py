@@ -55,6 +55,12 @@ class InterchangeReport:
     def counts(self) -> dict[str, int]:
         return dict(Counter(question.outcome for question in self.questions))
 
+    def wrote_anything(self) -> bool:
+        """Whether the import created or changed a question (never so for a dry run)."""
+        return not self.dry_run and any(
+            question.outcome in ("created", "updated") for question in self.questions
+        )
+
     def by_type(self) -> dict[str, int]:
         return dict(Counter(question.type for question in self.questions))
 

@@ -50,6 +50,20 @@ def test_an_author_imports_and_gets_the_report(course: Course) -> None:
     assert course.questions.get().slug == "numerical-001"
 
 
+def test_an_import_that_writes_nothing_answers_200_not_201(course: Course) -> None:
+    client = client_for(course, Role.AUTHOR)
+    assert upload(client, course, NUMERICAL.read_bytes()).status_code == 201
+    again = upload(client, course, NUMERICAL.read_bytes())
+    assert again.status_code == 200, again.content
+    assert again.json()["counts"] == {"unchanged": 1}
+    only_skipped = b"<quiz><question type='cloze'><name><text>C</text></name></question></quiz>"
+    skipped = upload(client, course, only_skipped)
+    assert skipped.status_code == 200, skipped.content
+    assert skipped.json()["counts"] == {}
+    assert len(skipped.json()["skipped"]) == 1
+    assert course.questions.count() == 1
+
+
 def test_a_dry_run_previews_and_writes_nothing(course: Course) -> None:
     client = client_for(course, Role.AUTHOR)
     reply = upload(client, course, NUMERICAL.read_bytes(), dry_run="true")
