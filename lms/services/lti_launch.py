@@ -144,20 +144,29 @@ def user_for_launch(claims: LaunchClaims) -> User:
     namespace = lti_namespace(claims.issuer)
     known = ExternalIdentity.objects.filter(namespace=namespace, external_id=claims.subject)
     identity = known.select_related("user").first()
-    if identity is not None and not identity.user.is_active:
-        raise LaunchRefused("This account is deactivated.")
-    if identity is not None:
+    if identity is None:
         try:
-            refuse_site_admin(identity.user)
-        except SiteAdminAccount as exc:
-            raise LaunchRefused(exc.message) from exc
-        _profile_refresh(identity.user, claims)
-        return identity.user
+            return _user_created(namespace, claims)
+        except IntegrityError:
+            # A second launch of a new user (two tabs) created the account first; use it.
+            identity = known.select_related("user").get()
+    if not identity.user.is_active:
+        raise LaunchRefused("This account is deactivated.")
+    try:
+        refuse_site_admin(identity.user)
+    except SiteAdminAccount as exc:
+        raise LaunchRefused(exc.message) from exc
+    _profile_refresh(identity.user, claims)
+    return identity.user
+
+
+def _user_created(namespace: str, claims: LaunchClaims) -> User:
     digest = hashlib.sha256(f"{namespace} {claims.subject}".encode()).hexdigest()[:16]
-    user = User(username=free_username(f"lti-{digest}"), **launch_profile(claims))
-    user.set_unusable_password()
-    user.save()
-    ExternalIdentity.objects.create(namespace=namespace, external_id=claims.subject, user=user)
+    with transaction.atomic():
+        user = User(username=free_username(f"lti-{digest}"), **launch_profile(claims))
+        user.set_unusable_password()
+        user.save()
+        ExternalIdentity.objects.create(namespace=namespace, external_id=claims.subject, user=user)
     return user
 
 
