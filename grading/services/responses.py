@@ -200,16 +200,18 @@ def response_autosave(
                 f"The attempt has no question at position {position}.",
                 fields={"position": ["No such question in this attempt."]},
             )
+        # An answer the question cannot take is refused as such whatever its version: a
+        # reload would not make it valid.
+        value = answer_validate(content=response.question_version.content, answer=answer)
+        value = answer_as_stored(response=response, answer=value)
         if version != response.version:
-            if version < response.version and _already_saved(response, answer):
+            if version < response.version and value == response.answer:
                 return response  # a save sent again after its reply was lost: it landed
             raise StaleVersion(
                 f"This answer was edited from version {version}, but the saved answer is at "
                 f"version {response.version}: reload it, then save again.",
                 fields={"current_version": [str(response.version)]},
             )
-        value = answer_validate(content=response.question_version.content, answer=answer)
-        value = answer_as_stored(response=response, answer=value)
         response.answer = value
         response.version += 1
         response.saved_at = now
@@ -220,16 +222,6 @@ def response_autosave(
         locked.last_activity_at = now
         locked.save(update_fields=["last_activity_at"])
     return response
-
-
-def _already_saved(response: Response, answer: Any) -> bool:
-    """Whether `answer` is what the response holds now: an earlier version's save that
-    changes nothing is no conflict (a client resends a save whose reply it never got)."""
-    try:
-        value = answer_validate(content=response.question_version.content, answer=answer)
-    except InvalidAnswer:
-        return False
-    return bool(answer_as_stored(response=response, answer=value) == response.answer)
 
 
 # Grade one response when its attempt is submitted.

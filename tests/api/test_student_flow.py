@@ -102,6 +102,19 @@ def test_a_stale_autosave_is_refused_with_the_current_version(
     assert Response.objects.get(attempt_id=attempt["id"], position=0).answer == {"choice": 2}
 
 
+def test_an_invalid_answer_is_refused_as_invalid_even_from_a_stale_version(
+    world: World, student_api: APIClient
+) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    assert save(student_api, attempt["id"], 0, {"choice": 2}, version=0).status_code == 200
+
+    invalid = save(student_api, attempt["id"], 0, {"choice": "two"}, version=0)
+
+    assert invalid.status_code == 400, invalid.content
+    assert list(invalid.json()["error"]["fields"]) == ["answer.choice"]
+    assert Response.objects.get(attempt_id=attempt["id"], position=0).answer == {"choice": 2}
+
+
 def test_submitting_twice_returns_the_same_result_and_grades_once(
     world: World, student_api: APIClient
 ) -> None:
