@@ -1,6 +1,7 @@
 """The release page of a quiz: what is not final yet, then release (examiners)."""
 
 from datetime import datetime
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -23,7 +24,7 @@ from grading.services.release import (
     released_not_final,
 )
 from quizbank.access import access_quiz
-from quizbank.models import Role
+from quizbank.models import Quiz, Role
 
 
 @login_required
@@ -32,24 +33,34 @@ def quiz_release_page(request: HttpRequest, quiz_id: int) -> HttpResponse:
     """GET: the answers a release would show before they are final; POST: release."""
     quiz = access_quiz(request.user, quiz_id, roles=[Role.EXAMINER])
     if request.method == "POST" and isinstance(request.user, User):
+        override = _override(request) if "override" in request.POST else None
+        now = timezone.now()
         try:
-            override = _override(request) if "override" in request.POST else None
-            now = timezone.now()
             release = quiz_results_release(
                 quiz=quiz, actor=request.user, now=now, override=override
             )
-            messages.success(request, _released(release, now))
         except DomainError as refused:
             messages.error(request, f"Not released: {refused.message}")
+            if override is None:
+                return redirect("grading-pages:quiz-release", quiz_id=quiz.pk)
+            # The reason is shown again as typed: the answers listed may have changed since
+            # the page was loaded, and releasing anyway with the fresh list needs it again.
+            context = _context(quiz, typed_reason=request.POST.get("reason", ""))
+            return render(request, "grading/release.html", context)
+        messages.success(request, _released(release, now))
         return redirect("grading-pages:quiz-release", quiz_id=quiz.pk)
-    context = {
+    return render(request, "grading/release.html", _context(quiz, typed_reason=None))
+
+
+def _context(quiz: Quiz, *, typed_reason: str | None) -> dict[str, Any]:
+    return {
         "quiz": quiz,
         "blockers": release_blockers(quiz),
         "released_pending": released_not_final(quiz),
         "pending": release_pending_attempts(quiz).count(),
         "history": quiz_release_history(quiz).select_related("actor"),
+        "typed_reason": typed_reason,
     }
-    return render(request, "grading/release.html", context)
 
 
 def _released(release: QuizRelease, now: datetime) -> str:
