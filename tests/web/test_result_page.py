@@ -107,3 +107,20 @@ def test_a_shuffled_choices_feedback_names_the_choice_the_student_picked() -> No
     assert api["responses"][0]["feedback"]["choices"] == [
         {"choice": 0, "feedback": "One axis too many."}
     ]
+
+
+def test_a_written_answer_keeps_its_paragraphs_and_line_breaks_escaped() -> None:
+    # The answer was one <p>, so a student's paragraphs (and a live viva's notes) ran into
+    # one line on the result page, while the marking page showed them apart.
+    staff, _ = staffed_quiz(SINGLE, VIVA, points="4")
+    text = "First, <b>grads</b> add up.\nSo they are zeroed.\n\nSecond paragraph & more."
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": text}})
+    client = Client()
+    client.force_login(staff.student)
+
+    page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+
+    assert (
+        '<div class="answer-text"><p>First, &lt;b&gt;grads&lt;/b&gt; add up.<br>So they are zeroed.'
+        "</p>\n\n<p>Second paragraph &amp; more.</p></div>"
+    ) in page
