@@ -71,6 +71,25 @@ def points(value: object) -> str:
 
 
 @register.filter
+def chosen_levels(levels: object, rubric: object) -> str:
+    """A mark's chosen levels as the rubric names them ("Full (2), Partial (1)"): the stored
+    indexes count from 0, and beside a rubric whose levels count from 1 they misread."""
+    if not isinstance(levels, list) or not isinstance(rubric, list):
+        return ""
+    return ", ".join(
+        _level_name(level, criterion) for level, criterion in zip(levels, rubric, strict=False)
+    )
+
+
+def _level_name(level: object, criterion: object) -> str:
+    options = criterion.get("levels", []) if isinstance(criterion, dict) else []
+    if not isinstance(level, int) or not 0 <= level < len(options):
+        return "no level"
+    chosen = options[level]
+    return f"{chosen.get('label', '')} ({points(chosen.get('points'))})"
+
+
+@register.filter
 def has_feedback(feedback: object) -> bool:
     """Whether an answer's feedback has anything to show under its heading."""
     shown = ("answer", "choices", "general", "message", "cases", "marks")
