@@ -136,13 +136,17 @@ def _save(
 def question_list_page(request: HttpRequest, course_id: int) -> HttpResponse:
     """The course's questions, by topic, filtered by topic and type; POST adds a topic."""
     course = access_course(request.user, course_id, roles=AUTHORS)
+    refused_topic = None
     if request.method == "POST":
+        title = request.POST.get("title", "")[:400]
         try:
-            added = topic_create(course=course, title=request.POST.get("title", "")[:400])
-            messages.success(request, f"Added the topic {added.title}.")
+            added = topic_create(course=course, title=title)
         except DomainError as refused:
-            messages.error(request, refused.message)
-        return redirect("quizbank-pages:question-list", course_id=course.pk)
+            # Shown beside the field with the title as typed, rather than lost to a redirect.
+            refused_topic = {"title": title, "error": refused.message}
+        else:
+            messages.success(request, f"Added the topic {added.title}.")
+            return redirect("quizbank-pages:question-list", course_id=course.pk)
     questions = course_questions(course)
     topics = list(course.topics.order_by("position"))
     topic, qtype = request.GET.get("topic", ""), request.GET.get("type", "")
@@ -158,6 +162,7 @@ def question_list_page(request: HttpRequest, course_id: int) -> HttpResponse:
         "types": QuestionType.choices,
         "chosen": {"topic": topic, "type": qtype},
         "max_title": MAX_TITLE,
+        "refused_topic": refused_topic,
     }
     return render(request, "quizbank/author/questions.html", context)
 

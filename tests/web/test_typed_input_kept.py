@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from grading.services.release import release_blockers
-from quizbank.models import ReleasePolicy
+from quizbank.models import ReleasePolicy, Role
 from tests.grading.content import SINGLE, VIVA
 from tests.grading.factories import (
     browser_as,
@@ -53,3 +53,18 @@ def test_a_refused_plain_release_still_redirects_back_to_the_page() -> None:
 
     assert refused.status_code == 302
     assert "<details open>" not in browser_as(staff.examiner).get(url).text
+
+
+def test_a_refused_topic_keeps_its_typed_title_beside_the_error() -> None:
+    staff, _ = staffed_quiz(SINGLE)  # its course has a topic titled "Autograd"
+    author = staff.course.memberships.create(user=new_user(), role=Role.AUTHOR).user
+    url = reverse("quizbank-pages:question-list", args=[staff.course.pk])
+
+    refused = browser_as(author).post(url, {"title": "AUTOGRAD"})
+
+    assert refused.status_code == 200
+    assert 'value="AUTOGRAD" aria-invalid="true"' in refused.text
+    assert 'id="new-topic-error" role="alert">Not added: the course already has a topic' in (
+        refused.text
+    )
+    assert staff.course.topics.count() == 1
