@@ -253,14 +253,16 @@ def marker_agreement_svg(
         marks.append(_question_heading(y + GAP, number, title))
         y += GAP + ROW
         for row in criteria:
-            marks.append(_text(12, y + 13, f"{_short(row.criterion, 20)} ({row.pairs} pairs)"))
+            pairs = f"{row.pairs} pair{pluralize(row.pairs)}"
+            marks.append(_text(12, y + 13, f"{_short(row.criterion, 20)} ({pairs})"))
             exact = f"exact {row.exact_rate:.0%}"
             marks.append(_hbar(y, row.exact_rate, BAR_COLOUR, exact, row.criterion))
             gap = f"mean gap {row.mean_gap:.2f} of {row.levels - 1}"
             marks.append(_hbar(y + ROW, row.gap_share, "url(#mean-gap)", gap, row.criterion))
             y += 2 * ROW + 2
     desc = (
-        f"{len(rows)} criteria marked by two examiners: a solid bar for the share of answers "
+        f"{len(rows)} {'criterion' if len(rows) == 1 else 'criteria'} marked by two examiners: "
+        "a solid bar for the share of answers "
         "given the same level, a striped bar for the mean gap in levels out of the widest possible"
     )
     return _svg("Marker agreement", desc, marks, height=y + GAP, described_by=described_by)
