@@ -59,12 +59,18 @@ def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: 
 
 
 def _next_unmarked(request: HttpRequest, after: int) -> int | None:
+    """The next answer in the queue that waits for this examiner's mark, after `after` or else
+    from the start (one skipped earlier is not left behind while the page says none is)."""
     rows = (
         marking_queue(request.user)
-        .filter(pk__gt=after)
+        .exclude(pk=after)
         .exclude(marking__status__in=[MarkingStatus.FINAL, MarkingStatus.MODERATED])
+        .exclude(marks__marker_id=request.user.pk)
+        .order_by("pk")
+        .values_list("pk", flat=True)
     )
-    return rows.order_by("pk").values_list("pk", flat=True).first()
+    later = rows.filter(pk__gt=after).first()
+    return later if later is not None else rows.first()
 
 
 @login_required
