@@ -33,7 +33,11 @@ supervise() {
   shift 2
   trap 'kill "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 0' INT TERM
   while true; do
-    "$@" >>"$log" 2>&1 &
+    # In a process group of its own: Ctrl-C (or a signal to make run's group) reaches only
+    # this loop, which stops the command's main process; a Celery worker's pool children
+    # signalled at the same moment can die holding the pool's queue lock and leave the
+    # worker's shutdown waiting on it for ever.
+    setsid "$@" >>"$log" 2>&1 &
     child=$!
     status=0
     wait "$child" || status=$?

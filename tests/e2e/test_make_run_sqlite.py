@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -46,7 +46,7 @@ REQUEST_TIMEOUT_S = 180.0
 
 @dataclass(frozen=True)
 class Site:
-    group: int  # the process group of run-dev.sh and everything it started
+    group: int  # run-dev.sh's pid, and its process group
     port: int
     database: Path
     quiz: int
@@ -112,8 +112,7 @@ def _interruptible() -> None:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    # Ctrl-C to the whole group, as a person stops `make run` (a group-wide SIGTERM also hits
-    # the worker's pool processes and leaves the worker waiting for them).
+    # Ctrl-C to the whole group, as a person stops `make run`.
     stop_group(process, first=signal.SIGINT, timeout_s=90)
 
 
@@ -162,7 +161,24 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             data["source"],
         )
     finally:
+        started = descendants(process.pid)
         _stop(process)
+        _assert_all_stopped(started)
+
+
+def _assert_all_stopped(started: dict[int, bytes]) -> None:
+    """Ctrl-C stops everything `make run` started, the worker included (a worker whose pool
+    children were signalled with it could wait for ever on their queue lock); any left is
+    killed, then reported."""
+    deadline = time.monotonic() + 30
+    while (left := {pid for pid in started if Path(f"/proc/{pid}").exists()}) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.5)
+    for pid in left:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"still running after Ctrl-C: {[started[pid] for pid in left]}"
 
 
 def _at_once(calls: list[Callable[[], Any]]) -> list[Any]:
@@ -290,21 +306,45 @@ def test_ten_concurrent_submits_of_one_attempt_all_answer_200_and_grade_it_once(
     assert _job_records(site, [job_id]) == {job_id: ("finished", "ok", 1.0, 1)}
 
 
-def _worker_main_processes(group: int) -> set[int]:
-    """The pids of the Celery worker main processes in the group (not their pool children)."""
-    found: dict[int, int] = {}
+def _processes() -> dict[int, tuple[int, bytes]]:
+    """Every process: pid -> (parent pid, command line)."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            # Celery retitles its processes ("[celeryd: ...:MainProcess] ... (worker -Q ...)").
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue  # it ended meanwhile
-        if int(fields[2]) == group and b"celery" in command and b"worker" in command:
-            found[int(entry.name)] = int(fields[1])  # pid -> parent
-    return {pid for pid, parent in found.items() if parent not in found}
+        found[int(entry.name)] = (int(fields[1]), command)
+    return found
+
+
+def descendants(root: int) -> dict[int, bytes]:
+    """The processes started by `root` (run-dev.sh), at any depth: pid -> command line. The
+    worker and beat run in process groups of their own, so the group does not name them."""
+    processes = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in processes.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = {}, list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found[pid] = processes[pid][1]
+        todo += children.get(pid, [])
+    return found
+
+
+def _worker_main_processes(root: int) -> set[int]:
+    """The pids of the Celery worker main processes run-dev.sh started (not their pool
+    children). Celery retitles its processes ("[celeryd: ...:MainProcess] ... (worker -Q ...)")."""
+    workers = {
+        pid
+        for pid, command in descendants(root).items()
+        if b"celery" in command and b"worker" in command
+    }
+    return {pid for pid in workers if _processes().get(pid, (0, b""))[0] not in workers}
 
 
 def test_a_killed_worker_is_started_again_and_grades_the_next_answer(site: Site) -> None:
