@@ -20,7 +20,7 @@ from grading.api.presenters import attempt_view
 from grading.models import AttemptStatus
 from grading.models.viva_sessions import VivaSession
 from grading.selectors import access_attempt, access_own_attempt
-from grading.services.attempts import attempt_start
+from grading.services.attempts import MACHINE_GRADING, attempt_start
 from grading.services.responses import attempt_close_if_overdue
 from quizbank.access import access_quiz
 from quizbank.models import Role
@@ -100,5 +100,7 @@ def attempt_result_page(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "pygments_css": pygments_css(),
         # A live viva's answers are the examiner's notes of what the student said.
         "live_viva": VivaSession.objects.filter(attempt=attempt).exists(),
+        # The page polls only while the runner grades; a person's marking can take days.
+        "machine_grading": any(r["status"] in MACHINE_GRADING for r in view["responses"]),
     }
     return render(request, "web/result.html", context)

@@ -50,7 +50,9 @@ def attempt_is_overdue(attempt: Attempt, now: datetime) -> bool:
 
 # Recompute an attempt's total from its responses and mark it graded when complete.
 
-PENDING = frozenset({ResponseStatus.QUEUED, ResponseStatus.RUNNING, ResponseStatus.NEEDS_MARKING})
+# A code answer the runner has yet to grade (seconds); then one waiting for a person (days).
+MACHINE_GRADING = frozenset({ResponseStatus.QUEUED, ResponseStatus.RUNNING})
+PENDING = MACHINE_GRADING | {ResponseStatus.NEEDS_MARKING}
 # An answer the grader failed on is not a zero: the attempt waits for its regrade too, so no
 # total (or LMS grade) is final while one is left.
 _NOT_FINAL = PENDING | {ResponseStatus.ERROR}

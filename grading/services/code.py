@@ -14,7 +14,11 @@ from config.commits import commit_without_waiting_for_disk
 from grading.content import reference_source, variant_content
 from grading.models import Response, ResponseStatus
 from grading.scoring.verdict import clamp
-from grading.services.attempts import attempt_lock_through, attempt_refresh_total
+from grading.services.attempts import (
+    MACHINE_GRADING,
+    attempt_lock_through,
+    attempt_refresh_total,
+)
 from runner import api as runner_api
 from runner.contract import parse_code_question
 
@@ -71,7 +75,6 @@ GRADER_FAILED = (
     "an examiner will grade it again."
 )
 logger = logging.getLogger(__name__)
-_WAITING = (ResponseStatus.QUEUED, ResponseStatus.RUNNING)
 
 
 def _case_feedback(case: dict[str, Any]) -> dict[str, Any]:
@@ -120,7 +123,7 @@ def code_result_apply(*, payload: dict[str, Any], now: datetime) -> bool:
         attempt = attempt_lock_through(job_id=job_id)
         if attempt is None:
             return False
-        waiting = Response.objects.filter(job_id=job_id, status__in=_WAITING)
+        waiting = Response.objects.filter(job_id=job_id, status__in=MACHINE_GRADING)
         if not waiting.update(**verdict, graded_at=now):
             return False
         attempt_refresh_total(attempt=attempt, now=now)
@@ -199,7 +202,7 @@ def code_responses_sweep(*, now: datetime, limit: int = 200) -> dict[str, int]:
     that cannot be swept never stops the sweep of the others)."""
     earliest = now - timedelta(seconds=settings.GRADING_STUCK_MARGIN_S)
     stuck = (
-        Response.objects.filter(status__in=_WAITING, attempt__submitted_at__lt=earliest)
+        Response.objects.filter(status__in=MACHINE_GRADING, attempt__submitted_at__lt=earliest)
         .exclude(job_id="")
         .select_related("attempt", "question_version")
         .order_by("attempt__submitted_at", "pk")[:limit]

@@ -98,9 +98,12 @@ def test_a_mark_needs_one_level_per_criterion() -> None:
 def test_a_level_a_criterion_does_not_have_is_refused_naming_the_criterion() -> None:
     with pytest.raises(InvalidMark) as refused:
         rubric_points(RUBRIC, [0, 3])
-    assert refused.value.message == "The criterion 2 (Practice) has no level 3."
+    # Counted from 1, as the marking page numbers levels; the field keeps the request's index.
+    assert refused.value.message == "The criterion 2 (Practice) has 3 levels; there is no level 4."
     assert refused.value.fields == {"levels[1]": ["must be between 0 and 2"]}
-    with pytest.raises(InvalidMark, match="The criterion 1 \\(\\) has no level 0"):
+    with pytest.raises(
+        InvalidMark, match="The criterion 1 \\(\\) has 0 levels; there is no level 1"
+    ):
         rubric_points([{}], [0])
 
 

@@ -8,6 +8,7 @@ import time_machine
 from django.test import Client
 from django.utils import timezone
 
+from grading.models import ResponseStatus
 from grading.models.marking import Mark
 from grading.services.attempts import attempt_start
 from grading.services.responses import attempt_submit, response_autosave
@@ -56,6 +57,23 @@ def test_an_answer_still_pending_says_what_it_waits_for_in_words() -> None:
     page = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
     assert "Waiting for an examiner" in page
     assert "needsmarking" not in page
+
+
+def test_the_page_updates_itself_only_while_the_runner_grades_not_while_a_person_marks() -> None:
+    staff, _ = staffed_quiz(SINGLE, VIVA, points="4")
+    staff.quiz.release_policy = ReleasePolicy.IMMEDIATELY
+    staff.quiz.save()
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"choice": 0}, 1: {"text": "t"}})
+    client = Client()
+    client.force_login(staff.student)
+    waiting_for_a_person = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+    assert "waiting for an examiner to mark them" in waiting_for_a_person
+    assert "hx-trigger" not in waiting_for_a_person
+    # As a code answer waits for the runner (the only answer status set by hand here).
+    attempt.responses.filter(position=0).update(status=ResponseStatus.QUEUED)
+    grading = client.get(f"/attempts/{attempt.pk}/result/").content.decode()
+    assert "This page updates itself" in grading
+    assert 'hx-trigger="every 3s"' in grading
 
 
 def test_feedback_without_cases_is_shown_rather_than_an_empty_heading() -> None:

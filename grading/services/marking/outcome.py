@@ -67,7 +67,9 @@ def rubric_points(rubric: list[dict[str, Any]], levels: list[int]) -> float:
             # Counted from 1 for people; `fields` keeps the request's own index.
             name = f"criterion {index + 1} ({criterion.get('criterion', '')})"
             raise InvalidMark(
-                f"Choose a level for {name}." if level < 0 else f"The {name} has no level {level}.",
+                f"Choose a level for {name}."
+                if level < 0
+                else f"The {name} has {len(options)} levels; there is no level {level + 1}.",
                 fields={f"levels[{index}]": [f"must be between 0 and {len(options) - 1}"]},
             )
         total += float(options[level]["points"])
