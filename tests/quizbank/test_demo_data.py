@@ -25,7 +25,13 @@ def test_it_creates_the_demo_users_with_their_roles_and_prints_the_logins(
     output = load_demo()
 
     roles = set(CourseMembership.objects.values_list("user__username", "role"))
-    assert roles == {("student", "student"), ("examiner", "examiner"), ("author", "author")}
+    # Two examiners: a second mark, and moderating a disagreement, each need another examiner.
+    assert roles == {
+        ("student", "student"),
+        ("examiner", "examiner"),
+        ("examiner2", "examiner"),
+        ("author", "author"),
+    }
     assert User.objects.get(username="admin").is_superuser
     assert User.objects.get(username="student").check_password("student-demo-pass")
     assert "student-demo-pass" in output
