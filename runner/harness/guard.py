@@ -264,7 +264,18 @@ def leftover_state(depths: tuple[int, int] = (0, 0)) -> str | None:
     if pristine.get_default_dtype() != pristine.float32:
         pristine.set_default_dtype(pristine.float32)
         problems.append("the default dtype was left changed")
+    problems.extend(_restore_switches())
     return "; ".join(dict.fromkeys(problems)) or None
+
+
+def _restore_switches() -> list[str]:
+    """Put back every process-wide switch an answer left flipped, naming each."""
+    problems = []
+    for name, read, write, started in pristine.switches:
+        if read() != started:
+            write(started)
+            problems.append(f"the {name} setting was left changed")
+    return problems
 
 
 def _lookup(name: str) -> tuple[object, str, object]:

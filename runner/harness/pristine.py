@@ -131,6 +131,67 @@ set_grad_enabled = torch._C._set_grad_enabled
 is_inference_mode_enabled = torch.is_inference_mode_enabled
 get_default_dtype = torch.get_default_dtype
 set_default_dtype = torch.set_default_dtype
+
+# Process-wide switches torch's public setters flip (`torch.autograd.set_detect_anomaly(True)`
+# left in after debugging, `torch.set_float32_matmul_precision("medium")`), each as: its name
+# in a report, its reader, its writer, and its value when the harness was imported.
+Switch = tuple[str, Callable[[], object], Callable[[Any], object], object]
+_C = torch._C
+_anomaly = (_C.is_anomaly_enabled, _C.is_anomaly_check_nan_enabled, _C.set_anomaly_enabled)
+_deterministic = (
+    _C._get_deterministic_algorithms,
+    _C._get_deterministic_algorithms_warn_only,
+    _C._set_deterministic_algorithms,
+)
+_SDP_GETTERS = (
+    _C._get_flash_sdp_enabled,
+    _C._get_mem_efficient_sdp_enabled,
+    _C._get_math_sdp_enabled,
+    _C._get_cudnn_sdp_enabled,
+)
+_SDP_SETTERS = (
+    _C._set_sdp_use_flash,
+    _C._set_sdp_use_mem_efficient,
+    _C._set_sdp_use_math,
+    _C._set_sdp_use_cudnn,
+)
+
+
+def _sdp_backends() -> tuple[bool, ...]:
+    return tuple(get() for get in _SDP_GETTERS)
+
+
+def _set_sdp_backends(enabled: tuple[bool, ...]) -> None:
+    for set_backend, on in zip(_SDP_SETTERS, enabled, strict=True):
+        set_backend(on)
+
+
+def _switch(name: str, read: Callable[[], object], write: Callable[[Any], object]) -> Switch:
+    return name, read, write, read()
+
+
+switches: tuple[Switch, ...] = (
+    _switch(
+        "anomaly detection",
+        lambda: (_anomaly[0](), _anomaly[1]()),
+        lambda value: _anomaly[2](*value),
+    ),
+    _switch(
+        "deterministic algorithms",
+        lambda: (_deterministic[0](), _deterministic[1]()),
+        lambda value: _deterministic[2](value[0], warn_only=value[1]),
+    ),
+    _switch(
+        "float32 matmul precision",
+        _C._get_float32_matmul_precision,
+        _C._set_float32_matmul_precision,
+    ),
+    _switch(
+        "autograd multithreading", _C._is_multithreading_enabled, _C._set_multithreading_enabled
+    ),
+    _switch("warn always", _C._get_warnAlways, _C._set_warnAlways),
+    _switch("scaled dot-product attention backend", _sdp_backends, _set_sdp_backends),
+)
 function_mode_depth = torch._C._len_torch_function_stack
 dispatch_mode_depth = torch._C._len_torch_dispatch_stack
 autograd_sequence_nr = torch._C._autograd._get_sequence_nr

@@ -144,6 +144,38 @@ def test_gradient_recording_left_off_is_restored_and_reported() -> None:
     assert leftover_state() is None
 
 
+@pytest.mark.parametrize(
+    ("line", "setting"),
+    [
+        ("torch.autograd.set_detect_anomaly(True)", "anomaly detection"),
+        ("torch.autograd.set_detect_anomaly(False, check_nan=False)", "anomaly detection"),
+        ("torch.use_deterministic_algorithms(True, warn_only=True)", "deterministic algorithms"),
+        ("torch.set_float32_matmul_precision('medium')", "float32 matmul precision"),
+        ("torch.autograd.set_multithreading_enabled(False)", "autograd multithreading"),
+        ("torch.set_warn_always(True)", "warn always"),
+        ("torch.backends.cuda.enable_flash_sdp(False)", "scaled dot-product attention backend"),
+    ],
+)
+def test_a_process_wide_switch_left_flipped_is_restored_and_reported(
+    line: str, setting: str
+) -> None:
+    source = f"import torch\ndef f(x):\n    {line}\n    return x * 2\n"
+    reference = "def f(x):\n    return x * 2\n"
+    score, results, _status, _message = grade(source, reference, CASES)
+    assert score == 0.0
+    assert f"the {setting} setting was left changed" in results[0].message
+    assert leftover_state() is None
+
+
+def test_a_switch_flipped_only_inside_a_with_block_passes() -> None:
+    source = (
+        "import torch\ndef f(x):\n    with torch.autograd.detect_anomaly():\n        return x * 2\n"
+    )
+    reference = "def f(x):\n    return x * 2\n"
+    score, _results, status, _message = grade(source, reference, CASES)
+    assert (score, status) == (1.0, Status.OK)
+
+
 def test_the_mode_check_sees_a_mode_replaced_by_another_of_the_same_depth() -> None:
     with Quiet():
         before = mode_stacks()
