@@ -14,8 +14,17 @@ MAX_DEPTH = 16
 Path = tuple[str | int, ...]
 
 # In the order bank files write them.
-TENSOR_KEYS = ("tensor", "dtype", "requires_grad")
-RANDOM_KEYS = ("random", "dtype", "distribution", "low", "high", "scale", "requires_grad")
+TENSOR_KEYS = ("tensor", "dtype", "requires_grad", "contiguous")
+RANDOM_KEYS = (
+    "random",
+    "dtype",
+    "distribution",
+    "low",
+    "high",
+    "scale",
+    "requires_grad",
+    "contiguous",
+)
 
 
 # The most one case or training stage may weigh: weights are shares of the score, and a sum
@@ -84,15 +93,29 @@ def _check_dtype(spec: dict[str, Any], path: Path) -> None:
         raise CaseError(
             (*path, "requires_grad"), f"only floating tensors can require grad, not {dtype}"
         )
+    if not isinstance(spec.get("contiguous", True), bool):
+        raise CaseError((*path, "contiguous"), "must be true or false")
+
+
+def _check_layout(spec: dict[str, Any], shape: tuple[int, ...], path: Path) -> None:
+    # Stored in reversed axis order, as a transpose leaves it: under two axes (or with one of
+    # them of size 1 after reversal) that is still contiguous, and the case would test nothing.
+    if spec.get("contiguous", True) is False and sum(n > 1 for n in shape) < 2:
+        raise CaseError(
+            (*path, "contiguous"),
+            "contiguous: false needs at least two axes longer than 1 to lay out otherwise",
+        )
 
 
 def _validate_tensor(spec: dict[str, Any], path: Path) -> None:
     _check_keys(spec, set(TENSOR_KEYS), path)
     _check_dtype(spec, path)
-    if _shape_of(spec["tensor"]) is None:
+    shape = _shape_of(spec["tensor"])
+    if shape is None:
         raise CaseError(
             (*path, "tensor"), "must be a number or a rectangular nested list of numbers"
         )
+    _check_layout(spec, shape, path)
 
 
 def _shape_of(data: object, depth: int = 0) -> tuple[int, ...] | None:
@@ -127,6 +150,7 @@ def _validate_random(spec: dict[str, Any], path: Path) -> None:
         if key in spec and not is_number(spec[key]):
             raise CaseError((*path, key), "must be a number")
     _check_dtype(spec, path)
+    _check_layout(spec, tuple(shape), path)
     _check_random_range(spec, path, distribution)
 
 

@@ -64,6 +64,8 @@ def _build(spec: Any, generator: torch.Generator, device: str) -> Any:
 def _finish(tensor: torch.Tensor, spec: dict[str, Any], device: str) -> torch.Tensor:
     if device != "cpu":
         tensor = pristine.to(tensor, device)
+    if spec.get("contiguous", True) is False:
+        tensor = _reversed_layout(tensor)
     if spec.get("requires_grad", False):
         pristine.requires_grad_(tensor, True)
     return tensor
@@ -87,3 +89,10 @@ def _random_tensor(spec: dict[str, Any], generator: torch.Generator) -> torch.Te
         return pristine.to(pristine.add(pristine.mul(sample, high - low), low), dtype)
     sample = pristine.randn(shape, generator=generator, dtype=pristine.float32)
     return pristine.to(pristine.mul(sample, float(spec.get("scale", 1.0))), dtype)
+
+
+def _reversed_layout(tensor: torch.Tensor) -> torch.Tensor:
+    """The same values stored in reversed axis order, as `x.transpose(0, -1)` of a contiguous
+    tensor leaves them: a leaf that `.view()` across its axes refuses."""
+    backwards = tuple(range(pristine.dim(tensor) - 1, -1, -1))
+    return pristine.permute(pristine.contiguous(pristine.permute(tensor, backwards)), backwards)

@@ -57,6 +57,18 @@ def test_checks_may_be_names_or_mappings() -> None:
             [{"args": [{"tensor": [1], "dtype": "int64", "requires_grad": True}]}],
             "only floating tensors",
         ),
+        (
+            [{"args": [{"random": [2, 3], "contiguous": "no"}]}],
+            "cases[0].args[0].contiguous: must be true or false",
+        ),
+        (
+            [{"args": [{"random": [5, 1], "contiguous": False}]}],
+            "cases[0].args[0].contiguous: contiguous: false needs at least two axes",
+        ),
+        (
+            [{"args": [{"tensor": [1.0, 2.0], "contiguous": False}]}],
+            "cases[0].args[0].contiguous: contiguous: false needs at least two axes",
+        ),
         ([{"checks": ["speed"]}], "cases[0].checks[0].kind: unknown check 'speed'"),
         (
             [{"checks": [{"kind": "purity", "upstream": "sum"}]}],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import torch
 
 from runner.harness.guard import Guard
 from runner.harness.values import build_values, seed_everything
+from tests.runner.harness.helpers import grade
 
 
 def test_literals_pass_through_and_tensors_get_their_dtype() -> None:
@@ -61,6 +63,36 @@ def test_requires_grad_makes_a_leaf_that_requires_grad() -> None:
     tensor = build_values({"random": [2], "requires_grad": True}, 0)
     assert tensor.requires_grad
     assert tensor.is_leaf
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"random": [2, 3, 4], "contiguous": False, "requires_grad": True},
+        {"tensor": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "contiguous": False},
+    ],
+)
+def test_contiguous_false_keeps_the_values_in_a_layout_view_refuses(spec: dict[str, Any]) -> None:
+    (laid_out,) = build_values([spec], seed=3)
+    (plain,) = build_values([{**spec, "contiguous": True}], seed=3)
+    assert torch.equal(laid_out, plain)
+    assert not laid_out.is_contiguous()
+    assert laid_out.is_leaf
+    assert laid_out.requires_grad == spec.get("requires_grad", False)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        laid_out.view(-1)
+
+
+def test_an_answer_that_views_across_a_non_contiguous_input_fails_where_reshape_passes() -> None:
+    x = {"random": [3, 4, 5], "contiguous": False, "requires_grad": True}
+    cases = [{"args": [x], "checks": ["gradients", "purity"]}]
+    reference = "def f(x):\n    return x.reshape(12, 5) * 2\n"
+    assert grade(reference, reference, cases)[0] == 1.0
+    score, results, _status, _message = grade(
+        "def f(x):\n    return x.view(12, 5) * 2\n", reference, cases
+    )
+    assert score == 0.0
+    assert "view size is not compatible" in results[0].message
 
 
 def test_seed_everything_seeds_torch_random_and_numpy() -> None:
