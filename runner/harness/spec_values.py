@@ -98,8 +98,8 @@ def _check_dtype(spec: dict[str, Any], path: Path) -> None:
 
 
 def _check_layout(spec: dict[str, Any], shape: tuple[int, ...], path: Path) -> None:
-    # Stored in reversed axis order, as a transpose leaves it: under two axes (or with one of
-    # them of size 1 after reversal) that is still contiguous, and the case would test nothing.
+    # Reversed axis order is a layout other than the contiguous one only where at least two
+    # axes are longer than 1; elsewhere the case would quietly test nothing.
     if spec.get("contiguous", True) is False and sum(n > 1 for n in shape) < 2:
         raise CaseError(
             (*path, "contiguous"),
