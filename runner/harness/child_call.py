@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from runner.harness import pristine
+from runner.harness import pristine, values
 from runner.harness.child_checks import CHECKS, Inputs, fresh_inputs, record_retained_graph
 from runner.harness.context import Called, ChildContext, StudentError
 from runner.harness.marks import Marked, input_marks, later_backward
@@ -55,7 +55,7 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
         record["values"]["output"] = ctx.encode(output)
         if case.has("purity"):
             record["values"]["inputs_after"] = ctx.encode(list(inputs), with_grads=True)
-            record["values"]["rng_after"] = ctx.encode(pristine.get_rng_state())
+            record["values"]["rng_after"] = ctx.encode(values.global_rng_states())
             later_backward(ctx, marked, case.seed)
         if case.has("no_graph"):
             record["graph_recorded"] = called.graph_recorded

@@ -158,10 +158,10 @@ def _train(
     try:
         for step in range(spec.steps):
             values.seed_everything(case.seed + step, ctx.device)  # as ctx.call seeds it
-            seeded = pristine.get_rng_state()
+            seeded = values.global_rng_states()
             with saved.during(step + 1):
                 returned.append(ctx.call([model, optimizer, x, y], {}, case.seed + step).output)
-            if not pristine.equal(pristine.get_rng_state(), seeded):
+            if not values.same_rng_states(seeded, values.global_rng_states()):
                 draws.append(step + 1)
             measured.append(measure_loss(spec, params, x, y))
             if not _in_training_mode(ctx, modules):

@@ -257,8 +257,9 @@ def purity(j: JudgeInput) -> Outcome:
     if not rng.ok:
         return Outcome(
             False,
-            "the call reseeded or drew from the global random number generator, which the "
-            "caller shares; draw from a torch.Generator of your own",
+            "the call reseeded or drew from a global random number generator (torch's or "
+            "Python's random module), which the caller shares; draw from a torch.Generator "
+            "of your own",
             kind="side_effect",
         )
     return Outcome(True)

@@ -142,8 +142,9 @@ def _left_alone(student: CaseRecord, reference: CaseRecord, expected_draws: Any)
     )
     return Outcome(
         False,
-        f"{f'step {extra[0]}' if extra else 'a step'} reseeded or drew from the global random "
-        "number generator, which the caller shares; draw from a torch.Generator of your own",
+        f"{f'step {extra[0]}' if extra else 'a step'} reseeded or drew from a global random "
+        "number generator (torch's or Python's random module), which the caller shares; draw "
+        "from a torch.Generator of your own",
     )
 
 

@@ -204,6 +204,7 @@ function_mode_at = torch._C._get_function_stack_at
 dispatch_mode_at = torch._C._get_dispatch_stack_at
 
 py_seed = random.seed
+py_getstate = random.getstate
 np_seed = numpy.random.seed
 
 # Builtins.

@@ -29,6 +29,17 @@ def seed_everything(seed: int, device: str = "cpu") -> None:
     pristine.np_seed(seed % 2**32)
 
 
+def global_rng_states() -> list[torch.Tensor]:
+    """The states of the global generators an answer can draw from (torch's and Python's
+    `random`), to tell whether a call reseeded or drew from either."""
+    words = pristine.py_getstate()[1]
+    return [pristine.get_rng_state(), pristine.tensor(words, dtype=pristine.int64)]
+
+
+def same_rng_states(before: list[torch.Tensor], after: list[torch.Tensor]) -> bool:
+    return all(pristine.equal(old, new) for old, new in zip(before, after, strict=True))
+
+
 def dtype_of(name: str) -> torch.dtype:
     return _DTYPES[name]
 

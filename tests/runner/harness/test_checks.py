@@ -295,10 +295,20 @@ PURE_PRODUCT = "import torch\ndef f(x, w):\n    return (x * w).sum()\n"
         ),
         (
             "import torch\ndef f(x, w):\n    torch.manual_seed(1234)\n    return (x * w).sum()\n",
-            "reseeded or drew from the global random number generator",
+            "reseeded or drew from a global random number generator",
+        ),
+        (
+            "import random\ndef f(x, w):\n    random.random()\n    return (x * w).sum()\n",
+            "reseeded or drew from a global random number generator (torch's or Python's",
         ),
     ],
-    ids=["requires_grad switched", "backward inside", "grad reset", "global rng reseeded"],
+    ids=[
+        "requires_grad switched",
+        "backward inside",
+        "grad reset",
+        "global rng reseeded",
+        "python random drawn",
+    ],
 )
 def test_purity_catches_side_effects_on_the_callers_state(source: str, expected: str) -> None:
     checks = case("purity", args=GRAD_ARGS)

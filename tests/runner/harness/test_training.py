@@ -325,8 +325,9 @@ def test_a_step_that_draws_from_the_global_rng_fails_runs_unless_the_reference_d
     _score, results, _status, _message = run(shuffling)
     assert [r.passed for r in results] == [False, True, True]
     assert results[0].message == (
-        "case 1: step 1 reseeded or drew from the global random number generator, which the "
-        "caller shares; draw from a torch.Generator of your own"
+        "case 1: step 1 reseeded or drew from a global random number generator (torch's or "
+        "Python's random module), which the caller shares; draw from a torch.Generator of your "
+        "own"
     )
     score, _results, _status, _message = grade(
         shuffling, shuffling, training(), entry_point="train_step"
@@ -343,7 +344,18 @@ def test_a_draw_from_the_global_rng_on_one_later_step_is_caught_at_that_step() -
         "    _calls.append(1)\n    if len(_calls) == 3:\n        torch.rand(1)\n",
     ).replace("import torch.nn.functional as F", "import torch\nimport torch.nn.functional as F")
     results = run(third)[1]
-    assert results[0].message.startswith("case 1: step 3 reseeded or drew from the global")
+    assert results[0].message.startswith("case 1: step 3 reseeded or drew from a global")
+
+
+def test_a_step_that_shuffles_with_pythons_random_module_fails_runs() -> None:
+    shuffling = "import random\n" + GOOD.replace(
+        "    optimizer.zero_grad()\n",
+        "    order = list(range(x.shape[0]))\n    random.shuffle(order)\n"
+        "    x, y = x[order], y[order]\n    optimizer.zero_grad()\n",
+    )
+    _score, results, _status, _message = run(shuffling)
+    assert [r.passed for r in results] == [False, True, True]
+    assert "step 1 reseeded or drew from a global random number generator" in results[0].message
 
 
 def test_a_step_that_keeps_its_loss_with_the_graph_fails_runs() -> None:
