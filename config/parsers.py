@@ -11,11 +11,17 @@ from collections.abc import Mapping
 from typing import IO, Any, NoReturn
 
 from django.conf import settings
+from django.utils.http import parse_header_parameters
 from rest_framework import status
-from rest_framework.exceptions import APIException, ParseError, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    ParseError,
+    UnsupportedMediaType,
+    ValidationError,
+)
 from rest_framework.parsers import BaseParser
 
-from config.text import unstorable_text
+from config.text import is_text_encoding, unstorable_text
 
 # Far deeper than any body of this API (an answer is at most a few levels); far shallower
 # than the recursion that json, the serializers and the renderer would hit.
@@ -55,6 +61,19 @@ def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _charset(media_type: str | None) -> str:
+    """The body's charset: the Content-Type's own, or UTF-8 (JSON's) when it names none;
+    415 for a charset that cannot decode text (unknown, or a codec such as base64)."""
+    charset = parse_header_parameters(media_type or "")[1].get("charset")
+    if charset is None:
+        return str(settings.DEFAULT_CHARSET)
+    if not is_text_encoding(charset):
+        raise UnsupportedMediaType(
+            media_type or "", detail=f"The charset {charset[:40]!r} cannot decode a JSON body."
+        )
+    return charset
+
+
 def _read_capped(stream: IO[Any], request: Any) -> bytes:
     limit = int(settings.GRADING_MAX_REQUEST_BYTES)
     length = int(request.META.get("CONTENT_LENGTH") or 0) if request is not None else 0
@@ -82,11 +101,12 @@ class SafeJSONParser(BaseParser):
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         context = parser_context or {}
+        encoding = _charset(media_type)
         body = _read_capped(stream, context.get("request"))
         if nesting_depth(body) > MAX_DEPTH:
             raise ParseError(f"JSON parse error - nested deeper than {MAX_DEPTH} levels.")
         try:
-            text = body.decode(context.get("encoding", settings.DEFAULT_CHARSET))
+            text = body.decode(encoding)
             data = json.loads(text, parse_float=_finite, parse_constant=_refuse_constant)
         except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError included
             raise ParseError(f"JSON parse error - {exc}") from None

@@ -10,6 +10,7 @@ A field's own text: one line or several (text_problem), applied by the API's tex
 that must be stored whatever it holds (an LMS's names) is cleaned to it (one_line_cleaned).
 """
 
+import codecs
 import re
 from typing import Any
 
@@ -18,6 +19,18 @@ from django.core.exceptions import ValidationError
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 TEXT_MESSAGE = "Text may not contain NUL characters or unpaired surrogates."
 KEY_MESSAGE = "Keys may not contain NUL characters or unpaired surrogates."
+
+
+def is_text_encoding(name: str) -> bool:
+    """Whether `name` is a codec that turns bytes into text. Python's codec registry also
+    holds bytes-to-bytes and text-to-text ones (base64, hex, zip, rot13), which
+    `bytes.decode` refuses with a LookupError (unless the bytes are empty): CodecInfo's
+    `_is_text_encoding` flag is what it checks."""
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return False
+    return bool(getattr(info, "_is_text_encoding", True))
 
 
 def is_storable(text: str) -> bool:
