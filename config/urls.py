@@ -2,8 +2,9 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
+from config.api_docs import SwaggerDocsView
 from config.health import healthz, queues_page, readyz
 from config.signin import admin_login
 from config.token_api import TokenObtainApi
@@ -20,7 +21,7 @@ urlpatterns = [
     path("api/", include("grading.api.urls_examiner")),
     path("api/", include("lms.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/docs/", SwaggerDocsView.as_view(url_name="schema"), name="api-docs"),
     path("lti/", include("lms.urls")),
     path("examiner/", include("grading.pages.urls")),
     path("author/", include("quizbank.pages.urls")),

@@ -29,3 +29,13 @@ def test_the_app_itself_serves_the_docs_assets() -> None:
 
     assert reply.status_code == 200
     assert b"SwaggerUIBundle" in b"".join(reply.streaming_content)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("method", ["options", "post", "delete"])
+def test_a_method_the_docs_page_lacks_is_a_json_405(method: str) -> None:
+    reply = Client(raise_request_exception=False).generic(method.upper(), "/api/docs/")
+
+    assert reply.status_code == 405
+    assert reply["Content-Type"].startswith("application/json")
+    assert reply.json()["error"]["code"] == "method_not_allowed"
+    assert "GET" in reply["Allow"]
