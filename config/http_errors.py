@@ -98,14 +98,30 @@ class ApiErrorMiddleware:
         return response
 
 
+_NO_LENGTH = (
+    "The body came without a Content-Length (Transfer-Encoding: chunked?), and a body sent "
+    "so is never read here: send it with its Content-Length."
+)
+
+
+def _unmeasured_body(request: HttpRequest) -> bool:
+    """A body announced by Transfer-Encoding with no Content-Length: Django reads a body by
+    its Content-Length alone, so it would see none and the view would answer as if the
+    client had sent nothing (a 400 "field required" for a body that was there)."""
+    return "HTTP_TRANSFER_ENCODING" in request.META and not request.META.get("CONTENT_LENGTH")
+
+
 class RequestSizeMiddleware:
     """A body declared over MAX_REQUEST_BODY_BYTES is a 413 before any of it is read, signed
-    in or not: Django would first stream an upload of any size to a temporary file."""
+    in or not: Django would first stream an upload of any size to a temporary file. Under
+    /api/, a body of unknown length is a 411."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if is_api_path(request) and _unmeasured_body(request):
+            return JsonResponse(error_body("length_required", _NO_LENGTH), status=411)
         limit = int(settings.MAX_REQUEST_BODY_BYTES)
         try:
             declared = int(request.META.get("CONTENT_LENGTH") or 0)

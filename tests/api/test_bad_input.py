@@ -1,13 +1,16 @@
 """Malformed, mistyped and oversized input gets 400/413 in the one error shape."""
 
+import json
 from typing import Any
 
 import pytest
 from django.test import Client, override_settings
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from grading.models import Attempt
 from tests.api.conftest import World
-from tests.api.helpers import save, start
+from tests.api.helpers import save, served, start
 
 
 def _error(reply: object) -> dict[str, object]:
@@ -347,3 +350,34 @@ def test_a_body_declared_over_the_site_cap_is_a_413_before_it_is_read(
     assert (
         "The request body is 400,000,000 bytes; 1,000 is the most read." in reply.content.decode()
     )
+
+
+def test_a_chunked_body_without_a_length_is_a_411_not_read_as_empty(world: World) -> None:
+    # As gunicorn hands over a chunked body: decoded in wsgi.input, with no CONTENT_LENGTH.
+    token = Token.objects.create(user=world.student).key
+    body = json.dumps({"access_code": ""}).encode()
+    status, headers, content = served(
+        "POST",
+        f"/api/quizzes/{world.quiz.pk}/attempts/",
+        body,
+        CONTENT_TYPE="application/json",
+        HTTP_TRANSFER_ENCODING="chunked",
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
+    assert status.startswith("411")
+    assert json.loads(content)["error"]["code"] == "length_required"
+    assert not Attempt.objects.filter(user=world.student).exists()
+
+
+def test_a_body_with_its_length_is_read_through_the_wsgi_application(world: World) -> None:
+    token = Token.objects.create(user=world.student).key
+    body = json.dumps({"access_code": ""}).encode()
+    status, _, _ = served(
+        "POST",
+        f"/api/quizzes/{world.quiz.pk}/attempts/",
+        body,
+        CONTENT_TYPE="application/json",
+        CONTENT_LENGTH=str(len(body)),
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
+    assert status.startswith("201")

@@ -1,16 +1,13 @@
 """A Content-Type's charset: honoured when it decodes text, a 415 when it cannot, never a 500."""
 
-import io
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
-from config.wsgi import application
 from tests.api.conftest import World
-from tests.api.helpers import start
+from tests.api.helpers import served, start
 
 
 def _put_text(client: APIClient, world: World, body: bytes, content_type: str) -> Any:
@@ -38,42 +35,13 @@ def test_a_json_body_in_the_utf16_it_declares_is_read(world: World, student_api:
     assert reply.json()["version"] == 1
 
 
-def _served(path: str, query: str, content_type: str) -> tuple[str, dict[str, str], bytes]:
-    """One GET through the WSGI application gunicorn and runserver serve (config.wsgi),
-    which builds the request itself, unlike the test client."""
-    environ = {
-        "REQUEST_METHOD": "GET",
-        "PATH_INFO": path,
-        "QUERY_STRING": query,
-        "CONTENT_TYPE": content_type,
-        "SERVER_NAME": "127.0.0.1",
-        "SERVER_PORT": "80",
-        "HTTP_HOST": "127.0.0.1",
-        "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(b""),
-        "wsgi.errors": io.StringIO(),
-    }
-    started: list[tuple[str, list[tuple[str, str]]]] = []
-
-    def start_response(
-        status: str, headers: list[tuple[str, str]], exc_info: Any = None, /
-    ) -> Callable[[bytes], object]:
-        started.append((status, headers))
-        return lambda chunk: None
-
-    chunks = application(environ, start_response)
-    body = b"".join(chunks)
-    status, headers = started[0]
-    return status, dict(headers), body
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("charset", ["base64", "rot13"])
 def test_a_query_string_sent_with_a_non_text_charset_is_answered_not_crashed(
     charset: str,
 ) -> None:
-    status, headers, body = _served(
-        "/api/quizzes/", "ordering=title", f"application/json; charset={charset}"
+    status, headers, body = served(
+        "GET", "/api/quizzes/?ordering=title", content_type=f"application/json; charset={charset}"
     )
     assert status.startswith("401")
     assert headers["Content-Type"].startswith("application/json")
