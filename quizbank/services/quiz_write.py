@@ -74,9 +74,14 @@ def slot_spec(slot: QuizSlot) -> SlotSpec:
 @transaction.atomic
 def course_create(*, slug: str, title: str, description: str = "", owner_id: int) -> Course:
     """A new course; its creator becomes its author and examiner."""
+    taken = SlugTaken("A course with this slug exists.", fields={"slug": ["Already taken."]})
     if Course.objects.filter(slug=slug).exists():
-        raise SlugTaken("A course with this slug exists.", fields={"slug": ["Already taken."]})
-    course = Course.objects.create(slug=slug, title=title, description=description)
+        raise taken
+    try:
+        with transaction.atomic():  # a savepoint: the same slug created at the same moment
+            course = Course.objects.create(slug=slug, title=title, description=description)
+    except IntegrityError as exc:
+        raise taken from exc
     CourseMembership.objects.bulk_create(
         CourseMembership(course=course, user_id=owner_id, role=role) for role in COURSE_OWNER_ROLES
     )
