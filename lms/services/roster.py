@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from config.locking import for_update
 from lms.errors import UnknownExternalId
 from lms.models import ExternalIdentity
 from quizbank.models import Course, CourseMembership
@@ -44,7 +45,9 @@ def _identities(namespace: str, changes: list[MembershipChange]) -> dict[str, Ex
 def memberships_upsert(
     *, course: Course, namespace: str, changes: list[MembershipChange]
 ) -> RosterResult:
-    """Set each listed user's roles in the course; all or nothing."""
+    """Set each listed user's roles in the course; all or nothing. One course's changes go
+    one at a time (its row locked), so two sent at once never insert the same role twice."""
+    for_update(Course).get(pk=course.pk)
     identities = _identities(namespace, changes)
     added = removed = 0
     for change in changes:
