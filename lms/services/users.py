@@ -14,11 +14,12 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.http import Http404
 
 from config.exceptions import DomainError
+from config.locking import name_lock
 from lms.errors import DeactivatedInVivabank, ExternalIdTaken, SiteAdminAccount, UsernameTaken
 from lms.models import ExternalIdentity
 
@@ -49,21 +50,6 @@ def username_taken(username: str, *, other_than: User | None = None) -> bool:
     if other_than is not None:
         taken = taken.exclude(pk=other_than.pk)
     return taken.exists()
-
-
-def _hold_username(username: str) -> None:
-    """Make a concurrent creation or rename to this username, in any case, wait for this
-    transaction: the unique index compares exact names only, so without the lock 'Ada' and
-    'ada' made at once would both pass `username_taken`. (SQLite runs one writer at a time.)"""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(lower(%s)))", [username])
-
-
-def _external_id_taken_error() -> ExternalIdTaken:
-    return ExternalIdTaken(
-        "A user with this external id exists.", fields={"external_id": ["Already taken."]}
-    )
 
 
 def _username_taken_error() -> UsernameTaken:
@@ -116,26 +102,32 @@ def user_create(
     **profile: Any,
 ) -> ExternalIdentity:
     """A new user with this external id (and a password only if one is given)."""
+    if username:
+        name_lock("username", username)  # unique ignoring case: no index says so
     if users_of(namespace).filter(external_id=external_id).exists():
         raise _external_id_taken_error()
-    if username:
-        _hold_username(username)
-        if username_taken(username):
-            raise _username_taken_error()
+    if username and username_taken(username):
+        raise _username_taken_error()
     user = User(username=username or _username(namespace, external_id), **profile)
     user.set_unusable_password()
     _set_password(user, password)
     try:
-        with transaction.atomic():
+        with transaction.atomic():  # a savepoint: the same ids created at the same moment
             user.save()
             return ExternalIdentity.objects.create(
                 namespace=namespace, external_id=external_id, user=user
             )
     except IntegrityError as exc:
-        # A concurrent call committed this external id or username after the checks above.
+        # A retried create meets its own first try: the external id is the one to name.
         if users_of(namespace).filter(external_id=external_id).exists():
             raise _external_id_taken_error() from exc
         raise _username_taken_error() from exc
+
+
+def _external_id_taken_error() -> ExternalIdTaken:
+    return ExternalIdTaken(
+        "A user with this external id exists.", fields={"external_id": ["Already taken."]}
+    )
 
 
 @transaction.atomic
@@ -146,7 +138,7 @@ def user_update(
     user = identity.user
     refuse_site_admin(user)
     if "username" in changes and changes["username"] != user.username:
-        _hold_username(changes["username"])
+        name_lock("username", changes["username"])
         if username_taken(changes["username"], other_than=user):
             raise _username_taken_error()
         user.username = changes.pop("username")

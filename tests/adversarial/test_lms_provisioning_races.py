@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from lms.models import ExternalIdentity
@@ -87,3 +88,17 @@ def test_the_same_roles_set_meanwhile_are_a_200_that_adds_nothing(
     user = ExternalIdentity.objects.get(external_id="t-1").user
     held = CourseMembership.objects.filter(course_id=course_id, user=user)
     assert sorted(held.values_list("role", flat=True)) == ["author", "examiner"]
+
+
+def test_a_username_differing_only_in_case_taken_meanwhile_is_a_409(
+    make_client: MakeClient,
+) -> None:
+    client, api = make_client()
+    first = _meanwhile(
+        lambda: user_create(namespace=client.namespace, external_id="s-1", username="Same")
+    )
+    reply = api.post("/api/users/", {"external_id": "s-2", "username": "same"}, format="json")
+    first.join(timeout=10)
+    assert reply.status_code == 409, reply.content
+    assert reply.json()["error"]["code"] == "username_taken"
+    assert list(User.objects.filter(username__iexact="same").values_list("username")) == [("Same",)]
