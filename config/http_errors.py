@@ -12,6 +12,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 
 from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
@@ -98,6 +99,11 @@ class ApiErrorMiddleware:
         return response
 
 
+# Django answers too many query parameters with a 400, but with DEBUG on (`make run`) its
+# debug page reads them again, fails the same way, and the server answers a bare 500 text.
+_TOO_MANY_FIELDS = (
+    f"The query string has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} parameters."
+)
 _NO_LENGTH = (
     "The body came without a Content-Length (Transfer-Encoding: chunked?), and a body sent "
     "so is never read here: send it with its Content-Length."
@@ -120,6 +126,12 @@ class RequestSizeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            request.GET  # noqa: B018  (parsed now: see _TOO_MANY_FIELDS)
+        except TooManyFieldsSent as exc:
+            if is_api_path(request):
+                return JsonResponse(error_body("too_many_fields", _TOO_MANY_FIELDS), status=400)
+            return bad_request(request, exc)
         if is_api_path(request) and _unmeasured_body(request):
             return JsonResponse(error_body("length_required", _NO_LENGTH), status=411)
         limit = int(settings.MAX_REQUEST_BODY_BYTES)

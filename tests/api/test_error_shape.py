@@ -86,3 +86,21 @@ def test_anonymous_calls_are_401_with_www_authenticate(db: None) -> None:
     assert reply.status_code == 401
     assert reply["WWW-Authenticate"] == "Token"
     assert error_of(reply)["code"] == "not_authenticated"
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_too_many_query_parameters_are_a_json_400(student_api: APIClient, debug: bool) -> None:
+    query = "&".join(f"p{n}=1" for n in range(1100))
+    with override_settings(DEBUG=debug):
+        reply = student_api.get(f"/api/courses/?{query}")
+    assert reply.status_code == 400
+    assert error_of(reply)["code"] == "too_many_fields"
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_too_many_query_parameters_on_a_page_are_its_400_page(db: None, debug: bool) -> None:
+    query = "&".join(f"p{n}=1" for n in range(1100))
+    with override_settings(DEBUG=debug):
+        reply = Client().get(f"/signin/?{query}")
+    assert reply.status_code == 400
+    assert reply["Content-Type"].startswith("text/html")
