@@ -65,7 +65,7 @@ def _charset(media_type: str | None) -> str:
     """The body's charset: the Content-Type's own, or UTF-8 (JSON's) when it names none;
     415 for a charset that cannot decode text (unknown, or a codec such as base64)."""
     charset = parse_header_parameters(media_type or "")[1].get("charset")
-    if charset is None:
+    if not charset:  # none named, or `charset=` left empty
         return str(settings.DEFAULT_CHARSET)
     if not is_text_encoding(charset):
         raise UnsupportedMediaType(

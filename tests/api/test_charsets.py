@@ -28,6 +28,14 @@ def test_a_json_body_in_a_charset_that_decodes_no_text_is_a_415(
     assert charset in error["message"]
 
 
+def test_a_json_body_with_an_empty_charset_is_read_as_utf8(
+    world: World, student_api: APIClient
+) -> None:
+    body = json.dumps({"version": 0, "answer": {"text": "é"}}, ensure_ascii=False).encode()
+    reply = _put_text(student_api, world, body, "application/json; charset=")
+    assert reply.status_code == 200, reply.content
+
+
 def test_a_json_body_in_the_utf16_it_declares_is_read(world: World, student_api: APIClient) -> None:
     body = json.dumps({"version": 0, "answer": {"text": "grad_fn é"}}).encode("utf-16")
     reply = _put_text(student_api, world, body, "application/json; charset=utf-16")
