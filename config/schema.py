@@ -11,7 +11,7 @@ from config.scopes import scopes_needed
 
 _ERRORS: dict[int, str] = {
     400: "Malformed JSON, or invalid fields, filters or ordering; `fields` names each "
-    "(e.g. `answer.text`).",
+    "(e.g. `answer.text`); or more query parameters than the server reads (`too_many_fields`).",
     401: "No valid credentials; see `WWW-Authenticate`.",
     403: "Signed in, but your role does not allow this (or an API client's token lacks "
     "the operation's scope: `scope_missing`).",
@@ -19,8 +19,10 @@ _ERRORS: dict[int, str] = {
     409: "The current state does not allow this (e.g. `stale_version`, `deadline_passed`).",
     412: "`If-Match` names a version the object no longer has (`quiz_changed`): it changed "
     "since you read it, and nothing was saved.",
+    411: "A body sent without `Content-Length` (chunked); send it with its length "
+    "(`length_required`).",
     413: "The body, or the answer in it, is over its size limit.",
-    415: "The body is not JSON.",
+    415: "The body is not JSON, or its `Content-Type` names a charset that decodes no text.",
     429: "Too many requests; retry after `Retry-After` seconds.",
     503: "Not now: the database is restarting or read-only (`database_unavailable`, "
     "`database_read_only`), or no code runner is free (`runner_busy`); nothing was changed. "
@@ -79,6 +81,7 @@ class VivabankAutoSchema(AutoSchema):
             412: any(
                 getattr(p, "name", None) == "If-Match" for p in self.get_override_parameters()
             ),
+            411: body,
             413: body,
             415: body,
             429: bool(self.view.get_throttles()) or getattr(self.view, "answers_429", False),
