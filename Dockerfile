@@ -1,4 +1,15 @@
 # Two images from one file: `web` (no torch) and `worker` (torch + the sandbox).
+
+# The pages' browser assets (htmx, KaTeX, CodeMirror, the page modules), bundled as
+# `make install` bundles them: vendor/ is build output that git does not hold.
+FROM node:20-slim AS assets
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+COPY scripts/build-assets.mjs scripts/build-assets.mjs
+COPY assets assets
+RUN mkdir -p vendor/app && node scripts/build-assets.mjs
+
 FROM python:3.11-slim AS base
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
@@ -9,6 +20,7 @@ FROM base AS web
 COPY requirements/web.lock requirements/web.lock
 RUN pip install --no-cache-dir -r requirements/web.lock
 COPY . .
+COPY --from=assets /app/vendor/app vendor/app
 RUN DEBUG=true python manage.py collectstatic --noinput
 USER nobody
 

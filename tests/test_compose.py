@@ -109,3 +109,31 @@ def test_docker_compose_accepts_the_file_with_the_example_settings(tmp_path: Pat
 
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == ""
+
+
+def _stages() -> dict[str, list[str]]:
+    """The Dockerfile's instructions, stage by stage (`FROM ... AS name` opens a stage)."""
+    stages: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in (ROOT / "Dockerfile").read_text().splitlines():
+        if match := re.match(r"FROM \S+ AS (\S+)", line):
+            current = stages.setdefault(match.group(1), [])
+        elif line and not line.startswith("#"):
+            current.append(line)
+    return stages
+
+
+def test_the_web_image_bundles_the_page_assets_itself_from_the_locked_packages() -> None:
+    # vendor/ is build output git does not hold: an image that copied the checkout's would
+    # serve a fresh clone's pages without their scripts (no autosave, no clock).
+    stages = _stages()
+    assets = " ".join(stages["assets"])
+    assert "package-lock.json" in assets
+    assert "npm ci" in assets
+    assert "node scripts/build-assets.mjs" in assets
+    web = stages["web"]
+    copied = web.index("COPY --from=assets /app/vendor/app vendor/app")
+    collected = next(i for i, line in enumerate(web) if "collectstatic" in line)
+    assert copied < collected
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert "vendor" in ignored
