@@ -6,6 +6,7 @@ whether an object exists), a choice must be one of its choices and text must be
 storable; `StrictOrderingFilter` refuses an ordering it does not offer.
 """
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -93,3 +94,19 @@ class StrictOrderingFilter(OrderingFilter):
                 {self.ordering_param: [f"Order by one or more of: {', '.join(offered)}."]}
             )
         return list(valid)
+
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
+        """The parameter with the orderings the list offers, so the schema promises only
+        what `remove_invalid_fields` takes."""
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        offered = getattr(view, "ordering_fields", None)
+        if not isinstance(offered, list | tuple):
+            return parameters
+        one = f"-?({'|'.join(re.escape(name) for name in offered)})"
+        for parameter in parameters:
+            parameter["schema"]["pattern"] = f"^{one}(,{one})*$"
+            parameter["description"] = (
+                f"Order by one or more of {', '.join(offered)}, comma-separated; "
+                "a leading `-` reverses one."
+            )
+        return parameters

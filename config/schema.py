@@ -66,6 +66,25 @@ class VivabankAutoSchema(AutoSchema):
         outer, inner = qualname.rsplit(".", 2)[-2:]
         return outer.removesuffix("Api") + inner.removesuffix("Serializer")
 
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        """A text field that refuses blank text says so in requests (`minLength: 1`);
+        responses are left as they are, where a stored value may be blank."""
+        # drf-spectacular's AutoSchema carries no type hints.
+        schema: dict[str, Any] = super()._map_serializer_field(  # type: ignore[no-untyped-call]
+            field, direction, bypass_extensions
+        )
+        refuses_blank = (
+            isinstance(field, serializers.CharField)
+            and not field.allow_blank
+            and not field.read_only
+        )
+        unbounded = schema.get("type") == "string" and not schema.get("minLength")
+        if direction == "request" and refuses_blank and unbounded:
+            schema["minLength"] = 1
+        return schema
+
     def _error_statuses(self) -> list[int]:
         signed_in = bool(self.get_auth())
         writes = self.method in _WRITES and signed_in
