@@ -19,11 +19,17 @@ class ExamArgon2PasswordHasher(Argon2PasswordHasher):
     parallelism = 1
 
 
+# The length a new password must have: Django's MinimumLengthValidator's default (as
+# settings use it) and MaximumLengthValidator's below; the API's password fields say both.
+PASSWORD_MIN_LENGTH = 8
+PASSWORD_MAX_LENGTH = 1000
+
+
 class MaximumLengthValidator:
     """A new password of at most `max_length` characters: a longer one protects no better
     and costs every later sign-in its hashing."""
 
-    def __init__(self, max_length: int = 1000) -> None:
+    def __init__(self, max_length: int = PASSWORD_MAX_LENGTH) -> None:
         self.max_length = max_length
 
     def validate(self, password: str, user: object = None) -> None:

@@ -3,11 +3,14 @@ error responses in the one error shape (the `Error` component)."""
 
 from typing import Any, Literal
 
+from django.core.validators import RegexValidator
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
+from config.fields import TextOnlyField
 from config.scopes import scopes_needed
+from config.text import schema_pattern
 
 _ERRORS: dict[int, str] = {
     400: "Malformed JSON, or invalid fields, filters or ordering; `fields` names each "
@@ -69,8 +72,9 @@ class VivabankAutoSchema(AutoSchema):
     def _map_serializer_field(
         self, field: Any, direction: Any, bypass_extensions: bool = False
     ) -> dict[str, Any]:
-        """A text field that refuses blank text says so in requests (`minLength: 1`);
-        responses are left as they are, where a stored value may be blank."""
+        """A text field says in requests what it refuses: blank text (`minLength: 1`) and
+        the characters its kind of text may not hold (`pattern`); responses are left as
+        they are."""
         # drf-spectacular's AutoSchema carries no type hints.
         schema: dict[str, Any] = super()._map_serializer_field(  # type: ignore[no-untyped-call]
             field, direction, bypass_extensions
@@ -80,9 +84,14 @@ class VivabankAutoSchema(AutoSchema):
             and not field.allow_blank
             and not field.read_only
         )
-        unbounded = schema.get("type") == "string" and not schema.get("minLength")
-        if direction == "request" and refuses_blank and unbounded:
+        is_text = schema.get("type") == "string"
+        if direction == "request" and refuses_blank and is_text and not schema.get("minLength"):
             schema["minLength"] = 1
+        # A field with its own pattern (a slug, a RegexField) keeps it: OpenAPI 3.0 takes one.
+        own_pattern = any(isinstance(v, RegexValidator) for v in field.validators)
+        held_to_a_rule = isinstance(field, TextOnlyField) and field.kind != "verbatim"
+        if direction == "request" and held_to_a_rule and is_text and not own_pattern:
+            schema["pattern"] = schema_pattern(one_line=field.kind == "one_line")
         return schema
 
     def _error_statuses(self) -> list[int]:

@@ -5,6 +5,7 @@ from typing import Any
 from rest_framework import serializers
 
 from config.fields import BooleanOnlyField, RegexOnlyField, TextOnlyField
+from config.hashers import PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH
 from lms.models import ExternalIdentity
 from lms.services.grades import GRADE_STATUSES
 from lms.services.users import EXTERNAL_ID_PATTERN
@@ -28,7 +29,8 @@ class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
     last_name = TextOnlyField(max_length=150, required=False, allow_blank=True)
     password = TextOnlyField(
         kind="verbatim",
-        max_length=4096,
+        min_length=PASSWORD_MIN_LENGTH,
+        max_length=PASSWORD_MAX_LENGTH,
         required=False,
         write_only=True,
         trim_whitespace=False,

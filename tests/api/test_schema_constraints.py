@@ -1,6 +1,7 @@
 """What the schema promises about input is what the endpoints take: text they refuse
-when blank says `minLength: 1`, and `?ordering=` names the orderings a list offers (both
-once found by schemathesis sending schema-valid data that got a 400)."""
+when blank says `minLength: 1`, text says which characters its kind refuses, a new
+password how long it may be, and `?ordering=` names the orderings a list offers (each once
+found by schemathesis sending schema-valid data that got a 400)."""
 
 import re
 from typing import Any
@@ -8,6 +9,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from config.scopes import Scope
+from lms.services.tokens import api_client_create, token_issue
 from tests.api.conftest import World
 
 
@@ -59,3 +62,31 @@ def test_it_lists_the_orderings_a_list_offers(
     for ordering in ("moved", "slug,", "--slug", "id"):
         assert not pattern.fullmatch(ordering)
     assert author_api.get("/api/courses/", {"ordering": "moved"}).status_code == 400
+
+
+def test_it_says_which_characters_a_one_line_title_refuses(
+    openapi: dict[str, Any], world: World, author_api: APIClient
+) -> None:
+    pattern = re.compile(
+        openapi["components"]["schemas"]["CourseInput"]["properties"]["title"]["pattern"]
+    )
+    assert pattern.fullmatch("Autograd, in depth")
+    for refused in ("bell\x07", "two\nlines", "right\u202eto left", "c1\x9f"):
+        assert not pattern.fullmatch(refused)
+        url = f"/api/courses/{world.course.pk}/"
+        assert author_api.patch(url, {"title": refused}, format="json").status_code == 400
+
+
+def test_it_says_how_long_a_provisioned_password_may_be(openapi: dict[str, Any]) -> None:
+    client = api_client_create(name="lms")
+    api = APIClient()
+    api.credentials(
+        HTTP_AUTHORIZATION=f"Bearer {token_issue(client=client, scopes=Scope.values)[1]}"
+    )
+    password = openapi["components"]["schemas"]["UserInput"]["properties"]["password"]
+    assert (password["minLength"], password["maxLength"]) == (8, 1000)
+    reply = api.post(
+        "/api/users/", {"external_id": "s-1", "password": "q7-Zx" * 201}, format="json"
+    )
+    assert reply.status_code == 400
+    assert "password" in reply.json()["error"]["fields"]
