@@ -65,6 +65,7 @@ class WebhookListApi(generics.ListAPIView[WebhookSubscription]):
 
     serializer_class = SubscriptionSerializer
     client_scopes = {"GET": GRADES, "POST": GRADES}
+    ordering_fields = ["id", "created_at", "url", "active"]
 
     def get_queryset(self) -> QuerySet[WebhookSubscription]:
         if getattr(self, "swagger_fake_view", False):  # the schema generator has no client
@@ -105,6 +106,7 @@ class WebhookDeliveriesApi(generics.ListAPIView[WebhookDelivery]):
     serializer_class = DeliverySerializer
     client_scopes = {"GET": GRADES}
     filterset_fields = ["status", "event"]
+    ordering_fields = ["created_at", "status", "event"]
 
     def get_queryset(self) -> QuerySet[WebhookDelivery]:
         if getattr(self, "swagger_fake_view", False):

@@ -64,6 +64,18 @@ def test_it_lists_the_orderings_a_list_offers(
     assert author_api.get("/api/courses/", {"ordering": "moved"}).status_code == 400
 
 
+def test_every_list_that_takes_an_ordering_names_the_orderings_it_offers(
+    openapi: dict[str, Any],
+) -> None:
+    unnamed = [
+        path
+        for path, operations in openapi["paths"].items()
+        for parameter in operations.get("get", {}).get("parameters", [])
+        if parameter["name"] == "ordering" and "pattern" not in parameter["schema"]
+    ]
+    assert unnamed == []
+
+
 def test_it_says_which_characters_a_one_line_title_refuses(
     openapi: dict[str, Any], world: World, author_api: APIClient
 ) -> None:
