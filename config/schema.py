@@ -104,7 +104,7 @@ class VivabankAutoSchema(AutoSchema):
             400: True,
             401: signed_in,
             403: not open_to_all,
-            404: by_id,
+            404: by_id or getattr(self.view, "answers_404", False),
             409: writes,
             412: any(
                 getattr(p, "name", None) == "If-Match" for p in self.get_override_parameters()

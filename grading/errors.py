@@ -188,6 +188,18 @@ class CodeRunInProgress(DomainError):
     retry_after_s = 2
 
 
+class CodeRunNeedsAttempt(DomainError):
+    """A run that names no attempt, from someone who is not course staff."""
+
+    code = "code_run_needs_attempt"
+    status_code = status.HTTP_400_BAD_REQUEST
+
+
+class NotACodeQuestion(DomainError):
+    code = "not_a_code_question"
+    status_code = status.HTTP_400_BAD_REQUEST
+
+
 class RunnerBusy(DomainError):
     code = "runner_busy"
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE

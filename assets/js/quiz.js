@@ -427,7 +427,9 @@ async function runCode(pos, button) {
   button.disabled = true;
   out.textContent = "Running…";
   try {
-    const started = await fetch("/code-runs/", { method: "POST", headers, body: JSON.stringify({ code: source }) });
+    // A run belongs to this attempt's code question: the server refuses it once answers close.
+    const request = JSON.stringify({ code: source, attempt: state.id, position: pos });
+    const started = await fetch("/code-runs/", { method: "POST", headers, body: request });
     const body = await started.json();
     if (started.status !== 202) throw new Error(body.error?.message || body.detail || "the run was refused");
     // A warm worker answers in tens of milliseconds: look soon, then every half second.

@@ -76,6 +76,16 @@ def own_attempt(owner_id: int, attempt: Attempt | None) -> Attempt:
     return attempt
 
 
+# Staff try code while writing or checking a question, with no attempt to run it in.
+CODE_TRYING_ROLES = (Role.AUTHOR, Role.EXAMINER)
+
+
+def runs_code_without_attempt(user: AnyUser) -> bool:
+    """Whether the user may run code outside an attempt: an author or examiner of some
+    course, or a superuser. Everyone else runs code only within an open attempt."""
+    return holds_every_role(user) or courses_for(user, CODE_TRYING_ROLES).exists()
+
+
 def results_released(quiz: Quiz, now: datetime) -> bool:
     """Whether the quiz's release policy lets students see scores and feedback now."""
     if quiz.released_at is not None and quiz.released_at <= now:

@@ -7,18 +7,32 @@ the whole site holds at most CODE_RUN_MAX_WAITING of them. Each user has at most
 unfinished, queued or waited for: runs share the `cpu` queue with grading, so one student's
 runs queued back to back would delay everyone's grades and runs. Both counts are kept in the
 shared cache (with the default per-process cache, per process).
+
+A student runs code only for a code question of their own attempt while it takes answers;
+course staff may also run code outside any attempt, to try it while writing a question.
 """
 
 import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from grading.errors import AnswerTooLarge, CodeRunInProgress, CodeRunNotFound, RunnerBusy
+from config.queries import unique_or_none
+from grading.errors import (
+    AnswerTooLarge,
+    CodeRunInProgress,
+    CodeRunNotFound,
+    NoSuchPosition,
+    NotACodeQuestion,
+    RunnerBusy,
+)
+from grading.models import Attempt, Response
+from grading.services.responses import attempt_check_open
 from runner import api as runner_api
 
 _SITE_KEY = "api:code-runs-waiting"
@@ -38,6 +52,35 @@ def code_run_source_check(source: str) -> None:
         raise AnswerTooLarge(
             f"The source is over the limit of {limit:,} bytes.",
             fields={"code": [f"at most {limit:,} bytes"]},
+        )
+
+
+def code_run_attempt_check(*, attempt: Attempt, position: int, now: datetime, address: str) -> None:
+    """Refuse a run within `attempt` unless the attempt takes answers now (autosave's rule)
+    and its question at `position` is a code question."""
+    attempt_check_open(
+        attempt=attempt,
+        now=now,
+        address=address,
+        refused=f"attempt {attempt.pk} runs no more code",
+        closed=f"attempt {attempt.pk} runs no more code",
+    )
+    response = unique_or_none(
+        Response.objects.select_related("question_version").filter(
+            attempt=attempt, position=position
+        )
+    )
+    if response is None:
+        raise NoSuchPosition(
+            f"Attempt {attempt.pk} has no question at position {position}.",
+            fields={"position": ["No such question in this attempt."]},
+        )
+    kind = response.question_version.content.get("type")
+    if kind != "code":
+        raise NotACodeQuestion(
+            f"The question at position {position} of attempt {attempt.pk} is a {kind} "
+            "question; only a code question's code can be run.",
+            fields={"position": ["Not a code question."]},
         )
 
 

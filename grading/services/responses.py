@@ -161,7 +161,16 @@ def feedback_as_shown(response: Response) -> Any:
 ACTIVITY_GAP_CAP = timedelta(minutes=10)
 
 
-def _check_open(attempt: Attempt, now: datetime, address: str) -> None:
+def attempt_check_open(
+    *,
+    attempt: Attempt,
+    now: datetime,
+    address: str,
+    refused: str = "this answer was not saved",
+    closed: str = "answers can no longer change",
+) -> None:
+    """Refuse unless the attempt takes answers now: open, within its deadline and grace, and
+    from an allowed network. `refused` and `closed` end the messages (what did not happen)."""
     if not address_allowed(networks=attempt.quiz.allowed_networks or [], address=address):
         raise NetworkNotAllowed(
             "Answers to this quiz are accepted only from the exam room's network.",
@@ -170,9 +179,9 @@ def _check_open(attempt: Attempt, now: datetime, address: str) -> None:
     if attempt_is_overdue(attempt, now):
         closes = answers_close_at(attempt)
         stamp = closes.isoformat() if closes else ""
-        raise DeadlinePassed(f"Answers closed at {stamp}; this answer was not saved.")
+        raise DeadlinePassed(f"Answers closed at {stamp}; {refused}.")
     if attempt.status != AttemptStatus.OPEN:
-        raise AttemptClosed("The attempt has been submitted; answers can no longer change.")
+        raise AttemptClosed(f"The attempt has been submitted; {closed}.")
 
 
 def activity_credit(*, attempt: Attempt, now: datetime) -> timedelta:
@@ -189,7 +198,7 @@ def response_autosave(
     with transaction.atomic():
         # Lock the attempt so a submit cannot slip between the check and the write.
         locked = attempt_lock(attempt.pk)
-        _check_open(locked, now, address)
+        attempt_check_open(attempt=locked, now=now, address=address)
         response = unique_or_none(
             for_update(Response)
             .select_related("question_version")

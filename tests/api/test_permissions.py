@@ -170,7 +170,7 @@ def test_lists_show_only_the_users_courses(matrix: Any, url: str, role: str) -> 
 
 @pytest.mark.usefixtures("celery_eager")
 @pytest.mark.parametrize("role", ROLES)
-def test_code_runs_need_a_login(matrix: Any, role: str) -> None:
+def test_code_runs_need_a_login_and_outside_an_attempt_course_staff(matrix: Any, role: str) -> None:
     _, _, users = matrix
     client = APIClient()
     if users[role] is not None:
@@ -178,6 +178,8 @@ def test_code_runs_need_a_login(matrix: Any, role: str) -> None:
     reply = client.post("/api/code-runs/", {"code": "print(6 * 7)"}, format="json")
     if role == "anonymous":
         assert reply.status_code in ANON
+    elif role == Role.STUDENT:
+        assert (reply.status_code, reply.json()["error"]["code"]) == (400, "code_run_needs_attempt")
     else:
         assert reply.status_code == 200
         assert reply.json()["stdout"] == "42\n"
@@ -201,7 +203,7 @@ def test_code_runs_are_rate_limited_per_user(matrix: Any, monkeypatch: Any) -> N
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"code_run": "2/min"})
     _, _, users = matrix
     client = APIClient()
-    client.force_authenticate(users[Role.STUDENT])
+    client.force_authenticate(users[Role.AUTHOR])
     codes = [client.post("/api/code-runs/", {"code": "pass"}, format="json") for _ in range(3)]
     assert [c.status_code for c in codes] == [200, 200, 429]
     assert codes[2].json()["error"]["code"] == "throttled"

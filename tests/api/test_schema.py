@@ -97,7 +97,7 @@ def test_the_quiz_pages_run_endpoints_document_their_bodies_and_errors() -> None
     assert components[_ref(start["requestBody"])]["required"] == ["code"]
     assert set(start["responses"]) == {
         "202",
-        *("400", "401", "403", "409", "411", "413", "415", "429", "503"),
+        *("400", "401", "403", "404", "409", "411", "413", "415", "429", "503"),
     }
     assert components[_ref(start["responses"]["202"])]["required"] == ["job"]
     assert {"200", "401", "403", "404"} <= set(poll["responses"])

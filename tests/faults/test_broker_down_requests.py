@@ -8,9 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 
 from grading.models import Attempt, AttemptStatus, ResponseStatus
+from grading.services.attempts import attempt_start
 from tests.faults.servers import broker_unreachable
 from tests.grading.content import CODE
 from tests.grading.factories import add_slots, api_as, member, new_quiz, question
@@ -34,18 +37,28 @@ def _retryable(reply: Any) -> None:
     assert "try again" in error["message"]
 
 
+def _student_in_attempt() -> tuple[User, dict[str, Any]]:
+    """A student, and a run's body for the code question of their open attempt."""
+    quiz = new_quiz()
+    add_slots(quiz, question(quiz.course, CODE))
+    student = member(quiz.course, "student")
+    attempt = attempt_start(quiz=quiz, user=student, now=timezone.now())
+    return student, {"code": SOURCE, "attempt": attempt.pk, "position": 0}
+
+
 @pytest.mark.parametrize("wait", [False, True])
 def test_a_run_asked_for_while_the_broker_is_down_is_a_retryable_503(
     broker_down: None, wait: bool
 ) -> None:
-    api = api_as(member(new_quiz().course, "student"))
-    _retryable(api.post("/api/code-runs/", {"code": SOURCE, "wait": wait}, format="json"))
+    student, body = _student_in_attempt()
+    _retryable(api_as(student).post("/api/code-runs/", {**body, "wait": wait}, format="json"))
 
 
 def test_the_quiz_pages_run_button_gets_the_same_answer(broker_down: None) -> None:
+    student, body = _student_in_attempt()
     browser = Client()
-    browser.force_login(member(new_quiz().course, "student"))
-    _retryable(browser.post("/code-runs/", {"code": SOURCE}, content_type="application/json"))
+    browser.force_login(student)
+    _retryable(browser.post("/code-runs/", body, content_type="application/json"))
 
 
 def test_a_submit_while_the_broker_is_down_still_succeeds(

@@ -37,6 +37,12 @@ def new_user(**fields: Any) -> User:
     return User.objects.create(**{"username": f"user{next(_serial)}", **fields})
 
 
+def new_author() -> User:
+    """An author of a course of their own: course staff, who may run code outside attempts."""
+    course = Course.objects.create(slug=f"course-{next(_serial)}", title="Authored")
+    return member(course, Role.AUTHOR)
+
+
 def new_course(**fields: Any) -> Course:
     n = next(_serial)
     return Course.objects.create(**{"slug": f"course-{n}", "title": f"Course {n}", **fields})

@@ -20,7 +20,7 @@ from runner.api import (
 )
 from runner.models import JobKind, JobRecord, JobState
 from runner.supervisor import Supervisor
-from tests.grading.factories import api_as, new_user
+from tests.grading.factories import api_as, new_author
 
 pytestmark = pytest.mark.django_db
 
@@ -73,7 +73,7 @@ def test_a_generator_nobody_answers_raises_a_clear_error(redis_url: str) -> None
 def test_the_api_run_nobody_answers_is_a_503_to_retry(redis_url: str, settings: Any) -> None:
     use_broker(redis_url)
     settings.CODE_RUN_WAIT_S = 0.3
-    reply = api_as(new_user()).post("/api/code-runs/", {"code": "print(1)"}, format="json")
+    reply = api_as(new_author()).post("/api/code-runs/", {"code": "print(1)"}, format="json")
     assert reply.status_code == 503
     assert reply.json()["error"]["code"] == "runner_busy"
     assert "0.3 s" in reply.json()["error"]["message"]
@@ -84,7 +84,7 @@ def test_a_user_waits_on_one_api_run_at_a_time(redis_url: str) -> None:
     """A waiting run holds a web process: a second one from the same user is refused at
     once, before anything is queued."""
     use_broker(redis_url)
-    busy = new_user()
+    busy = new_author()
     cache.add(f"api:code-run-waiting:{busy.pk}", 1, timeout=30)  # its first run still waits
     try:
         refused = api_as(busy).post("/api/code-runs/", {"code": "print(1)"}, format="json")
@@ -103,7 +103,7 @@ def test_runs_past_the_sites_waiting_cap_are_a_503_at_once(redis_url: str, setti
     settings.CODE_RUN_MAX_WAITING = 2
     cache.set("api:code-runs-waiting", 2, timeout=60)  # two other users' runs are waiting
     try:
-        refused = api_as(new_user()).post("/api/code-runs/", {"code": "print(1)"}, format="json")
+        refused = api_as(new_author()).post("/api/code-runs/", {"code": "print(1)"}, format="json")
         assert refused.status_code == 503
         assert refused.json()["error"]["code"] == "runner_busy"
         assert refused["Retry-After"]
@@ -115,7 +115,7 @@ def test_runs_past_the_sites_waiting_cap_are_a_503_at_once(redis_url: str, setti
 
 @pytest.mark.usefixtures("celery_eager")
 def test_an_api_run_not_waited_for_is_polled_by_its_starter_only(supervisor: Supervisor) -> None:
-    owner, other = new_user(), new_user()
+    owner, other = new_author(), new_author()
     started = api_as(owner).post(
         "/api/code-runs/", {"code": "print(6 * 7)", "wait": False}, format="json"
     )
@@ -137,7 +137,7 @@ def test_an_api_run_not_waited_for_answers_at_once_and_holds_nothing(redis_url: 
     """No worker: the queued run still answers 202 at once, takes none of the waiting
     places, and its poll says it has not finished."""
     use_broker(redis_url)
-    user = new_user()
+    user = new_author()
     started = api_as(user).post(
         "/api/code-runs/", {"code": "print(1)", "wait": False}, format="json"
     )
@@ -154,7 +154,7 @@ def test_a_queued_run_no_worker_finished_in_time_is_reported_lost(redis_url: str
     never finish (dropped unrun, or its worker stopped): the poll says so instead of
     "not finished" for ever."""
     use_broker(redis_url)
-    user = new_user()
+    user = new_author()
     job = (
         api_as(user)
         .post("/api/code-runs/", {"code": "print(1)", "wait": False}, format="json")
@@ -174,12 +174,12 @@ def test_an_oversized_queued_run_is_refused_before_anything_is_queued(
 ) -> None:
     use_broker(redis_url)
     settings.GRADING_MAX_ANSWER_BYTES = 10
-    reply = api_as(new_user()).post(
+    reply = api_as(new_author()).post(
         "/api/code-runs/", {"code": "print('a long line')", "wait": False}, format="json"
     )
     assert (reply.status_code, reply.json()["error"]["code"]) == (413, "answer_too_large")
     assert list(reply.json()["error"]["fields"]) == ["code"]
-    not_text = api_as(new_user()).post("/api/code-runs/", {"code": 5}, format="json")
+    not_text = api_as(new_author()).post("/api/code-runs/", {"code": 5}, format="json")
     assert (not_text.status_code, not_text.json()["error"]["fields"]) == (
         400,
         {"code": ["Not a valid string."]},
@@ -191,7 +191,7 @@ def test_a_user_has_one_queued_run_unfinished_at_a_time(redis_url: str) -> None:
     worker takes them here) would hold every worker. The second waits for the first's output,
     and so does a run waited for; another student's run is queued meanwhile."""
     use_broker(redis_url)
-    busy = new_user()
+    busy = new_author()
     first = api_as(busy).post(
         "/api/code-runs/", {"code": "while True: pass", "wait": False}, format="json"
     )
@@ -205,7 +205,7 @@ def test_a_user_has_one_queued_run_unfinished_at_a_time(redis_url: str) -> None:
             "code_run_in_progress",
         )
         assert refused["Retry-After"]
-    other = api_as(new_user()).post(
+    other = api_as(new_author()).post(
         "/api/code-runs/", {"code": "print(1)", "wait": False}, format="json"
     )
     assert other.status_code == 202
@@ -219,7 +219,7 @@ def test_a_user_has_one_queued_run_unfinished_at_a_time(redis_url: str) -> None:
 
 @pytest.mark.usefixtures("celery_eager")
 def test_a_queued_run_that_finished_lets_its_user_queue_the_next(supervisor: Supervisor) -> None:
-    user = new_user()
+    user = new_author()
     for _ in range(3):
         started = api_as(user).post(
             "/api/code-runs/", {"code": "print(6 * 7)", "wait": False}, format="json"

@@ -14,7 +14,7 @@ from grading.models import Attempt
 from grading.services.attempts import attempt_start
 from quizbank.models import CourseMembership, Role
 from tests.api.helpers import save, start, submit
-from tests.grading.content import NUMERIC
+from tests.grading.content import CODE, NUMERIC
 from tests.grading.factories import add_slots, member, new_course, new_quiz, new_user, question
 from web.templatetags.pages import has_feedback, minutes, points
 
@@ -92,8 +92,15 @@ def test_a_code_run_job_is_readable_only_by_its_starter() -> None:
 
 @pytest.mark.usefixtures("celery_eager")
 def test_run_answers_a_job_id_at_once_and_the_poll_gives_the_documented_output() -> None:
-    _, owner, other = _attempt_and_users()
-    body = {"code": "print(6 * 7)"}
+    _, _, other = _attempt_and_users()
+    course = new_course()
+    quiz = new_quiz(course=course)
+    add_slots(quiz, question(course, CODE))
+    student = member(course, Role.STUDENT)
+    attempt = attempt_start(quiz=quiz, user=student, now=timezone.now())
+    owner = Client()
+    owner.force_login(student)
+    body = {"code": "print(6 * 7)", "attempt": attempt.pk, "position": 0}
     started = owner.post("/code-runs/", body, content_type="application/json")
     assert started.status_code == 202
     assert set(started.json()) == {"job"}
