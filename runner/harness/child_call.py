@@ -29,6 +29,7 @@ def new_record(case: Case) -> dict[str, Any]:
         "graph_recorded": None,
         "peak_bytes": None,
         "input_reads": None,
+        "graph_nodes": None,
         "aliased_inputs": None,
         "input_marks": None,
         "second_call_marks": None,
@@ -49,24 +50,31 @@ def run_call_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     except StudentError as error:
         record["error"] = error.info
     else:
-        output = called.output
-        if case.has("fresh_output"):
-            record["aliased_inputs"] = aliased_inputs(output, inputs)
-        record["values"]["output"] = ctx.encode(output)
-        if case.has("purity"):
-            record["values"]["inputs_after"] = ctx.encode(list(inputs), with_grads=True)
-            record["values"]["rng_after"] = ctx.encode(values.global_rng_states())
-            later_backward(ctx, marked, case.seed)
-        if case.has("no_graph"):
-            record["graph_recorded"] = called.graph_recorded
-        if case.has("retain_graph"):
-            record_retained_graph(case, ctx, output, inputs)
-        for check in case.checks:
-            handler = CHECKS.get(check.kind)
-            if handler is not None:
-                handler(case, check, ctx, output, inputs)
+        _gather(case, ctx, called, marked, inputs)
     record["forbidden"] = sorted(set(ctx.guard.hits[hits_before:]))
     return record
+
+
+def _gather(case: Case, ctx: ChildContext, called: Called, marked: Marked, inputs: Inputs) -> None:
+    """What each of the case's checks needs from the compared call, into the case's record."""
+    record, output = ctx.record, called.output
+    if case.has("fresh_output"):
+        record["aliased_inputs"] = aliased_inputs(output, inputs)
+    record["values"]["output"] = ctx.encode(output)
+    if case.has("purity"):
+        record["values"]["inputs_after"] = ctx.encode(list(inputs), with_grads=True)
+        record["values"]["rng_after"] = ctx.encode(values.global_rng_states())
+        later_backward(ctx, marked, case.seed)
+    if case.has("no_graph"):
+        record["graph_recorded"] = called.graph_recorded
+    if case.has("graph_nodes"):
+        record["graph_nodes"] = called.graph_nodes
+    if case.has("retain_graph"):
+        record_retained_graph(case, ctx, output, inputs)
+    for check in case.checks:
+        handler = CHECKS.get(check.kind)
+        if handler is not None:
+            handler(case, check, ctx, output, inputs)
 
 
 def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> tuple[Called, Marked]:

@@ -40,6 +40,9 @@ class Called:
 
     output: Any
     graph_recorded: bool = False
+    # Autograd nodes created on the calling thread during the call (its own backward passes
+    # build nodes only with create_graph=True).
+    graph_nodes: int = 0
 
 
 @dataclass
@@ -56,9 +59,11 @@ class ChildContext:
     ) -> Called:
         """Seed every RNG and call the entry point under the guard (raises StudentError)."""
         values.seed_everything(seed, self.device)
+        first_node = pristine.autograd_sequence_nr()
         with self._student_code(self.guard.watching(probe_graph=probe_graph)) as watch:
             output = self.entry(*args, **kwargs)
-        return Called(output, bool(watch and watch.graph_recorded))
+        nodes = pristine.autograd_sequence_nr() - first_node
+        return Called(output, bool(watch and watch.graph_recorded), nodes)
 
     def run(self, action: Callable[[], Any]) -> Any:
         """Run harness steps that execute student code (backward, training) as data."""

@@ -419,6 +419,25 @@ def input_reads(j: JudgeInput) -> Outcome:
     )
 
 
+def graph_nodes(j: JudgeInput) -> Outcome:
+    """The autograd nodes the compared call created, against the reference's count."""
+    theirs, mine = j.reference.graph_nodes, j.student.graph_nodes
+    if theirs is None:
+        raise ReferenceFailure(f"case {j.number}: the reference's graph was not counted")
+    if mine is None:
+        return Outcome(False, "graph_nodes: the check produced no data", kind="graph")
+    limit = float(j.check.options.get("max_ratio", 1))
+    if mine <= theirs * limit:
+        return Outcome(True)
+    return Outcome(
+        False,
+        f"the call built {mine} autograd nodes where the reference builds {theirs} (limit "
+        f"{limit:g}×): a gradient taken with create_graph=True records a graph of the "
+        f"backward pass itself; leave it out when nothing differentiates the result",
+        kind="graph",
+    )
+
+
 def fresh_output(j: JudgeInput) -> Outcome:
     """No output tensor shares memory with an input."""
     if j.reference.aliased_inputs is None:
@@ -522,4 +541,5 @@ JUDGES: dict[str, Callable[[JudgeInput], Outcome]] = {
     "saved_tensors": saved_tensors,
     "input_reads": input_reads,
     "fresh_output": fresh_output,
+    "graph_nodes": graph_nodes,
 }

@@ -61,6 +61,7 @@ class CaseRecord:
     graph_recorded: bool | None = None
     peak_bytes: int | None = None  # tensor memory of the compared call, for efficiency cases
     input_reads: int | None = None  # input elements the compared call read, for input_reads
+    graph_nodes: int | None = None  # autograd nodes the compared call created, for graph_nodes
     aliased_inputs: list[int] | None = None  # inputs the output shares memory with (fresh_output)
     input_marks: list[InputMark] | None = None  # one per input tensor, for purity
     # One per input tensor, left by the second call of grad_accumulates (its .grad then set).
@@ -139,6 +140,7 @@ def _case(raw: object, decoder: NodeDecoder) -> CaseRecord:
         graph_recorded=graph_recorded,
         peak_bytes=_optional_int(raw.get("peak_bytes")),
         input_reads=_optional_int(raw.get("input_reads"), "a count of input reads"),
+        graph_nodes=_optional_int(raw.get("graph_nodes"), "a count of graph nodes"),
         aliased_inputs=_positions(raw.get("aliased_inputs")),
         input_marks=_marks(raw.get("input_marks")),
         second_call_marks=_marks(raw.get("second_call_marks")),

@@ -22,6 +22,7 @@ CHECK_KINDS = (
     "saved_tensors",
     "input_reads",
     "fresh_output",
+    "graph_nodes",
 )
 # What `saved_tensors` records when autograd refused the backward after an edit.
 REFUSED_AFTER_EDIT = "refused"
@@ -51,6 +52,7 @@ _CHECK_OPTIONS: dict[str, set[str]] = {
     "retain_graph": {"expected"},
     "gradcheck": {"eps", "atol", "rtol"},
     "input_reads": {"max_ratio"},
+    "graph_nodes": {"max_ratio"},
 }
 
 

@@ -776,6 +776,42 @@ def test_input_reads_of_a_reference_that_reads_nothing_is_a_bank_problem() -> No
     assert "the reference read none of its inputs" in message
 
 
+SALIENCY = (
+    "import torch\ndef f(x):\n    loss = torch.tanh(x).pow(2).sum()\n"
+    "    (g,) = torch.autograd.grad(loss, x, create_graph={create})\n"
+    "    return loss.detach() + 0 * g.sum().detach()\n"
+)
+
+
+def test_graph_nodes_passes_a_gradient_taken_without_a_graph_of_its_own() -> None:
+    plain = SALIENCY.format(create=False)
+    assert grade(plain, plain, case("graph_nodes"))[0] == 1.0
+
+
+def test_graph_nodes_fails_a_gradient_taken_with_create_graph_then_detached() -> None:
+    plain, doubled = SALIENCY.format(create=False), SALIENCY.format(create=True)
+    score, results, _status, _message = grade(doubled, plain, case("graph_nodes"))
+    assert score == 0.0
+    message = only_message(results)
+    assert message.startswith("case 1: the call built ")
+    assert "autograd nodes where the reference builds" in message
+    assert "create_graph=True" in message
+
+
+def test_graph_nodes_gives_room_with_max_ratio() -> None:
+    plain, doubled = SALIENCY.format(create=False), SALIENCY.format(create=True)
+    roomy = case({"kind": "graph_nodes", "max_ratio": 10})
+    assert grade(doubled, plain, roomy)[0] == 1.0
+
+
+def test_graph_nodes_hidden_says_only_that_the_graph_is_wrong() -> None:
+    plain, doubled = SALIENCY.format(create=False), SALIENCY.format(create=True)
+    _score, results, _status, _message = grade(doubled, plain, case("graph_nodes", hidden=True))
+    assert only_message(results) == (
+        "hidden case failed: the autograd graph is not what the question asks for"
+    )
+
+
 FRESH = "def f(x, p):\n    return x * (1 - p)\n"
 
 
