@@ -83,6 +83,14 @@ def test_checks_may_be_names_or_mappings() -> None:
             "cases[0].checks[0].max_ratio: must be a number of at least 1",
         ),
         (
+            [{"checks": [{"kind": "graph_nodes", "max_ratio": "many"}]}],
+            "cases[0].checks[0].max_ratio: must be a number of at least 1",
+        ),
+        (
+            [{"checks": [{"kind": "graph_nodes", "upstream": "sum"}]}],
+            "cases[0].checks[0].upstream: unknown option for graph_nodes",
+        ),
+        (
             [{"checks": [{"kind": "fresh_output", "max_ratio": 2}]}],
             "cases[0].checks[0].max_ratio: unknown option for fresh_output",
         ),
