@@ -1,5 +1,6 @@
 """Numeric answers: a list of accepted values with tolerances; the first match wins."""
 
+import math
 import re
 from typing import Any
 
@@ -7,6 +8,8 @@ from grading.scoring.verdict import UnscorableQuestion, Verdict, clamp
 from quizbank.bankfiles.schema import MAX_MAGNITUDE
 
 MAX_TEXT_LENGTH = 100
+_TOO_LONG = f"a number is at most {MAX_TEXT_LENGTH} characters"
+_TOO_LARGE = f"the number is too large: it must be at most {MAX_MAGNITUDE:g} in size"
 
 
 def parse_number(raw: object) -> float:
@@ -14,9 +17,10 @@ def parse_number(raw: object) -> float:
     in size; ValueError otherwise (never OverflowError)."""
     if isinstance(raw, bool):
         raise ValueError("a number is required, not true/false")
+    typed_digits = isinstance(raw, str) and any(c in "0123456789" for c in raw)
     if isinstance(raw, str):
         if len(raw) > MAX_TEXT_LENGTH:
-            raise ValueError(f"a number is at most {MAX_TEXT_LENGTH} characters")
+            raise ValueError(_TOO_LARGE if _too_large(raw) else _TOO_LONG)
         if "_" in raw:  # Python's float() reads "1_3" as 13; a student did not write 13
             raise ValueError("a number is written without underscores")
         text = raw.strip().replace(",", ".")
@@ -32,9 +36,11 @@ def parse_number(raw: object) -> float:
         raise ValueError("a number is required")
     # int and float compare exactly, so a huge int is refused before float() could
     # overflow; NaN fails every comparison and is refused with infinities.
-    if not abs(raw) <= MAX_MAGNITUDE:
-        raise ValueError(f"the number must be finite and at most {MAX_MAGNITUDE:g} in size")
-    return float(raw)
+    if abs(raw) <= MAX_MAGNITUDE:
+        return float(raw)
+    if isinstance(raw, int) or math.isfinite(raw) or typed_digits:  # "1e400" reads as inf
+        raise ValueError(_TOO_LARGE)
+    raise ValueError(f"the number must be finite and at most {MAX_MAGNITUDE:g} in size")
 
 
 # "1,000" is a thousand to some students and one to others; "1,5" is one and a half to all.
@@ -78,6 +84,19 @@ _NUMBER_THEN_UNIT = re.compile(
 )
 
 
+def _float_or_none(text: str) -> float | None:
+    try:
+        return float(text.replace(",", "."))
+    except ValueError:
+        return None
+
+
+def _too_large(text: str) -> bool:
+    """Whether `text` spells a number (a long run of digits, say) beyond MAX_MAGNITUDE."""
+    value = _float_or_none(text)
+    return value is not None and not math.isnan(value) and abs(value) > MAX_MAGNITUDE
+
+
 def unit_problem(raw: object, unit: str) -> str | None:
     """Why a number typed with a unit (not the question's own) after it is refused, or None:
     only the number is read, and a unit is never converted."""
@@ -85,7 +104,8 @@ def unit_problem(raw: object, unit: str) -> str | None:
         return None
     text = raw.strip()
     found = _NUMBER_THEN_UNIT.fullmatch(text) if len(text) <= MAX_TEXT_LENGTH else None
-    if found is None:
+    # "1e101" is a number (out of range), not the number 1 with the unit "e101".
+    if found is None or _float_or_none(text) is not None:
         return None
     shown = text if len(text) <= 20 else text[:20] + "…"
     after = found.group(2) if len(found.group(2)) <= 12 else found.group(2)[:12] + "…"

@@ -144,3 +144,24 @@ def test_what_is_no_number_and_unit_keeps_its_own_reason(typed: str, said: str) 
     with pytest.raises(InvalidAnswer) as refused:
         answer_validate(content=in_unit("s", 1), answer={"value": typed})
     assert refused.value.message.startswith(said)
+
+
+@pytest.mark.parametrize(
+    ("unit", "typed"),
+    [
+        ("", "1e101"),
+        ("", "-2.5E+300"),
+        ("cm", "1e400"),
+        ("", "1" + "0" * 101),
+        ("s", "9" * 400),
+    ],
+)
+def test_a_number_too_large_is_refused_as_too_large_not_as_one_with_a_unit(
+    unit: str, typed: str
+) -> None:
+    """ "1e101" is a number beyond the bound, not the number 1 with the unit "e101"."""
+    with pytest.raises(InvalidAnswer) as refused:
+        answer_validate(content=in_unit(unit, 1), answer={"value": typed})
+    said = "The number is too large: it must be at most 1e+100 in size."
+    assert refused.value.message == said
+    assert refused.value.fields == {"answer.value": [said]}

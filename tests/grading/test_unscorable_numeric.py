@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 LEGACY = {**NUMERIC, "answers": [{"value": 11}, {"value": 1e200, "fraction": 0.5}]}
-REASON = "answer 2 of the question: the number must be finite and at most 1e+100 in size"
+REASON = "answer 2 of the question: the number is too large: it must be at most 1e+100 in size"
 
 
 @pytest.fixture
