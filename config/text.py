@@ -69,9 +69,9 @@ def unstorable_text(data: Any) -> dict[str, list[str]]:
 # newline, carriage return and bidi formatting, which right-to-left prose uses; any other
 # control character shows as nothing on a page, and XML (Moodle, QTI) cannot hold C0 ones.
 _BIDI = "\u202a-\u202e\u2066-\u2069"
-_ONE_LINE_BANNED = f"\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}"
+ONE_LINE_BANNED = f"\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}"
 _MULTI_LINE_BANNED = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-_NOT_IN_ONE_LINE = re.compile(f"[{_ONE_LINE_BANNED}]")
+_NOT_IN_ONE_LINE = re.compile(f"[{ONE_LINE_BANNED}]")
 _NOT_IN_MULTI_LINE = re.compile(f"[{_MULTI_LINE_BANNED}]")
 ONE_LINE_RULE = "a one-line field takes no control characters, line breaks or bidi formatting"
 MULTI_LINE_RULE = "text takes no control characters but tab, newline and carriage return"
@@ -80,7 +80,7 @@ MULTI_LINE_RULE = "text takes no control characters but tab, newline and carriag
 def schema_pattern(*, one_line: bool) -> str:
     """The rule as an OpenAPI `pattern`: text with none of the characters it refuses (a
     little stricter than text_problem, which trims blank space around one-line text)."""
-    return f"^[^{_ONE_LINE_BANNED if one_line else _MULTI_LINE_BANNED}]*$"
+    return f"^[^{ONE_LINE_BANNED if one_line else _MULTI_LINE_BANNED}]*$"
 
 
 def _kind(character: str) -> str:

@@ -16,7 +16,7 @@ class UserInputSerializer(serializers.Serializer[dict[str, Any]]):
     external_id = RegexOnlyField(
         EXTERNAL_ID_PATTERN,
         max_length=255,
-        help_text="Unique per API client; no slashes or spaces.",
+        help_text="Unique per API client; no slashes, spaces or control characters.",
     )
     username = RegexOnlyField(
         r"^[\w.@+-]+\Z",

@@ -20,12 +20,15 @@ from django.http import Http404
 
 from config.exceptions import DomainError
 from config.locking import name_lock
+from config.text import ONE_LINE_BANNED
 from lms.errors import DeactivatedInVivabank, ExternalIdTaken, SiteAdminAccount, UsernameTaken
 from lms.models import ExternalIdentity
 
 PROFILE_FIELDS = ("email", "first_name", "last_name", "is_active")
-# An external id: no slash (it sits in URLs), no whitespace, no NUL (PostgreSQL refuses it).
-EXTERNAL_ID_PATTERN = r"^[^/\s\x00]+\Z"
+# An external id: no slash (it sits in URLs), no whitespace, nothing a one-line field refuses
+# (control characters, C1 ones included, line breaks, bidi formatting). U+FEFF is named since
+# the schema's `\s` (ECMAScript's) holds it and Python's does not: both then refuse the same.
+EXTERNAL_ID_PATTERN = rf"^[^/\s\ufeff{ONE_LINE_BANNED}]+\Z"
 
 
 def users_of(namespace: str) -> QuerySet[ExternalIdentity]:

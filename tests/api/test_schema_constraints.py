@@ -102,3 +102,39 @@ def test_it_says_how_long_a_provisioned_password_may_be(openapi: dict[str, Any])
     )
     assert reply.status_code == 400
     assert "password" in reply.json()["error"]["fields"]
+
+
+def _pattern(openapi: dict[str, Any], component: str, field: str) -> re.Pattern[str]:
+    return re.compile(openapi["components"]["schemas"][component]["properties"][field]["pattern"])
+
+
+def _client_api() -> APIClient:
+    client = api_client_create(name="lms")
+    api = APIClient()
+    api.credentials(
+        HTTP_AUTHORIZATION=f"Bearer {token_issue(client=client, scopes=Scope.values)[1]}"
+    )
+    return api
+
+
+def test_it_says_an_external_id_refuses_c1_control_characters(openapi: dict[str, Any]) -> None:
+    pattern = _pattern(openapi, "UserInput", "external_id")
+    api = _client_api()
+    assert pattern.fullmatch("s-1@uni.example")
+    assert (
+        api.post("/api/users/", {"external_id": "s-1@uni.example"}, format="json").status_code
+        == 201
+    )
+    for refused in (
+        "c1\x85c1",
+        "c1\x9fc1",
+        "del\x7fdel",
+        "rtl\u202eltr",
+        "a/b",
+        "a b",
+        "b\ufeffom",
+    ):
+        assert not pattern.fullmatch(refused), refused
+        reply = api.post("/api/users/", {"external_id": refused}, format="json")
+        assert reply.status_code == 400, refused
+        assert "external_id" in reply.json()["error"]["fields"]
