@@ -8,11 +8,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import TextOnlyField
+from config.fields import RegexOnlyField, TextOnlyField
 from config.scopes import Scope
 from quizbank.access import AUTHORS, access_course
+from quizbank.bankfiles.schema import MAX_TOPIC_SLUG, SLUG_RE
 from quizbank.models import Topic
-from quizbank.services.topics import MAX_TITLE, topic_create
+from quizbank.services.topics import MAX_TITLE, SLUG_RULE, topic_create
 
 
 class TopicSerializer(serializers.ModelSerializer[Topic]):
@@ -30,8 +31,13 @@ class CourseTopicsApi(APIView):
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
         title = TextOnlyField(max_length=MAX_TITLE)
-        slug = TextOnlyField(
-            max_length=80, required=False, help_text="Made from the title when left out."
+        slug = RegexOnlyField(
+            SLUG_RE.pattern,
+            max_length=MAX_TOPIC_SLUG,
+            required=False,
+            error_messages={"invalid": f"Not a slug: {SLUG_RULE}."},
+            help_text=f"{SLUG_RULE[:1].upper()}{SLUG_RULE[1:]} (`autograd-basics`); made "
+            "from the title when left out.",
         )
         description = TextOnlyField(
             kind="multi_line", required=False, allow_blank=True, max_length=4000

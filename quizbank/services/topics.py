@@ -10,6 +10,7 @@ from quizbank.interchange.common import slugify
 from quizbank.models import Course, Topic
 
 MAX_TITLE = 200  # Topic.title
+SLUG_RULE = f"small letters, digits and single hyphens, at most {MAX_TOPIC_SLUG} characters"
 
 
 def topic_create(*, course: Course, title: str, slug: str = "", description: str = "") -> Topic:
@@ -30,7 +31,7 @@ def topic_create(*, course: Course, title: str, slug: str = "", description: str
     made = slugify(title, max_length=MAX_TOPIC_SLUG - 4, default="topic")
     slug = slug.strip() or _free_slug(course, made)
     if len(slug) > MAX_TOPIC_SLUG or not SLUG_RE.match(slug):
-        message = f"small letters, digits and single hyphens, at most {MAX_TOPIC_SLUG}"
+        message = SLUG_RULE
         raise TopicInvalid(f"The topic's slug is not one: {message}.", fields={"slug": [message]})
     last = course.topics.aggregate(last=Max("position"))["last"]
     try:

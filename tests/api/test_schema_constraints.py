@@ -138,3 +138,18 @@ def test_it_says_an_external_id_refuses_c1_control_characters(openapi: dict[str,
         reply = api.post("/api/users/", {"external_id": refused}, format="json")
         assert reply.status_code == 400, refused
         assert "external_id" in reply.json()["error"]["fields"]
+
+
+def test_it_says_the_pattern_a_topic_slug_must_match(
+    openapi: dict[str, Any], world: World, author_api: APIClient
+) -> None:
+    pattern = _pattern(openapi, "CourseTopicsInput", "slug")
+    url = f"/api/courses/{world.course.pk}/topics/"
+    assert pattern.fullmatch("autograd-basics")
+    reply = author_api.post(url, {"title": "Autograd", "slug": "autograd-basics"}, format="json")
+    assert reply.status_code == 201
+    for refused in ("Tensors", "two--hyphens", "-edge", "snake_case", "é"):
+        assert not pattern.fullmatch(refused), refused
+        reply = author_api.post(url, {"title": refused, "slug": refused}, format="json")
+        assert reply.status_code == 400, refused
+        assert "slug" in reply.json()["error"]["fields"]
