@@ -9,16 +9,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.fields import IntegerOnlyField, TextOnlyField
+from config.fields import IntegerOnlyField, RegexOnlyField, TextOnlyField
 from quizbank.access import AUTHORS, access_quiz, user_id
 from quizbank.models import Quiz, QuizAccessOverride
 from quizbank.selectors import course_student
 from quizbank.services.quiz_access import quiz_terms
 from quizbank.services.quiz_overrides import (
+    ACCESS_CODE_PATTERN,
+    ACCESS_CODE_RULE,
+    MAX_ACCESS_CODE,
     MAX_EXTRA_ATTEMPTS,
     MAX_EXTRA_TIME_PERCENT,
     MAX_NETWORKS,
     MAX_OVERRIDE_REASON,
+    NETWORK_EXAMPLES,
+    NETWORK_PATTERN,
     OverrideInput,
     quiz_access_rules_set,
     quiz_override_delete,
@@ -44,9 +49,22 @@ class AccessOverrideSerializer(serializers.ModelSerializer[QuizAccessOverride]):
 
 
 class AccessRulesSerializer(serializers.Serializer[Quiz]):
-    access_code = TextOnlyField(allow_blank=True, max_length=64)
+    access_code = RegexOnlyField(
+        ACCESS_CODE_PATTERN,
+        allow_blank=True,
+        max_length=MAX_ACCESS_CODE,
+        error_messages={"invalid": f"Not an access code: one is {ACCESS_CODE_RULE}."},
+        help_text=f"Empty: none. Otherwise {ACCESS_CODE_RULE}; trimmed.",
+    )
     allowed_networks = serializers.ListField(
-        child=TextOnlyField(max_length=64), max_length=MAX_NETWORKS
+        child=RegexOnlyField(
+            NETWORK_PATTERN,
+            max_length=64,
+            error_messages={"invalid": f"Not a network such as {NETWORK_EXAMPLES}."},
+        ),
+        max_length=MAX_NETWORKS,
+        help_text=f"Empty: anywhere. Each an IPv4 or IPv6 address with a prefix length or "
+        f"without (one address): {NETWORK_EXAMPLES}.",
     )
 
 
@@ -76,7 +94,9 @@ def _rules(quiz: Quiz) -> dict[str, Any]:
     }
 
 
-class AccessRulesOutput(AccessRulesSerializer):
+class AccessRulesOutput(serializers.Serializer[Quiz]):
+    access_code = serializers.CharField()
+    allowed_networks = serializers.ListField(child=serializers.CharField())
     overrides = AccessOverrideSerializer(many=True)
 
 

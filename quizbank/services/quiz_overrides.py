@@ -1,12 +1,14 @@
 """Authors' writes to a quiz's access rules: per-student overrides, the access code and
 the allowed networks. What they mean for a student is decided in `quiz_access`."""
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from config.text import ONE_LINE_BANNED
 from quizbank.errors import AccessRuleInvalid
 from quizbank.events import quiz_terms_changed
 from quizbank.models import CourseMembership, Quiz, QuizAccessOverride, Role
@@ -96,16 +98,59 @@ def quiz_override_delete(*, quiz: Quiz, override_id: int) -> None:
 
 # The most allowed networks a quiz keeps, from the page or the API alike.
 MAX_NETWORKS = 50
+MAX_ACCESS_CODE = 64
+
+# An access code is typed by students: one line, and no character that cannot be seen or told
+# from a space (no-break and other spaces, zero-width and other format characters). Trimmed.
+ACCESS_CODE_PATTERN = (
+    rf"^[^{ONE_LINE_BANNED}\u00a0\u00ad\u1680\u180e\u2000-\u200f\u202f\u205f-\u206f"
+    r"\u3000\ufeff]*\Z"
+)
+ACCESS_CODE_RULE = (
+    f"at most {MAX_ACCESS_CODE} characters, with no control characters, line breaks, "
+    "bidi formatting, or spaces and format characters that cannot be seen (a no-break or "
+    "zero-width space)"
+)
+
+# A network as it is typed: an IPv4 or IPv6 address, with a prefix length or without (one
+# address). Netmasks (10.0.0.0/255.0.0.0) and IPv4 inside IPv6 are not taken. The API's
+# schema says the same pattern.
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_IPV4 = rf"{_OCTET}(?:\.{_OCTET}){{3}}(?:/(?:3[0-2]|[12]?[0-9]))?"
+_H = "[0-9a-fA-F]{1,4}"
+_IPV6_ADDRESS = "|".join(
+    [
+        rf"(?:{_H}:){{7}}{_H}",
+        rf"(?:{_H}:){{1,7}}:",
+        *(rf"(?:{_H}:){{1,{6 - n}}}(?::{_H}){{1,{n + 1}}}" for n in range(6)),
+        rf":(?:(?::{_H}){{1,7}}|:)",
+    ]
+)
+_IPV6 = rf"(?:{_IPV6_ADDRESS})(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?"
+NETWORK_PATTERN = rf"^(?:{_IPV4}|{_IPV6})\Z"
+NETWORK_EXAMPLES = "10.2.0.0/16, 192.0.2.7 or 2001:db8::/32"
+
+
+def _check_access_code(code: str) -> None:
+    if len(code) > MAX_ACCESS_CODE or not re.match(ACCESS_CODE_PATTERN, code):
+        raise AccessRuleInvalid(
+            f"An access code is {ACCESS_CODE_RULE}.", fields={"access_code": [ACCESS_CODE_RULE]}
+        )
+
+
+def _check_networks_typed(networks: list[str]) -> None:
+    for index, network in enumerate(networks):
+        if not re.match(NETWORK_PATTERN, network.strip()):
+            message = f"not a network such as {NETWORK_EXAMPLES}"
+            raise AccessRuleInvalid(
+                f"{network!r} is {message}.", fields={f"allowed_networks[{index}]": [message]}
+            )
 
 
 def quiz_access_rules_set(*, quiz: Quiz, access_code: str, networks: list[str]) -> Quiz:
     """Set the quiz-wide access code (empty: none) and allowed networks (empty: anywhere)."""
     code = access_code.strip()
-    if len(code) > 64 or not code.isprintable():
-        raise AccessRuleInvalid(
-            "An access code is at most 64 printable characters.",
-            fields={"access_code": ["too long or not printable"]},
-        )
+    _check_access_code(code)
     given = [n for n in networks if n.strip()]
     if len(given) > MAX_NETWORKS:
         raise AccessRuleInvalid(
@@ -113,6 +158,7 @@ def quiz_access_rules_set(*, quiz: Quiz, access_code: str, networks: list[str]) 
             "(each is checked on every save): join neighbouring ones into wider blocks.",
             fields={"allowed_networks": [f"at most {MAX_NETWORKS}"]},
         )
+    _check_networks_typed(given)
     cleaned = [str(net) for net in parse_networks(given)]
     with transaction.atomic():
         quiz.access_code = code

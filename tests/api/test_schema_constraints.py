@@ -153,3 +153,39 @@ def test_it_says_the_pattern_a_topic_slug_must_match(
         reply = author_api.post(url, {"title": refused, "slug": refused}, format="json")
         assert reply.status_code == 400, refused
         assert "slug" in reply.json()["error"]["fields"]
+
+
+def test_it_says_which_access_codes_a_quiz_takes(
+    openapi: dict[str, Any], world: World, author_api: APIClient
+) -> None:
+    code = openapi["components"]["schemas"]["AccessRules"]["properties"]["access_code"]
+    pattern = re.compile(code["oneOf"][0]["pattern"])
+    url = f"/api/quizzes/{world.quiz.pk}/access/"
+    for taken in ("OWL-42", "hall B, row 3", "café"):
+        assert pattern.fullmatch(taken)
+        body: dict[str, Any] = {"access_code": taken, "allowed_networks": []}
+        assert author_api.put(url, body, format="json").status_code == 200, taken
+    for refused in ("no\u00a0break", "zero\u200bwidth", "c1\x9fc1", "soft\u00adhyphen"):
+        assert not pattern.fullmatch(refused), refused
+        body = {"access_code": refused, "allowed_networks": []}
+        reply = author_api.put(url, body, format="json")
+        assert reply.status_code == 400, refused
+        assert "access_code" in reply.json()["error"]["fields"]
+
+
+def test_it_says_which_networks_a_quiz_takes(
+    openapi: dict[str, Any], world: World, author_api: APIClient
+) -> None:
+    networks = openapi["components"]["schemas"]["AccessRules"]["properties"]["allowed_networks"]
+    pattern = re.compile(networks["items"]["pattern"])
+    url = f"/api/quizzes/{world.quiz.pk}/access/"
+    taken = ["10.2.0.0/16", "192.0.2.7", "2001:db8::/32", "::1", "fe80::1/64"]
+    assert all(pattern.fullmatch(network) for network in taken)
+    reply = author_api.put(url, {"access_code": "", "allowed_networks": taken}, format="json")
+    assert reply.status_code == 200
+    for refused in ("the lab", "10.2.0.0/33", "10.0.0.0/255.0.0.0", "300.1.1.1", "1::2::3"):
+        assert not pattern.fullmatch(refused), refused
+        body = {"access_code": "", "allowed_networks": ["10.2.0.0/16", refused]}
+        reply = author_api.put(url, body, format="json")
+        assert reply.status_code == 400, refused
+        assert "allowed_networks[1]" in reply.json()["error"]["fields"], refused

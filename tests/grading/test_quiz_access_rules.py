@@ -134,6 +134,25 @@ def test_an_address_outside_the_networks_is_refused_at_start_and_on_save(quiz: Q
     assert saved.version == 1
 
 
+@pytest.mark.parametrize(
+    ("code", "networks", "field"),
+    [
+        ("zero\u200bwidth", [], "access_code"),
+        ("no\u00a0break", [], "access_code"),
+        ("x" * 65, [], "access_code"),
+        ("", ["10.2.0.0/16", "10.0.0.0/255.0.0.0"], "allowed_networks[1]"),
+        ("", ["::ffff:10.0.0.1"], "allowed_networks[0]"),
+    ],
+)
+def test_the_page_and_the_api_refuse_the_same_codes_and_networks(
+    quiz: Quiz, code: str, networks: list[str], field: str
+) -> None:
+    """The page reaches the same service, which holds the rules the API's schema says."""
+    with pytest.raises(AccessRuleInvalid) as refused:
+        quiz_access_rules_set(quiz=quiz, access_code=code, networks=networks)
+    assert list(refused.value.fields) == [field]
+
+
 def test_networks_are_checked_when_set(quiz: Quiz) -> None:
     with pytest.raises(AccessRuleInvalid):
         quiz_access_rules_set(quiz=quiz, access_code="", networks=["10.2.0.0/33"])
