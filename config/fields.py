@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from django.utils.dateparse import parse_duration
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.text import sentence, text_problem
@@ -107,19 +108,24 @@ class RegexOnlyField(TextOnlyField, serializers.RegexField):
 
 
 # The durations a client may send, each with an example. ISO 8601 is taken in any case and
-# with weeks; never with years or months, whose length varies. Django's own forms follow.
-_NUMBER = r"\d+(?:[.,]\d+)?"
-_ISO_DURATION = re.compile(
-    rf"(?P<sign>[-+]?)P(?=[\dT])(?:(?P<weeks>{_NUMBER})W)?(?:(?P<days>{_NUMBER})D)?"
-    rf"(?:T(?=\d)(?:(?P<hours>{_NUMBER})H)?(?:(?P<minutes>{_NUMBER})M)?"
-    rf"(?:(?P<seconds>{_NUMBER})S)?)?",
-    re.IGNORECASE,
-)
+# with weeks; never with years or months, whose length varies. Django's own forms follow. No
+# form takes a sign: no duration here may be negative. One pattern says them all, for the
+# check and for the schema alike, so it keeps to what both Python and ECMAScript read the same
+# way: ASCII digits and no lookarounds.
+_N = "[0-9]+(?:[.,][0-9]+)?"
+_ISO_DATE = f"(?:{_N}[Ww](?:{_N}[Dd])?|{_N}[Dd])"
+_ISO_TIME = f"[Tt](?:{_N}[Hh](?:{_N}[Mm])?(?:{_N}[Ss])?|{_N}[Mm](?:{_N}[Ss])?|{_N}[Ss])"
+_ISO = f"[Pp](?:{_ISO_DATE}(?:{_ISO_TIME})?|{_ISO_TIME})"
+_CLOCK = "(?:[0-9]+ (?:days?, )?)?(?:[0-9]+:){0,2}[0-9]+(?:[.,][0-9]{1,6})?"
+_DAYS_AND_TIME = "[0-9]+ days?(?: [0-9]+:[0-9]{2}:[0-9]{2}(?:[.][0-9]{1,6})?)?"
+DURATION_PATTERN = f"^ *(?:{_ISO}|{_CLOCK}|{_DAYS_AND_TIME}) *$"
+_ISO_PART = re.compile(f"({_N})([WwDdHhMmSs])")
+_ISO_UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
 DURATION_FORMS = (
     "ISO 8601 in weeks, days, hours, minutes and seconds (P1W, P1DT2H, PT1H30M, PT45S, "
     "pt10m; no years or months)",
     "[DD ][[HH:]MM:]ss[.uuuuuu] (00:10:00, 1 02:00:00, 10:00 for ten minutes)",
-    "days and a time (3 days 04:05:06)",
+    "days, and a time or not (3 days 04:05:06, 1 day)",
 )
 DURATION_HELP = (
     "A duration as text, one of: " + "; ".join(DURATION_FORMS) + ". Read back as "
@@ -127,24 +133,40 @@ DURATION_HELP = (
 )
 
 
-def _iso_duration(text: str) -> timedelta | None:
-    """The ISO 8601 duration `text` spells; None when it spells none. OverflowError when
-    it is past what a timedelta holds."""
-    match = _ISO_DURATION.fullmatch(text)
-    if match is None:
-        return None
+def _iso_duration(text: str) -> timedelta:
+    """The duration an ISO 8601 text that matched DURATION_PATTERN spells (there an M is
+    always minutes). OverflowError when it is past what a timedelta holds."""
     parts = {
-        unit: float(number.replace(",", "."))
-        for unit, number in match.groupdict().items()
-        if unit != "sign" and number is not None
+        _ISO_UNITS[unit.lower()]: float(number.replace(",", "."))
+        for number, unit in _ISO_PART.findall(text)
     }
-    duration = timedelta(**parts)
-    return -duration if match["sign"] == "-" else duration
+    return timedelta(**parts)
 
 
+def _in_words(duration: timedelta) -> str:
+    seconds = int(duration.total_seconds())
+    units = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+    words = []
+    for name, size in units:
+        count, seconds = divmod(seconds, size)
+        if count:
+            words.append(f"{count} {name}{'s' if count > 1 else ''}")
+    return ", ".join(words) or "0 seconds"
+
+
+def _bounds(low: timedelta | None, high: timedelta | None) -> str:
+    if high is None:
+        return ""
+    if low:
+        return f" From {_in_words(low)} to {_in_words(high)}."
+    return f" At most {_in_words(high)}."
+
+
+@extend_schema_field({"type": "string", "pattern": DURATION_PATTERN})
 class DurationOnlyField(serializers.DurationField):
-    """A duration written as text in one of DURATION_FORMS, never a bare number, which DRF
-    would read as seconds though the schema says text."""
+    """A duration written as text in one of DURATION_FORMS (DURATION_PATTERN), never a bare
+    number, which DRF would read as seconds though the schema says text; its bounds are
+    said in its description, as no pattern can say them."""
 
     default_error_messages = {
         "invalid": "Not a duration. Send text in one of these forms: "
@@ -153,17 +175,17 @@ class DurationOnlyField(serializers.DurationField):
     }
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("help_text", DURATION_HELP)
+        bounds = _bounds(kwargs.get("min_value"), kwargs.get("max_value"))
+        kwargs.setdefault("help_text", DURATION_HELP + bounds)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> timedelta:
-        if not isinstance(data, str):
+        if not isinstance(data, str) or not re.fullmatch(DURATION_PATTERN, data):
             self.fail("invalid")
-        text = data.strip()
+        text = data.strip(" ")
         try:
-            # Text that starts as ISO 8601 is read as nothing else: Django's parser takes a
-            # bare "P" as zero.
-            is_iso = re.match("[-+]?P", text, re.IGNORECASE) is not None
+            # Django's parser reads the clock forms; ISO 8601 is read here, with weeks.
+            is_iso = text[:1] in "Pp"
             duration = _iso_duration(text) if is_iso else parse_duration(text)
         except OverflowError:
             self.fail("overflow", min_days=timedelta.min.days, max_days=timedelta.max.days)

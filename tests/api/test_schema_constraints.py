@@ -189,3 +189,29 @@ def test_it_says_which_networks_a_quiz_takes(
         reply = author_api.put(url, body, format="json")
         assert reply.status_code == 400, refused
         assert "allowed_networks[1]" in reply.json()["error"]["fields"], refused
+
+
+def test_it_says_the_forms_and_bounds_of_a_duration(
+    openapi: dict[str, Any], world: World, author_api: APIClient
+) -> None:
+    schemas = openapi["components"]["schemas"]
+    time_limit = schemas["PatchedQuizInput"]["properties"]["time_limit"]
+    assert time_limit["description"].endswith("From 1 second to 30 days.")
+    grace = schemas["QuizCreateInput"]["properties"]["grace_period"]
+    assert grace["description"].endswith("At most 30 days.")
+    assert grace["pattern"] == time_limit["pattern"]
+    pattern = re.compile(time_limit["pattern"])
+    url = f"/api/quizzes/{world.quiz.pk}/"
+    for taken in ("PT1H30M", "p1w", "P1,5D", "00:10:00", "1 02:00:00", "3 days 04:05:06", "1 day"):
+        assert pattern.fullmatch(taken), taken
+        reply = author_api.patch(url, {"time_limit": taken}, format="json")
+        assert reply.status_code == 200, taken
+    for refused in ("1 hour", "1h", "P1Y", "PT", "-PT10M", "+00:10:00", "P1W\t", "٣:٠٠"):
+        assert not pattern.fullmatch(refused), refused
+        reply = author_api.patch(url, {"time_limit": refused}, format="json")
+        assert reply.status_code == 400, refused
+        assert "time_limit" in reply.json()["error"]["fields"]
+    # Below the bound the description gives: the pattern's form, refused by its size.
+    reply = author_api.patch(url, {"time_limit": "PT0.5S"}, format="json")
+    assert reply.status_code == 400
+    assert "time_limit" in reply.json()["error"]["fields"]
