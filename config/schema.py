@@ -94,6 +94,18 @@ class VivabankAutoSchema(AutoSchema):
             schema["pattern"] = schema_pattern(one_line=field.kind == "one_line")
         return schema
 
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        """A request serializer's object, with what no one field of it can say (that one of
+        several fields must be named, say) from its `schema_extra`."""
+        schema: dict[str, Any] = super()._map_basic_serializer(  # type: ignore[no-untyped-call]
+            serializer, direction
+        )
+        extra: dict[str, Any] = getattr(serializer, "schema_extra", {})
+        if direction == "request":
+            schema["properties"].update(extra.get("properties", {}))
+            schema.update({key: value for key, value in extra.items() if key != "properties"})
+        return schema
+
     def _error_statuses(self) -> list[int]:
         signed_in = bool(self.get_auth())
         writes = self.method in _WRITES and signed_in

@@ -1,9 +1,9 @@
 """Input serializers of the bank API's writes (courses, quizzes and their slots)."""
 
 from datetime import timedelta
-from decimal import Decimal
 from typing import Any
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from config.fields import (
@@ -16,7 +16,12 @@ from config.fields import (
 )
 from quizbank.models import Difficulty, GradingMethod, ReleasePolicy
 from quizbank.services.quiz_access import MAX_GRACE_PERIOD, MAX_TIME_LIMIT
-from quizbank.services.quiz_write import MAX_DESCRIPTION, MAX_SLOT_POINTS, SlotSpec
+from quizbank.services.quiz_write import (
+    MAX_DESCRIPTION,
+    MAX_SLOT_POINTS,
+    MIN_SLOT_POINTS,
+    SlotSpec,
+)
 
 MAX_ID = 2**63 - 1
 
@@ -58,12 +63,14 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
     points = serializers.DecimalField(
         max_digits=6,
         decimal_places=2,
-        min_value=Decimal("0.01"),
+        min_value=MIN_SLOT_POINTS,
         max_value=MAX_SLOT_POINTS,
         allow_null=True,
         required=False,
         default=None,
-        help_text="What each question of this slot is worth in the quiz; null: its own points.",
+        coerce_to_string=False,  # the schema then says a number, with its bounds
+        help_text="What each question of this slot is worth in the quiz, with at most 2 "
+        "decimals; null: its own points.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -72,6 +79,46 @@ class SlotInputSerializer(serializers.Serializer[dict[str, Any]]):
         if attrs.get("question") is not None and (pool or attrs.get("draw_count", 1) != 1):
             raise serializers.ValidationError("A slot is a question or a pool, not both.")
         return attrs
+
+
+_POOL_FIELDS = ("pool_tag", "pool_topic", "pool_difficulty")
+
+
+class FixedSlotInputSerializer(SlotInputSerializer):
+    """A slot of one bank question (the schema's first shape of a slot): no pool named."""
+
+    question = IntegerOnlyField(min_value=1, max_value=MAX_ID)
+    draw_count = IntegerOnlyField(min_value=1, max_value=1, required=False)
+    # Each pool field empty at most (DRF's metaclass drops the fields set to None).
+    pool_tag = pool_topic = pool_difficulty = None  # type: ignore[assignment]
+    schema_extra = {
+        "properties": {name: {"type": "string", "maxLength": 0} for name in _POOL_FIELDS}
+    }
+
+
+class PoolSlotInputSerializer(SlotInputSerializer):
+    """A pool (the schema's second shape of a slot): `draw_count` questions drawn from
+    those of a tag, a topic or a difficulty, at least one of them named; no question."""
+
+    question = None  # type: ignore[assignment]  # DRF's metaclass drops it
+    schema_extra = {
+        "properties": {"question": {"nullable": True, "not": {}}},  # null at most
+        "anyOf": [
+            {"required": [name], "properties": {name: {"minLength": 1}}} for name in _POOL_FIELDS
+        ],
+    }
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="SlotInput",
+        serializers=[FixedSlotInputSerializer, PoolSlotInputSerializer],
+        resource_type_field_name=None,
+        many=True,
+    )
+)
+class SlotListField(serializers.ListField):
+    """The slots, each shown in the schema as one of its two shapes."""
 
 
 class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
@@ -94,7 +141,7 @@ class QuizInputSerializer(serializers.Serializer[dict[str, Any]]):
     shuffle_questions = BooleanOnlyField(required=False)
     shuffle_choices = BooleanOnlyField(required=False)
     release_policy = serializers.ChoiceField(choices=ReleasePolicy.choices, required=False)
-    slots = serializers.ListField(
+    slots = SlotListField(
         child=SlotInputSerializer(),
         required=False,
         max_length=500,

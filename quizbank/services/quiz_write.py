@@ -43,6 +43,7 @@ COURSE_OWNER_ROLES = (Role.AUTHOR, Role.EXAMINER)
 MAX_ATTEMPTS_ALLOWED = 1000
 MAX_DESCRIPTION = 20_000  # characters, for a course's or a quiz's description
 MAX_SLOT_POINTS = Decimal(1000)
+MIN_SLOT_POINTS = Decimal("0.01")  # more than 0, in hundredths
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,8 @@ def _check_points(points: Decimal | None, where: str) -> None:
     if points is None:
         return
     # is_finite first: comparing a NaN raises.
-    if points.is_finite() and 0 < points <= MAX_SLOT_POINTS and points == round(points, 2):
+    in_range = points.is_finite() and MIN_SLOT_POINTS <= points <= MAX_SLOT_POINTS
+    if in_range and points == round(points, 2):
         return
     raise QuizInvalid(
         f"A slot's points must be more than 0 and at most {MAX_SLOT_POINTS}.",

@@ -6,6 +6,7 @@ found by schemathesis sending schema-valid data that got a 400)."""
 import re
 from typing import Any
 
+import jsonschema  # type: ignore[import-untyped]  # the library ships no type hints
 import pytest
 from rest_framework.test import APIClient
 
@@ -215,3 +216,65 @@ def test_it_says_the_forms_and_bounds_of_a_duration(
     reply = author_api.patch(url, {"time_limit": "PT0.5S"}, format="json")
     assert reply.status_code == 400
     assert "time_limit" in reply.json()["error"]["fields"]
+
+
+def _shape(openapi: dict[str, Any], name: str) -> dict[str, Any]:
+    return dict(openapi["components"]["schemas"][name])
+
+
+def _json_schema(value: Any) -> Any:
+    """OpenAPI 3.0's `nullable` as JSON Schema says it."""
+    if isinstance(value, list):
+        return [_json_schema(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    converted = {key: _json_schema(item) for key, item in value.items()}
+    if converted.pop("nullable", False):
+        return {"anyOf": [converted, {"type": "null"}]}
+    return converted
+
+
+def _validator(openapi: dict[str, Any], component: str) -> Any:
+    components = _json_schema(openapi["components"]["schemas"])
+    ref = {"$ref": f"#/components/schemas/{component}", "components": {"schemas": components}}
+    return jsonschema.Draft7Validator(ref)
+
+
+def test_it_says_a_slot_is_a_question_or_a_pool_and_what_it_may_be_worth(
+    openapi: dict[str, Any], world: World, author_api: APIClient
+) -> None:
+    slots = openapi["components"]["schemas"]["PatchedQuizInput"]["properties"]["slots"]
+    assert slots["items"]["$ref"].endswith("/SlotInput")
+    shapes = [one["$ref"].rsplit("/", 1)[-1] for one in _shape(openapi, "SlotInput")["oneOf"]]
+    fixed, pool = (_shape(openapi, name) for name in shapes)
+    assert fixed["required"] == ["question"]
+    assert fixed["properties"]["draw_count"]["maximum"] == 1
+    assert fixed["properties"]["pool_tag"]["maxLength"] == 0
+    assert [one["required"] for one in pool["anyOf"]] == [
+        ["pool_tag"],
+        ["pool_topic"],
+        ["pool_difficulty"],
+    ]
+    assert pool["properties"]["question"] == {"nullable": True, "not": {}}
+    for shape in (fixed, pool):
+        points = shape["properties"]["points"]
+        assert (points["type"], points["minimum"], points["maximum"]) == ("number", 0.01, 1000)
+    url = f"/api/quizzes/{world.quiz.pk}/"
+    question = world.quiz.slots.order_by("position").first().question_id  # type: ignore[union-attr]
+    said = _validator(openapi, "SlotInput")
+    taken = {"question": question, "points": 0.01}
+    assert said.is_valid(taken)
+    assert author_api.patch(url, {"slots": [taken]}, format="json").status_code == 200
+    refused: list[tuple[dict[str, object], str]] = [
+        ({"question": question, "points": 0}, "slots[0].points"),
+        ({"question": question, "points": 0.001}, "slots[0].points"),
+        ({"question": question, "pool_tag": "autograd"}, "slots[0]"),
+        ({"question": question, "draw_count": 2}, "slots[0]"),
+        ({"draw_count": 2}, "slots[0]"),
+        ({"pool_tag": "", "pool_difficulty": ""}, "slots[0]"),
+    ]
+    for slot, field in refused:
+        assert not said.is_valid(slot), slot
+        reply = author_api.patch(url, {"slots": [slot]}, format="json")
+        assert reply.status_code == 400, slot
+        assert any(name.startswith(field) for name in reply.json()["error"]["fields"]), reply.json()
