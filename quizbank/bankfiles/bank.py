@@ -9,7 +9,14 @@ from typing import Any
 from quizbank.bankfiles import schema
 from quizbank.bankfiles.canonical import canonical_text
 from quizbank.bankfiles.checker import Checker
-from quizbank.bankfiles.source import FieldPath, YamlSyntaxError, field_name, load_yaml
+from quizbank.bankfiles.source import (
+    FieldPath,
+    NotText,
+    YamlSyntaxError,
+    field_name,
+    load_yaml,
+    read_text,
+)
 
 
 @dataclass(frozen=True)
@@ -31,8 +38,8 @@ class BankHeader:
 def read_header(path: Path) -> tuple[BankHeader | None, list[str]]:
     """Parse and validate bank.yaml; the header is None when it has errors."""
     try:
-        loaded = load_yaml(path.read_text(encoding="utf-8"))
-    except YamlSyntaxError as exc:
+        loaded = load_yaml(read_text(path))
+    except (YamlSyntaxError, NotText) as exc:
         return None, [f"{path}:{exc.line} (file): {exc.message}"]
     check = Checker()
     check.issues.extend(loaded.issues)

@@ -14,7 +14,15 @@ from quizbank.bankfiles.bank import BankHeader, read_header
 from quizbank.bankfiles.canonical import canonicalize
 from quizbank.bankfiles.codefiles import check_python, file_kind, missing_files
 from quizbank.bankfiles.questions import validate_question
-from quizbank.bankfiles.source import FieldPath, Issue, YamlSyntaxError, field_name, load_yaml
+from quizbank.bankfiles.source import (
+    FieldPath,
+    Issue,
+    NotText,
+    YamlSyntaxError,
+    field_name,
+    load_yaml,
+    read_text,
+)
 from runner.contract import GENERATOR_FILE
 
 # progress(stage, done, total), stage being "read" or "written".
@@ -147,10 +155,9 @@ def _slug_of(entry: Path, errors: list[str]) -> str | None:
 def _read_question(topic: str, slug: str, entry: Path, errors: list[str]) -> QuestionFile | None:
     yaml_path = entry / schema.QUESTION_FILE if entry.is_dir() else entry
     try:
-        loaded = load_yaml(yaml_path.read_text(encoding="utf-8"))
-    except (YamlSyntaxError, UnicodeDecodeError) as exc:
-        line = exc.line if isinstance(exc, YamlSyntaxError) else 1
-        errors.append(error_line(yaml_path, line, (), str(exc)))
+        loaded = load_yaml(read_text(yaml_path))
+    except (YamlSyntaxError, NotText) as exc:
+        errors.append(error_line(yaml_path, exc.line, (), exc.message))
         return None
     parameterised = entry.is_dir() and (entry / GENERATOR_FILE).is_file()
     issues = [*loaded.issues, *validate_question(loaded.data, parameterised=parameterised)]
@@ -183,7 +190,11 @@ def _read_code_files(folder: Path, data: object, errors: list[str]) -> dict[str,
                 "correct_<name>.py, wrong_<name>.py, generate.py and assets/ only"
             )
             continue
-        source = path.read_text(encoding="utf-8")
+        try:
+            source = read_text(path)
+        except NotText as exc:
+            errors.append(f"{path}:{exc.line} (file): {exc.message}")
+            continue
         problem = check_python(path.name, source, defines=_must_define(kind, entry_point))
         if problem is not None:
             errors.append(f"{path}:{problem[0]} {path.name}: {problem[1]}")

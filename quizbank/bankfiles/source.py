@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -51,6 +52,30 @@ class YamlSyntaxError(Exception):
         super().__init__(message)
         self.line = line
         self.message = message
+
+
+class NotText(Exception):
+    """A bank file that is not UTF-8 text; `line` is where the first byte that is not is."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def read_text(path: Path) -> str:
+    """The file's text, newlines read as text mode reads them; raises NotText for bytes that
+    are not UTF-8 (a file saved as Latin-1 or UTF-16)."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise NotText(
+            line,
+            f"is not UTF-8 text (byte 0x{data[exc.start]:02x}, {exc.reason}); save it as UTF-8",
+        ) from exc
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def load_yaml(text: str) -> LoadedYaml:

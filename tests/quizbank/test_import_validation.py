@@ -636,3 +636,28 @@ def test_it_needs_bank_yaml(tmp_path: Path) -> None:
     with pytest.raises(BankInvalid) as caught:
         bank_import(path=tmp_path)
     assert caught.value.errors == [f"{tmp_path}/bank.yaml:1 (file): a bank needs bank.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("t/c/wrong_x.py", "t/c/wrong_x.py:2 (file): is not UTF-8 text"),
+        ("t/c/question.yaml", "t/c/question.yaml:2 (file): is not UTF-8 text"),
+        ("bank.yaml", "bank.yaml:2 (file): is not UTF-8 text"),
+    ],
+    ids=["code file", "question file", "bank.yaml"],
+)
+def test_a_file_that_is_not_utf8_is_an_error_at_its_line_not_a_crash(
+    small_bank: Callable[[dict[str, str]], Path], name: str, expected: str
+) -> None:
+    root = small_bank(code_question(CODE + CASE))
+    path = root / name
+    lines = path.read_bytes().split(b"\n")
+    lines[1] += "# café".encode("latin-1")
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(BankInvalid) as caught:
+        bank_import(path=root)
+    assert any(error.startswith(f"{root}/{expected}") for error in caught.value.errors), (
+        caught.value.errors
+    )
+    assert not Course.objects.exists()
