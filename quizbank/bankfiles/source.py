@@ -66,16 +66,17 @@ class NotText(Exception):
 def read_text(path: Path) -> str:
     """The file's text, newlines read as text mode reads them; raises NotText for bytes that
     are not UTF-8 (a file saved as Latin-1 or UTF-16)."""
-    data = path.read_bytes()
+    return utf8_text(path.read_bytes()).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def utf8_text(data: bytes) -> str:
+    """`data` decoded as UTF-8; raises NotText, naming the line of the first byte that is not."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise NotText(
-            line,
-            f"is not UTF-8 text (byte 0x{data[exc.start]:02x}, {exc.reason}); save it as UTF-8",
-        ) from exc
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+        byte = f"byte 0x{data[exc.start]:02x}, {exc.reason}"
+        raise NotText(line, f"is not UTF-8 text ({byte}); save it as UTF-8") from exc
 
 
 def load_yaml(text: str) -> LoadedYaml:

@@ -3,10 +3,12 @@ categories, weights, numeric ranges and tolerances, essays; matching is reported
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from quizbank.bankfiles.source import NotText, utf8_text
 from quizbank.errors import InterchangeRefused
 from quizbank.interchange.common import (
     SlugPool,
@@ -101,9 +103,11 @@ def read_gift(data: bytes) -> Conversion:
             "Choose the format the file is in"
         )
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InterchangeRefused(f"a GIFT file must be UTF-8 text: {exc}") from exc
+        text = utf8_text(data.removeprefix(codecs.BOM_UTF8))
+    except NotText as exc:
+        raise InterchangeRefused(
+            f"a GIFT file must be UTF-8 text: line {exc.line} {exc.message}"
+        ) from exc
     conversion, slugs = Conversion(), SlugPool()
     topic, tags, topic_extension = DEFAULT_TOPIC, list[str](), None
     for block in _blocks(text):

@@ -91,6 +91,10 @@ def parse_xml(data: bytes, what: str = "the file") -> XmlDoc:
             "they are refused, as they allow entity expansion bombs and reading local files"
         ) from exc
     except ParseError as exc:
+        if _utf16(data):
+            raise InterchangeRefused(
+                f"{what} is not well-formed XML: {exc} (it is UTF-16 text: save it as UTF-8)"
+            ) from exc
         control = _control_character_at(data, exc.position[0])
         if control is not None:
             raise InterchangeRefused(f"{what} is not well-formed XML: {control}") from exc
@@ -140,6 +144,11 @@ def _control_character_at(data: bytes, line: int) -> str | None:
         f"({excerpt!r}), which XML cannot hold, not even written as &#{code};: remove it "
         "from the file (Moodle and QTI files are XML)"
     )
+
+
+def _utf16(data: bytes) -> bool:
+    """A UTF-16 byte order mark, or a first < written in two bytes (UTF-16 with none)."""
+    return data.startswith((b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<"))
 
 
 def _looks_like_xml(data: bytes) -> bool:

@@ -196,3 +196,17 @@ def test_odd_gift_skips_the_question_with_a_reason(
     assert report.questions == []
     assert reason in report.skipped[0].reason
     assert not course.questions.exists()
+
+
+def test_a_gift_file_that_is_not_utf8_is_refused_at_its_line(course: Course) -> None:
+    latin1 = "Q1 {=yes}\n\n// Latin-1\nCafé? {=oui}\n".encode("latin-1")
+    message = refused(course, "gift", latin1, InterchangeRefused)
+    assert message.startswith("a GIFT file must be UTF-8 text: line 4 is not UTF-8 text")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_xml_saved_as_utf16_is_refused_saying_so(course: Course, encoding: str) -> None:
+    text = '<?xml version="1.0" encoding="UTF-8"?>\n<quiz/>\n'
+    message = refused(course, "moodle", text.encode(encoding), InterchangeRefused)
+    assert "it is UTF-16 text: save it as UTF-8" in message
+    assert "such as GIFT" not in message
