@@ -16,7 +16,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -494,13 +494,32 @@ def _signing_registration(stored: LtiRegistration) -> Registration:
     return registration
 
 
+_GRANT_UNREADABLE = (
+    "the platform's token endpoint answer could not be read: it holds no access_token text"
+)
+
+
+class _Connector(ServiceConnector):
+    """PyLTI1p3's connector, refusing a token endpoint's answer that holds no token (an error
+    answered with 200, a list): PyLTI1p3 would fail on it with a KeyError or TypeError."""
+
+    def get_access_token(self, scopes: Sequence[str]) -> str:
+        try:
+            token = super().get_access_token(scopes)
+        except (LookupError, TypeError) as exc:
+            raise LtiException(_GRANT_UNREADABLE) from exc
+        if not isinstance(token, str) or not token:
+            raise LtiException(_GRANT_UNREADABLE)
+        return token
+
+
 def _connector(stored: LtiRegistration, fails_as: type[DomainError]) -> ServiceConnector:
     """A connector to the platform's services; `fails_as` says why while we cannot sign."""
     try:
         registration = _signing_registration(stored)
     except ToolKeyMissing as exc:
         raise fails_as(NO_TOOL_KEY) from exc
-    return ServiceConnector(registration, requests_session=_PlatformSession(stored))
+    return _Connector(registration, requests_session=_PlatformSession(stored))
 
 
 def send_score(*, registration_id: int, line_item_url: str, score: dict[str, Any]) -> None:
@@ -576,6 +595,22 @@ def deep_link_response_form(
     return format_html(DEEP_LINK_FORM, settings["deep_link_return_url"], jwt)
 
 
+class _RosterService(NamesRolesProvisioningService):
+    """PyLTI1p3's roster reader, refusing a page that is no membership container (no list
+    of members): PyLTI1p3 would fail on it, or read a missing list as an empty roster."""
+
+    def get_members_page(self, members_url: str | None = None) -> tuple[list[Any], str | None]:
+        data = self.get_nrps_data(members_url=members_url)
+        body = data.get("body")
+        members = body.get("members") if isinstance(body, dict) else None
+        if not isinstance(members, list):
+            raise LtiException(
+                "the platform's roster answer could not be read: it is no membership "
+                "container (a JSON object with a members list)"
+            )
+        return members, data.get("next_page_url")
+
+
 def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[str, Any]]:
     """Every member the platform lists (NRPS, all pages), skipping entries that are no
     JSON objects or hold unstorable text; RosterNotFetched says why not."""
@@ -583,7 +618,7 @@ def roster_members(*, registration_id: int, memberships_url: str) -> list[dict[s
     refusal = _service_url_refusal(stored, memberships_url)
     if refusal:
         raise RosterNotFetched(refusal)
-    service = NamesRolesProvisioningService(
+    service = _RosterService(
         _connector(stored, RosterNotFetched), {"context_memberships_url": memberships_url}
     )
     try:

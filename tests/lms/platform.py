@@ -62,6 +62,8 @@ class GradeService:
     members: list[dict[str, Any]] = field(default_factory=list)  # the NRPS roster
     members_next: str = ""  # a `Link: <...>; rel="next"` page URL the roster answers with
     redirect_to: str = ""  # answer score posts and roster pages with a 307 to this URL
+    token_answer: Any = None  # answer token requests with this JSON (200) instead of a token
+    roster_answer: Any = None  # answer roster pages with this JSON (200) instead of the roster
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -88,6 +90,9 @@ class _Handler(BaseHTTPRequestHandler):
             if self.grades.redirect_to:
                 self._answer(307, {}, {"Location": self.grades.redirect_to})
                 return
+            if self.grades.roster_answer is not None:
+                self._answer(200, self.grades.roster_answer)
+                return
             roster = {"id": self.path, "context": {"id": "course-dl-101"}}
             nxt = self.grades.members_next
             link = {"Link": f'<{nxt}>; rel="next"'} if nxt else {}
@@ -101,7 +106,8 @@ class _Handler(BaseHTTPRequestHandler):
         assert conf is not None
         if self.path == "/token":
             form = dict(parse_qsl(raw))
-            self._answer(200, conf.get_access_token(form))
+            token = self.grades.token_answer
+            self._answer(200, conf.get_access_token(form) if token is None else token)
             return
         token = self.headers.get("Authorization", "").removeprefix("Bearer ")
         if not self.path.endswith("/scores") or not conf.validate_token(token, [SCORE_SCOPE]):

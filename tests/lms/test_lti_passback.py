@@ -389,3 +389,17 @@ def test_a_student_the_platform_never_sent_is_failed_once_not_tried_at_every_swe
     sync.refresh_from_db()
     assert "never come from this platform" in sync.last_error
     assert score_syncs_unsent(now=timezone.now() + timedelta(days=1)) == []
+
+
+@pytest.mark.parametrize(
+    "answer", [{"error": "invalid_client"}, ["a token"], {"access_token": 7}], ids=str
+)
+def test_a_token_endpoint_answering_without_a_token_fails_the_send_on_its_row(
+    lti: Lti, taken: tuple[APIClient, int], answer: Any
+) -> None:
+    examiner = _marked_and_released(lti, taken, 2)
+    lti.grades.token_answer = answer
+    _, row = _send_fails(lti, examiner, "could not be read")
+    assert (row["status"], row["tries"]) == ("failed", 1)
+    assert "token" in row["last_error"]
+    assert lti.grades.scores == []

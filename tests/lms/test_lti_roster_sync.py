@@ -138,3 +138,16 @@ def test_a_roster_host_is_reached_at_the_address_that_was_checked(
     assert reply.status_code == 200, reply.content
     assert reply.json() == [{"members": 1, "added": 1, "removed": 0}]
     assert _roles(lti, "s-9") == ["student"]
+
+
+@pytest.mark.parametrize(
+    "answer", [{"id": "x"}, {"members": "everyone"}, ["a member"], "roster"], ids=str
+)
+def test_a_roster_answer_that_is_no_roster_is_a_502_naming_it(lti: Lti, answer: Any) -> None:
+    launch(lti, memberships_url=f"{lti.base}/memberships/course-dl-101")
+    lti.grades.roster_answer = answer
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 502
+    error = reply.json()["error"]
+    assert error["code"] == "roster_not_fetched"
+    assert "could not be read" in error["message"]
