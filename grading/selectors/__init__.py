@@ -218,6 +218,11 @@ def quiz_grade(quiz: Quiz, user_id: int, *, seen_at: datetime | None = None) -> 
         .order_by("number")
         if seen_at is None or attempt_released(a, seen_at)
     ]
+    return attempts_grade(quiz, graded)
+
+
+def attempts_grade(quiz: Quiz, graded: list[Attempt]) -> Decimal | None:
+    """The grade the quiz's grading method gives these graded attempts (in number order)."""
     scores = [s for s in (attempt_final_score(a) for a in graded) if s is not None]
     if not scores:
         return None

@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.contrib.auth.models import User
 
 from grading.models import Attempt, AttemptStatus, Response
-from grading.selectors import attempt_final_score, quiz_grade
+from grading.selectors import attempt_final_score, attempts_grade
 from quizbank.models import GradingMethod, Quiz, QuizSlot, Role
 from quizbank.selectors import quiz_slots
 
@@ -134,7 +134,9 @@ def gradebook(quiz: Quiz) -> tuple[list[str], list[list[Cell]]]:
         .order_by("user_id", "number")
     )
     live = {a.pk for a in attempts if a.live_viva}
-    responses = list(Response.objects.filter(attempt__in=attempts))
+    # Not the answers and feedback (code, its output): a course's export would hold them all.
+    needed = ("attempt", "slot_position", "points", "score")
+    responses = list(Response.objects.filter(attempt__in=attempts).only(*needed))
     by_attempt: dict[int, list[Response]] = defaultdict(list)
     for r in responses:
         by_attempt[r.attempt_id].append(r)
@@ -177,6 +179,6 @@ def _row(
     cells: list[Cell] = [points.get(c.key) for c in columns]
     if not counting:
         return [user.pk, user.username, user.email, *cells, None, None, None]
-    total = quiz_grade(quiz, user.pk)
+    total = attempts_grade(quiz, attempts)
     maximum = (sum((a.max_score for a in counting), Decimal(0)) / len(counting)).quantize(_Q)
     return [user.pk, user.username, user.email, *cells, total, maximum, _percentage(total, maximum)]

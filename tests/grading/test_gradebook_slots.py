@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from grading.services.attempts import attempt_draw
@@ -125,3 +127,21 @@ def test_questions_of_a_live_viva_have_columns_of_their_own() -> None:
     header, rows = _grades(quiz, examiner)
     assert header[3:5] == [f"slot 1: {single.slug}", "live viva question 1 [4.00]"]
     assert (rows[0][f"slot 1: {single.slug}"], rows[0][header[4]]) == ("", "4.000")
+
+
+def _gradebook_queries(quiz: Quiz, examiner: User) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert api_as(examiner).get(f"/api/quizzes/{quiz.pk}/grades.csv").status_code == 200
+    return len(queries.captured_queries)
+
+
+def test_the_gradebook_reads_the_same_few_queries_however_many_students() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course, title="Week 1")
+    add_slots(quiz, question(course, TRUE_FALSE))
+    examiner = member(course, Role.EXAMINER)
+    submitted_attempt(quiz, member(course, Role.STUDENT), {0: {"value": True}})
+    few = _gradebook_queries(quiz, examiner)
+    for _ in range(5):
+        submitted_attempt(quiz, member(course, Role.STUDENT), {0: {"value": False}})
+    assert _gradebook_queries(quiz, examiner) == few
