@@ -4,9 +4,11 @@ entities, zip bombs and paths outside a package. Every refusal is an Interchange
 from __future__ import annotations
 
 import io
+import lzma
 import posixpath
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError, TreeBuilder
@@ -18,6 +20,20 @@ from django.conf import settings
 from quizbank.errors import FileTooLarge, InterchangeRefused
 
 MAX_ZIP_MEMBERS = 1000
+# What zipfile raises on a damaged package or member: a bad CRC, header or central directory
+# (BadZipFile; NotImplementedError for a version or method it cannot read; ValueError for an
+# offset before the start), encryption (RuntimeError), a stream that ends early, corrupt
+# compressed bytes (zlib's and lzma's own errors; bz2's are OSErrors).
+_DAMAGED_ZIP = (
+    zipfile.BadZipFile,
+    NotImplementedError,
+    RuntimeError,
+    ValueError,
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+)
 # Far deeper than any question; shallow enough that walking a tree never hits the recursion limit.
 MAX_XML_DEPTH = 200
 MAX_COMPRESSION_RATIO = 100
@@ -157,6 +173,8 @@ def _looks_like_xml(data: bytes) -> bool:
 
 def safe_member_name(name: str) -> str:
     """The normalised path of a package member; refuses absolute paths and `..`."""
+    if not name:
+        raise InterchangeRefused("the package holds a file with no name")
     cleaned = posixpath.normpath(name.replace("\\", "/"))
     if (
         name.startswith(("/", "\\"))
@@ -173,10 +191,11 @@ def read_zip(data: bytes) -> dict[str, bytes]:
     check_size(data, "the package")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise InterchangeRefused(f"the package is not a zip file: {exc}") from exc
+    except _DAMAGED_ZIP as exc:
+        raise InterchangeRefused(f"the package is not a zip file, or a damaged one: {exc}") from exc
     with archive:
-        members = [info for info in archive.infolist() if not info.is_dir()]
+        # Not ZipInfo.is_dir(): it fails on a member with an empty name.
+        members = [info for info in archive.infolist() if not info.filename.endswith("/")]
         if len(members) > MAX_ZIP_MEMBERS:
             raise InterchangeRefused(f"the package holds over {MAX_ZIP_MEMBERS} files")
         budget = int(settings.INTERCHANGE_MAX_UNPACKED_BYTES)
@@ -199,7 +218,7 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -
                 out += chunk
                 if len(out) > budget:
                     raise _bomb(info.filename)
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError) as exc:
+    except _DAMAGED_ZIP as exc:
         raise InterchangeRefused(
             f"the package member {info.filename} is unreadable: {exc}"
         ) from exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 
 import pytest
@@ -210,3 +211,55 @@ def test_xml_saved_as_utf16_is_refused_saying_so(course: Course, encoding: str) 
     message = refused(course, "moodle", text.encode(encoding), InterchangeRefused)
     assert "it is UTF-16 text: save it as UTF-8" in message
     assert "such as GIFT" not in message
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_LZMA])
+def test_a_package_member_whose_compressed_bytes_are_corrupt_is_refused(
+    course: Course, method: int
+) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        archive.writestr("imsmanifest.xml", manifest_for("item.xml"))
+        archive.writestr("item.xml", CHOICE)
+    data = bytearray(buffer.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        info = archive.getinfo("item.xml")
+    # The member's compressed bytes start after its local header (30 bytes, name, extra).
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for offset in range(start + 2, start + info.compress_size - 2, 7):
+        data[offset] ^= 0x5A
+    message = refused(course, "qti", bytes(data), InterchangeRefused)
+    assert "item.xml is unreadable" in message
+
+
+def _directory_changed(record: bytes, offset: int, change: int) -> bytes:
+    """The package of one item with a 4-byte number of its first `record` (a zip directory
+    record, by its signature) changed by `change`."""
+    data = bytearray(zipped({"item.xml": CHOICE}, manifest_for("item.xml")))
+    at = data.index(record) + offset
+    (number,) = struct.unpack("<I", data[at : at + 4])
+    data[at : at + 4] = struct.pack("<I", (number + change) % 2**32)
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("record", "offset", "change"),
+    [(b"PK\x01\x02", 4, 100 << 16), (b"PK\x05\x06", 16, 10)],
+    ids=["a zip version no reader knows", "members before the start of the file"],
+)
+def test_a_package_whose_directory_is_damaged_is_refused(
+    course: Course, record: bytes, offset: int, change: int
+) -> None:
+    data = _directory_changed(record, offset, change)
+    message = refused(course, "qti", data, InterchangeRefused)
+    assert "damaged" in message or "unreadable" in message
+
+
+def test_a_package_member_with_no_name_is_refused(course: Course) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("imsmanifest.xml", manifest_for("item.xml"))
+        archive.writestr("item.xml", CHOICE)
+        archive.writestr(zipfile.ZipInfo(""), b"x")
+    message = refused(course, "qti", buffer.getvalue(), InterchangeRefused)
+    assert message == "the package holds a file with no name"
