@@ -150,8 +150,13 @@ def _blocks(text: str) -> list[_Block]:
 
 
 def _category(block: _Block, extension: str | None) -> tuple[TopicRef, list[str]]:
+    """The topic of a `$CATEGORY:` line; a broken topic extension before it refuses the file
+    (the category's questions would go to another topic than the file says)."""
     path = block.text.split("\n", 1)[0][len("$CATEGORY:") :].strip()
-    extra = load_extension(extension[len(TOPIC_EXTENSION) :]) if extension is not None else {}
+    try:
+        extra = load_extension(extension[len(TOPIC_EXTENSION) :]) if extension else {}
+    except Unsupported as exc:
+        raise InterchangeRefused(f"the category at line {block.line}: {exc.reason}") from exc
     slug = str(extra.get("slug", ""))
     return topic_from_path(path, slug, str(extra.get("description", "")))
 

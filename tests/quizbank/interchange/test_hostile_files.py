@@ -263,3 +263,20 @@ def test_a_package_member_with_no_name_is_refused(course: Course) -> None:
         archive.writestr(zipfile.ZipInfo(""), b"x")
     message = refused(course, "qti", buffer.getvalue(), InterchangeRefused)
     assert message == "the package holds a file with no name"
+
+
+@pytest.mark.parametrize(
+    ("extension", "reason"),
+    [
+        (b'{"slug": "t",', "is not valid JSON"),
+        (b'["t"]', "must be a JSON object"),
+        (b"[" * 100_000, "nests too deeply"),
+    ],
+)
+def test_a_broken_topic_extension_refuses_the_file_naming_its_category(
+    course: Course, extension: bytes, reason: str
+) -> None:
+    text = b"// @vivabank-topic " + extension + b"\n\n$CATEGORY: $course$/Tensors\n\nQ {=a}\n"
+    message = refused(course, "gift", text, InterchangeRefused)
+    assert message.startswith("the category at line 3: ")
+    assert reason in message
