@@ -179,9 +179,8 @@ def oidc_login(request: HttpRequest) -> HttpResponse:
     target = params.get("target_link_uri")
     if not target:
         raise LaunchRefused("The login initiation has no target_link_uri.")
-    target_parts = urlsplit(target)
-    if target_parts.scheme not in ("http", "https") or not validate_host(
-        target_parts.hostname or "", settings.ALLOWED_HOSTS
+    if not _is_http_url(target) or not validate_host(
+        urlsplit(target).hostname or "", settings.ALLOWED_HOSTS
     ):
         # The platform sends the id_token there: it must be this site.
         raise LaunchRefused("The login initiation's target_link_uri is not on this site.")

@@ -80,7 +80,10 @@ def _resolve(host: str, port: int) -> list[IpAddress]:
 
 
 def _parts(url: str) -> tuple[str, str, int, str]:
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:  # an unclosed IPv6 bracket
+        raise _refused(f"The URL is not a URL: {exc}.") from exc
     scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
     if scheme not in _SCHEMES:
         raise _refused("The URL must start with http:// or https://.")
@@ -95,11 +98,11 @@ def _parts(url: str) -> tuple[str, str, int, str]:
 
 
 def _host_and_port(url: str) -> tuple[str, int]:
-    parts = urlsplit(url.strip())
     try:
+        parts = urlsplit(url.strip())
         port = parts.port or _SCHEMES.get(parts.scheme.lower(), 0)
     except ValueError:
-        port = -1  # a registered URL with a broken port matches nothing
+        return "", -1  # a registered URL with a broken port or host matches nothing
     return (parts.hostname or "").lower(), port
 
 

@@ -8,6 +8,7 @@ import logging
 import time
 from datetime import timedelta
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from django.contrib.auth.models import User
@@ -424,6 +425,16 @@ def test_a_login_initiation_aiming_the_token_at_another_site_is_refused(lti: Lti
     valid launch to whoever owns it, if the platform does not check the redirect itself."""
     login = login_url(lti.conf(), "student-9").replace(
         "target_link_uri=", "target_link_uri=https%3A%2F%2Fevil.example%2Fcatch&x="
+    )
+    reply = lti.browser.get(path_and_query(login))
+    assert reply.status_code == 403
+    assert "not on this site" in reply.content.decode()
+
+
+@pytest.mark.parametrize("target", ["http://[", "https://[::1/lti/launch/", "https://testserver]/"])
+def test_a_login_initiation_whose_target_is_no_url_is_refused(lti: Lti, target: str) -> None:
+    login = login_url(lti.conf(), "student-9").replace(
+        "target_link_uri=", f"target_link_uri={quote(target, safe='')}&x="
     )
     reply = lti.browser.get(path_and_query(login))
     assert reply.status_code == 403

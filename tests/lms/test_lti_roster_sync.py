@@ -151,3 +151,12 @@ def test_a_roster_answer_that_is_no_roster_is_a_502_naming_it(lti: Lti, answer: 
     error = reply.json()["error"]
     assert error["code"] == "roster_not_fetched"
     assert "could not be read" in error["message"]
+
+
+def test_a_roster_url_that_is_no_url_is_a_502_naming_it(lti: Lti) -> None:
+    launch(lti, memberships_url="http://[::1/memberships")
+    reply = _examiner(lti).post(f"/api/courses/{lti.quiz.course_id}/lti-roster-sync/")
+    assert reply.status_code == 502
+    error = reply.json()["error"]
+    assert error["code"] == "roster_not_fetched"
+    assert "not a URL" in error["message"]
