@@ -100,14 +100,16 @@ def results_released(quiz: Quiz, now: datetime) -> bool:
     return False
 
 
-def attempt_released(attempt: Attempt, now: datetime) -> bool:
+def attempt_released(attempt: Attempt, now: datetime, *, quiz_released: bool | None = None) -> bool:
     """Whether the attempt's student may see its results now: once submitted and released;
-    a live viva only once a release has covered it, whatever the quiz's policy."""
+    a live viva only once a release has covered it, whatever the quiz's policy.
+    `quiz_released` is `results_released(attempt.quiz, now)` where the caller has it already
+    (one read for many attempts of a quiz)."""
     if attempt.status == AttemptStatus.OPEN:
         return False
     if attempt.live_viva:
         return attempt.released_at is not None and attempt.released_at <= now
-    return results_released(attempt.quiz, now)
+    return results_released(attempt.quiz, now) if quiz_released is None else quiz_released
 
 
 def results_visible(user: AnyUser, attempt: Attempt, now: datetime) -> bool:
@@ -201,11 +203,18 @@ def attempt_final_score(attempt: Attempt) -> Decimal | None:
     return (attempt.score * factor).quantize(Decimal("0.001"))
 
 
+def attempt_pending(attempt: Attempt) -> bool:
+    """Whether the attempt is submitted and still waiting for the runner or a marker (a live
+    viva only once a release has covered it)."""
+    if attempt.status != AttemptStatus.SUBMITTED:
+        return False
+    return not attempt.live_viva or attempt.released_at is not None
+
+
 def attempts_pending(quiz: Quiz, user_id: int) -> bool:
-    """Whether the student has a submitted attempt still waiting for the runner or a marker
-    (a live viva only once a release has covered it)."""
+    """Whether the student has an attempt of the quiz still pending (`attempt_pending`)."""
     waiting = Attempt.objects.filter(quiz=quiz, user_id=user_id, status=AttemptStatus.SUBMITTED)
-    return waiting.exclude(live_viva=True, released_at__isnull=True).exists()
+    return any(attempt_pending(a) for a in waiting.only("status", "live_viva", "released_at"))
 
 
 def quiz_grade(quiz: Quiz, user_id: int, *, seen_at: datetime | None = None) -> Decimal | None:
