@@ -6,9 +6,12 @@ from datetime import timedelta
 
 import time_machine
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from grading.models import Response
+from lms.services.grades import quiz_grade_rows
 from lms.services.users import user_create
 from quizbank.models import Quiz, ReleasePolicy
 from tests.grading.content import TRUE_FALSE, VIVA
@@ -128,3 +131,28 @@ def test_only_examiners_and_grade_readers_get_rows(make_client: MakeClient) -> N
     assert roster_only.get(f"/api/quizzes/{quiz.pk}/grades/").status_code == 403
     _, outsider = make_client("other", scopes=["grades:read"])
     assert outsider.get(f"/api/quizzes/{quiz.pk}/grades/").status_code == 404
+
+
+def _queries_for_rows(students: int) -> int:
+    quiz = _quiz_with_viva(ReleasePolicy.AFTER_CLOSE)
+    start = timezone.now()
+    Quiz.objects.filter(pk=quiz.pk).update(closes_at=start + timedelta(hours=1))
+    quiz.refresh_from_db()
+    member(quiz.course, "student")  # a member without an attempt
+    for _ in range(students):
+        took = member(quiz.course, "student")
+        submitted_attempt(quiz, took, {0: {"value": True}, 1: {"text": "It sums."}})
+        submitted_attempt(quiz, took, {0: {"value": False}})
+    Quiz.objects.filter(pk=quiz.pk).update(closes_at=start)  # closed: results released
+    quiz.refresh_from_db()
+    with CaptureQueriesContext(connection) as everything:
+        rows = quiz_grade_rows(quiz=quiz, namespace=None, now=timezone.now())
+    assert len(rows) == students + 1
+    with CaptureQueriesContext(connection) as since:
+        rows = quiz_grade_rows(quiz=quiz, namespace=None, now=timezone.now(), updated_since=start)
+    assert len(rows) == students
+    return len(everything) + len(since)
+
+
+def test_rows_take_as_many_queries_for_twelve_students_as_for_three(db: None) -> None:
+    assert _queries_for_rows(12) == _queries_for_rows(3)
