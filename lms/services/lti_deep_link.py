@@ -28,9 +28,10 @@ def deep_link_accept(*, claims: LaunchClaims, now: datetime) -> User:
 
 
 def quizzes_to_link(*, registration_id: int, context_id: str) -> list[Quiz]:
-    """The quizzes of the courses granted to the platform for this LMS course (context),
-    by course and title."""
-    granted = grants_for(registration_id=registration_id, context_id=context_id)
+    """The quizzes of the courses granted to the platform for this LMS course (context)
+    by a grant bound to it, by course and title (picking makes the instructor an examiner,
+    which a grant bound to no LMS course never does)."""
+    granted = grants_for(registration_id=registration_id, context_id=context_id, bound_only=True)
     quizzes = Quiz.objects.filter(course_id__in=granted.values("course_id"))
     return list(quizzes.select_related("course").order_by("course__title", "title"))
 

@@ -79,22 +79,49 @@ def refuse_replay(claims: LaunchClaims, now: datetime) -> None:
         raise LaunchRefused("This launch was already used (replayed id_token).") from exc
 
 
-def grants_for(*, registration_id: int, context_id: str) -> QuerySet[LtiCourseGrant]:
+def grants_for(
+    *, registration_id: int, context_id: str, bound_only: bool = False
+) -> QuerySet[LtiCourseGrant]:
     """The course grants a launch from this LMS course (context) may use: those bound to
-    it, and those bound to none."""
-    return LtiCourseGrant.objects.filter(registration_id=registration_id).filter(
-        Q(context_id="") | Q(context_id=context_id)
+    it, and, unless `bound_only`, those bound to none."""
+    grants = LtiCourseGrant.objects.filter(registration_id=registration_id)
+    if bound_only:
+        return grants.filter(context_id=context_id) if context_id else grants.none()
+    return grants.filter(Q(context_id="") | Q(context_id=context_id))
+
+
+# On some platforms anyone may make a course and be its instructor: a grant bound to no
+# LMS course must not make such a person an examiner of ours, nor let their course's roster
+# stand for ours.
+UNBOUND_GRANT = (
+    "This platform's grant of the course is bound to no LMS course, so it admits learners "
+    "only: an instructor becomes an examiner through a grant bound to their own LMS course"
+)
+
+
+def _unbound_refusal(claims: LaunchClaims) -> LaunchRefused:
+    if not claims.context_id:
+        return LaunchRefused(f"{UNBOUND_GRANT}, and this launch names no LMS course (context).")
+    return LaunchRefused(
+        f"{UNBOUND_GRANT}: a Vivabank administrator sets the grant's context id to "
+        f"{claims.context_id!r}, this LMS course's."
     )
 
 
-def _quiz(claims: LaunchClaims) -> Quiz:
+def _granted_quiz(claims: LaunchClaims) -> tuple[Quiz, bool]:
+    """The quiz the launch names, if granted to the platform for its LMS course, and whether
+    that grant is bound to this LMS course (False: a grant bound to none)."""
     quiz_id = id_from_text(str(claims.custom.get("quiz_id", "")))
     quiz = None if quiz_id is None else Quiz.objects.filter(pk=quiz_id).first()
     grants = grants_for(registration_id=claims.registration_id, context_id=claims.context_id)
-    granted = quiz is not None and grants.filter(course_id=quiz.course_id).exists()
-    if quiz is None or not granted:
+    contexts = (
+        []
+        if quiz is None
+        else list(grants.filter(course_id=quiz.course_id).values_list("context_id", flat=True))
+    )
+    if quiz is None or not contexts:
         raise LaunchRefused("The launch names no quiz this platform may open (custom quiz_id).")
-    return quiz
+    return quiz, bool(claims.context_id) and claims.context_id in contexts
 
 
 EMAIL_MAX_LENGTH = User._meta.get_field("email").max_length or 254
@@ -174,12 +201,16 @@ def _user_created(namespace: str, claims: LaunchClaims) -> User:
 def launch_accept(*, claims: LaunchClaims, now: datetime) -> tuple[User, Quiz]:
     """The signed-in user and the quiz a resource launch opens."""
     refuse_replay(claims, now)
-    quiz = _quiz(claims)
+    quiz, bound = _granted_quiz(claims)
+    roles = launch_roles(claims)
+    if not bound and roles - {Role.STUDENT}:
+        raise _unbound_refusal(claims)
     user = user_for_launch(claims)
-    for role in sorted(launch_roles(claims)):
+    for role in sorted(roles):
         CourseMembership.objects.get_or_create(course_id=quiz.course_id, user=user, role=role)
     line_item_record(registration_id=claims.registration_id, quiz=quiz, ags=claims.ags)
-    roster_source_record(claims=claims, course=quiz.course, now=now)
+    if bound:
+        roster_source_record(claims=claims, course=quiz.course, now=now)
     return user, quiz
 
 

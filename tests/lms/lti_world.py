@@ -16,6 +16,7 @@ from quizbank.models import Quiz
 from tests.grading.factories import new_quiz
 from tests.lms.platform import (
     CLIENT_ID,
+    CONTEXT_ID,
     DEPLOYMENT_ID,
     ISSUER,
     LEARNER,
@@ -63,7 +64,10 @@ def lti(db: None) -> Iterator[Lti]:
             registration=registration, deployment_id=DEPLOYMENT_ID, is_active=True
         )
         quiz = new_quiz(title="Week 1: tensors")
-        LtiCourseGrant.objects.create(registration=registration, course=quiz.course)
+        # Bound to the LMS course the launches come from, as docs/lms.md asks.
+        LtiCourseGrant.objects.create(
+            registration=registration, course=quiz.course, context_id=CONTEXT_ID
+        )
         assert tool_key.is_active
         settings = PlatformSettings(private_key=private, tool_jwks=Key.objects.as_jwks())
         grades.conf = PlatformConf(settings=settings)

@@ -25,6 +25,7 @@ INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 ISSUER = "https://lms.uni.example"
 CLIENT_ID = "vivabank-tool"
 DEPLOYMENT_ID = "deployment-1"
+CONTEXT_ID = "course-dl-101"  # the LMS course every test launch comes from
 TOOL = "http://testserver"
 
 
@@ -234,7 +235,7 @@ def signed_launch(
     launch = Launch(_Preflight(params), conf)  # a stand-in request: lti1p3platform reads get_data
     launch.set_user_data(user_id, roles, full_name="Ada Lovelace", email_address="ada@uni.example")
     launch.set_resource_link_claim("resource-1", title="Week 1")
-    launch.set_launch_context_claim("course-dl-101", context_title="Deep learning")
+    launch.set_launch_context_claim(CONTEXT_ID, context_title="Deep learning")
     launch.set_custom_parameters_claim(custom)
     launch.set_id_token_expiration(expires_in)
     if line_item:
