@@ -106,7 +106,8 @@ class LtiCourseGrant(models.Model):
         max_length=255,
         blank=True,
         help_text="Only launches from this LMS course (its LTI context id) may open the "
-        "course; empty: launches from any of the platform's courses.",
+        "course; empty: learners launching from any of the platform's courses, and no "
+        "instructor.",
     )
 
     class Meta:

@@ -24,7 +24,8 @@ class GrantSerializer(serializers.Serializer[dict[str, Any]]):
         allow_blank=True,
         default="",
         help_text="Only launches from this LMS course (its LTI context id) may open the "
-        "course; empty: launches from any of the platform's courses.",
+        "course; empty: learners launching from any of the platform's courses, and no "
+        "instructor (docs/lms.md).",
     )
 
 
