@@ -7,7 +7,6 @@ the page's attempt. Session-signed like the page; both endpoints are in the Open
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from grading.api.views_code import (
@@ -15,17 +14,13 @@ from grading.api.views_code import (
     POLL_RESPONSES,
     CodeRunQueuedSerializer,
     CodeRunRequestSerializer,
-    code_run_allowed,
+    CodeRunStartView,
     code_run_polled,
     code_run_queued,
 )
 
 
-class CodeRunStartPage(APIView):
-    answers_404 = True  # an attempt in the body that is not the user's (VivabankAutoSchema)
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "code_run"
-
+class CodeRunStartPage(CodeRunStartView):
     @extend_schema(
         request=CodeRunRequestSerializer,
         responses={202: CodeRunQueuedSerializer},
@@ -37,7 +32,7 @@ class CodeRunStartPage(APIView):
         refuses); 202 with the job id to poll, at once."""
         data = CodeRunRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        code_run_allowed(request, data.validated_data)
+        self.run_allowed(request, data.validated_data)
         return code_run_queued(request, data.validated_data["code"])
 
 

@@ -98,6 +98,24 @@ def code_run_allowed(request: Request, data: dict[str, Any]) -> None:
     )
 
 
+class CodeRunStartView(APIView):
+    """A view that starts runs: the `code_run` rate counts a run only once its reason stands
+    (`run_allowed`), so refused runs (a mistyped position, a closed attempt) leave the
+    student's runs for the ones that can happen."""
+
+    answers_404 = True  # an attempt in the body that is not the user's (VivabankAutoSchema)
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "code_run"
+
+    def check_throttles(self, request: Request) -> None:
+        """Deferred from `initial` to `run_allowed`, past the reason."""
+
+    def run_allowed(self, request: Request, data: dict[str, Any]) -> None:
+        """Refuse the run as `code_run_allowed` does, then count it against the rate (429)."""
+        code_run_allowed(request, data)
+        super().check_throttles(request)
+
+
 def code_run_queued(request: Request, source: str) -> Response:
     handle = code_run_start(user_id=user_id(request.user), source=source)
     body = CodeRunQueuedSerializer({"job": handle}).data
@@ -124,11 +142,7 @@ def code_run_polled(request: Request, job_id: str) -> Response:
     return Response(CodeRunFinishedSerializer({"finished": True, **asdict(result)}).data)
 
 
-class CodeRunApi(APIView):
-    answers_404 = True  # an attempt in the body that is not the user's (VivabankAutoSchema)
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "code_run"
-
+class CodeRunApi(CodeRunStartView):
     class InputSerializer(CodeRunRequestSerializer):
         wait = BooleanOnlyField(
             default=True,
@@ -151,7 +165,7 @@ class CodeRunApi(APIView):
         CODE_RUN_WAIT_S (both with Retry-After). Not waiting: 202 and the job to poll."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        code_run_allowed(request, data.validated_data)
+        self.run_allowed(request, data.validated_data)
         source: str = data.validated_data["code"]
         if not data.validated_data["wait"]:
             return code_run_queued(request, source)

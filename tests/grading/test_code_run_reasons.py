@@ -9,12 +9,19 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client
 from django.utils import timezone
+from rest_framework.test import APIClient
+from rest_framework.throttling import ScopedRateThrottle
 
+from config.scopes import Scope
 from grading.models import Attempt, Response
 from grading.services.attempts import attempt_start
 from grading.services.responses import attempt_submit
+from lms.services.tokens import api_client_create, token_issue
 from quizbank.models import Role
+from quizbank.services.quiz_write import course_create
 from runner.models import JobRecord
 from tests.grading.content import CODE, NUMERIC
 from tests.grading.factories import (
@@ -162,3 +169,39 @@ def test_course_staff_run_code_without_an_attempt(path: str) -> None:
     for user in (new_author(), examiner, admin):
         reply = _post(user, path, {"code": SOURCE})
         assert _output(user, path, reply) == "42\n"
+
+
+def test_refused_runs_leave_the_students_rate_for_runs_that_happen(monkeypatch: Any) -> None:
+    cache.clear()
+    # The rates are read once at import; patch the class for this test only.
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"code_run": "2/min"})
+    exam = _exam()
+    for path in (API, PAGE):  # both endpoints count against the one rate
+        for body in ({"code": SOURCE}, _within(exam, exam.numeric), _within(exam, 7)):
+            assert _post(exam.student, path, body).status_code in (400, 404)
+    assert not JobRecord.objects.exists()
+    assert _post(exam.student, API, _within(exam)).status_code == 200
+    assert _post(exam.student, PAGE, _within(exam)).status_code == 202
+    throttled = _post(exam.student, API, _within(exam))
+    assert throttled.status_code == 429, throttled.content
+    assert throttled.json()["error"]["code"] == "throttled"
+    assert JobRecord.objects.count() == 2
+
+
+@BOTH
+def test_an_api_client_runs_no_code_even_in_a_course_it_authors(path: str) -> None:
+    client = api_client_create(name="Roster sync")
+    course_create(slug="its-own", title="Its own", owner_id=client.user_id)
+    _, key = token_issue(client=client, scopes=Scope.values)
+    reply = APIClient().post(
+        path, {"code": SOURCE}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}"
+    )
+    _error(reply, 403, "scope_missing")
+
+
+def test_the_quiz_pages_run_needs_the_pages_csrf_token() -> None:
+    exam = _exam()
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(exam.student)
+    reply = browser.post(PAGE, _within(exam), content_type="application/json")
+    assert "CSRF" in _error(reply, 403, "permission_denied")["message"]
