@@ -446,10 +446,22 @@ async function runCode(pos, button) {
   }
 }
 
+// A run's status (runner/types.py Status) in words: a student never reads "output_limit".
+const RUN_OUTCOMES = {
+  ok: "Finished",
+  error: "Stopped with an error",
+  timeout: "Stopped: too slow",
+  memory: "Stopped: out of memory",
+  output_limit: "Stopped: too much output",
+  forbidden: "Not run",
+  internal: "Not run: the sandbox failed; try again",
+};
+
 function showRun(out, result) {
   out.replaceChildren();
   const title = document.createElement("p");
-  title.textContent = `Finished: ${result.status}${result.message ? ` (${result.message})` : ""}`;
+  const outcome = RUN_OUTCOMES[result.status] ?? `Finished: ${result.status}`;
+  title.textContent = `${outcome}${result.message ? ` (${result.message})` : ""}`;
   out.append(title);
   for (const [name, text] of [["Output", result.stdout], ["Errors", result.stderr]]) {
     if (!text) continue;

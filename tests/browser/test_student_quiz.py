@@ -299,8 +299,22 @@ def test_a_run_that_prints_nothing_says_how_to_see_a_result(
     page.keyboard.type("def softmax_rows(x):\nreturn x\n")
     page.get_by_role("button", name="Run the code of question 6").click()
     output = page.locator('[data-run-output="5"]')
-    expect(output).to_contain_text("Finished: ok", timeout=30_000)
+    expect(output.locator("p").first).to_have_text("Finished", timeout=30_000)
     expect(output).to_contain_text("No output. Run executes your code as a script")
+
+
+def test_a_run_stopped_by_a_limit_says_so_in_words(site: Site, demo: dict[str, User]) -> None:
+    # The page showed the runner's status code: "Finished: output_limit (the output ...)".
+    page = site.context(demo["student"]).new_page()
+    _start(page, "Fundamentals check: tensors and autograd")
+    page.locator("#q5 .cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("print('x' * 100_000)\n")
+    page.get_by_role("button", name="Run the code of question 6").click()
+    title = page.locator('[data-run-output="5"] p').first
+    expect(title).to_have_text(
+        re.compile(r"^Stopped: too much output \(the output passed"), timeout=30_000
+    )
 
 
 def test_a_refused_answer_says_why_beside_it(site: Site, demo: dict[str, User]) -> None:
