@@ -116,10 +116,17 @@ def _rng(seed: int, *parts: object) -> random.Random:
     return random.Random(":".join([str(seed), *map(str, parts)]))  # noqa: S311 - reproducible draws, not secrets
 
 
+def fixed_question_ids(slots: list[QuizSlot]) -> set[int]:
+    """The quiz's fixed questions: no pool draws one, even one whose slot comes later
+    (a student would meet it twice)."""
+    return {slot.question_id for slot in slots if slot.question_id is not None}
+
+
 def _pick(quiz: Quiz, seed: int) -> list[tuple[QuizSlot, Question]]:
     picked: list[tuple[QuizSlot, Question]] = []
-    used: set[int] = set()
-    for slot in quiz_slots(quiz):
+    slots = quiz_slots(quiz)
+    used = fixed_question_ids(slots)
+    for slot in slots:
         if slot.question is not None:
             candidates, count = [slot.question], 1
         else:

@@ -4,7 +4,7 @@ like an attempt (pools, question order, shuffled choices, variants), and never s
 from dataclasses import dataclass
 
 from grading.models import Response
-from grading.services.attempts import attempt_draw, drawn_responses
+from grading.services.attempts import attempt_draw, drawn_responses, fixed_question_ids
 from quizbank.models import Quiz
 from quizbank.selectors import quiz_slots, slot_pool
 
@@ -12,11 +12,17 @@ from quizbank.selectors import quiz_slots, slot_pool
 @dataclass(frozen=True)
 class PreviewQuestion:
     response: Response  # never saved: no attempt holds it
-    pool_size: int | None  # how many questions its pool slot draws from; None: a fixed question
+    # How many questions its pool slot draws from (the quiz's fixed questions left out);
+    # None: a fixed question.
+    pool_size: int | None
 
 
 def quiz_preview(*, quiz: Quiz, seed: int) -> list[PreviewQuestion]:
     """The questions an attempt with `seed` would draw, in its order; writes nothing."""
-    pool_sizes = {s.position: len(slot_pool(s)) for s in quiz_slots(quiz) if s.is_pool}
+    slots = quiz_slots(quiz)
+    fixed = fixed_question_ids(slots)
+    pool_sizes = {
+        s.position: len([q for q in slot_pool(s) if q.pk not in fixed]) for s in slots if s.is_pool
+    }
     responses = drawn_responses(attempt_draw(quiz=quiz, seed=seed), seed)
     return [PreviewQuestion(r, pool_sizes.get(r.slot_position)) for r in responses]

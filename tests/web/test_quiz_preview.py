@@ -182,3 +182,16 @@ def test_the_builder_and_the_examiners_dashboard_link_to_the_preview() -> None:
     assert f'href="/quizzes/{quiz.pk}/preview/"' in builder.text
     dashboard = _browser(member(quiz.course, Role.EXAMINER)).get("/dashboard/")
     assert f'href="/quizzes/{quiz.pk}/preview/"' in dashboard.text
+
+
+def test_a_pools_size_leaves_out_the_quizs_fixed_questions() -> None:
+    # The note counted a fixed question of the pool's topic, which the pool never draws.
+    quiz = new_quiz()
+    topic = new_topic(course=quiz.course)
+    pooled = [question(quiz.course, {**TRUE_FALSE, "title": t}, topic=topic) for t in POOL_TITLES]
+    slots = [SlotSpec(question=pooled[0].pk), SlotSpec(pool_topic=topic.slug)]
+    quiz_update(quiz=quiz, data={}, slots=slots)
+
+    page = _preview(quiz)
+
+    assert "Drawn from a pool of 2 questions" in page
