@@ -21,6 +21,7 @@ from quizbank.services.question_authoring import (
     MAX_YAML_CHARS,
     STARTERS,
     content_from_yaml,
+    question_content_check,
     question_save,
     question_yaml,
     starter_yaml,
@@ -96,11 +97,32 @@ def _user(request: HttpRequest) -> User | None:
     return request.user if isinstance(request.user, User) else None
 
 
+def _put_on_form(form: QuestionForm, refused: DomainError) -> None:
+    for name, problems in (refused.fields or {"content": [refused.message]}).items():
+        shown = name in form.fields and not form.fields[name].widget.is_hidden
+        field = name if shown else "content"
+        for problem in problems:
+            where = "" if field == name else f"{name.removeprefix('content.')}: "
+            form.add_error(field, f"{where}{problem}")
+
+
+def _refuse_content_too(form: QuestionForm, course: Course) -> None:
+    """A form refused for its slug or topic also says what is wrong with its YAML, so the
+    author does not fix one field only to meet the next refusal."""
+    if "content" in form.errors:
+        return
+    try:
+        question_content_check(course=course, text=str(form.data.get("content", "")))
+    except DomainError as refused:
+        _put_on_form(form, refused)
+
+
 def _save(
     request: HttpRequest, form: QuestionForm, course: Course, question: Question | None
 ) -> Question | None:
     """The saved question, or None with the refusal put on the form's fields."""
     if not form.is_valid():
+        _refuse_content_too(form, course)
         return None
     try:
         content = content_from_yaml(form.cleaned_data["content"])
@@ -114,12 +136,7 @@ def _save(
             user=_user(request),
         )
     except DomainError as refused:
-        for name, problems in (refused.fields or {"content": [refused.message]}).items():
-            shown = name in form.fields and not form.fields[name].widget.is_hidden
-            field = name if shown else "content"
-            for problem in problems:
-                where = "" if field == name else f"{name.removeprefix('content.')}: "
-                form.add_error(field, f"{where}{problem}")
+        _put_on_form(form, refused)
         return None
     done = {
         "created": "Created",

@@ -80,6 +80,12 @@ def content_from_yaml(text: str) -> dict[str, Any]:
     return data
 
 
+def question_content_check(*, course: Course, text: str) -> None:
+    """QuestionInvalid naming every rule the YAML `text` breaks as a question of `course`
+    (what saving it would refuse in its content); nothing is written."""
+    _check(content_from_yaml(text), course)
+
+
 @transaction.atomic
 def question_save(
     *,

@@ -285,3 +285,16 @@ def test_a_long_history_says_how_many_versions_the_list_leaves_out(author: User)
         question.refresh_from_db()
     assert question.versions.count() == 22
     assert "The newest 20 of 22" in page.get(edit).text
+
+
+def test_a_refused_slug_does_not_hide_what_is_wrong_in_the_yaml(author: User) -> None:
+    # Only the slug's refusal was shown; the YAML's came after the slug was fixed.
+    page = browser_as(author)
+    url = reverse("quizbank-pages:question-create", args=[_course_id(author)])
+    broken = starter_yaml("numeric").replace("value: 120", "value: many")
+    reply = page.post(url, {"slug": "My Question!", "topic": "tensors", "content": broken})
+    shown = reply.content.decode()
+    assert reply.status_code == 200
+    assert "words joined by single hyphens" in shown
+    assert "answers[0].value: must be a number" in shown
+    assert not Question.objects.exists()
