@@ -73,7 +73,11 @@ class QuestionRow:
 
 class QuizForm(forms.Form):
     title = forms.CharField(max_length=200, validators=[validate_one_line])
-    slug = forms.SlugField(max_length=80)
+    slug = forms.SlugField(
+        max_length=80,
+        help_text="Its short name in the course, for the API and exports: letters, digits, "
+        "hyphens and underscores (week-3-check).",
+    )
     description = forms.CharField(
         required=False, max_length=MAX_DESCRIPTION, widget=forms.Textarea(attrs={"rows": 2})
     )

@@ -258,3 +258,10 @@ def test_points_out_of_range_are_shown_on_the_form() -> None:
     assert reply.status_code == 200
     assert "greater than or equal to 0.01" in reply.text
     assert not Quiz.objects.filter(course=course).exists()
+
+
+def test_the_new_quiz_page_says_what_the_slug_it_asks_for_is() -> None:
+    # A new author met a required "Slug:" with no word of what it is or what it may hold.
+    course = new_course()
+    page = _browser(member(course, Role.AUTHOR)).get(f"/author/courses/{course.pk}/quizzes/new/")
+    assert "Its short name in the course" in page.content.decode()
