@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -41,6 +42,17 @@ def slot_pool(slot: QuizSlot) -> list[Question]:
     if slot.pool_tag:
         questions = [q for q in questions if slot.pool_tag in (q.tags or [])]
     return questions
+
+
+def fixed_question_ids(question_ids: Iterable[int | None]) -> set[int]:
+    """The quiz's fixed questions, from its slots' question ids (None for a pool): no pool
+    draws one, even one whose slot comes later (a student would meet it twice)."""
+    return {question_id for question_id in question_ids if question_id is not None}
+
+
+def pool_drawable(slot: QuizSlot, fixed: set[int]) -> list[Question]:
+    """`slot_pool` without the quiz's fixed questions (`fixed_question_ids`)."""
+    return [question for question in slot_pool(slot) if question.pk not in fixed]
 
 
 def slot_question_points(slot: QuizSlot, question: Question) -> Decimal:

@@ -29,7 +29,13 @@ from grading.models import Attempt, AttemptStatus, Response, ResponseStatus
 from grading.services.variants import variant_generate, variant_seed
 from quizbank.access import studies
 from quizbank.models import Question, QuestionVersion, Quiz, QuizSlot
-from quizbank.selectors import is_oral, quiz_slots, slot_pool, slot_question_points
+from quizbank.selectors import (
+    fixed_question_ids,
+    is_oral,
+    quiz_slots,
+    slot_pool,
+    slot_question_points,
+)
 from quizbank.services.quiz_access import QuizTerms, quiz_access_check, quiz_terms
 
 # The server's clock for an attempt: when answers stop being accepted.
@@ -116,16 +122,10 @@ def _rng(seed: int, *parts: object) -> random.Random:
     return random.Random(":".join([str(seed), *map(str, parts)]))  # noqa: S311 - reproducible draws, not secrets
 
 
-def fixed_question_ids(slots: list[QuizSlot]) -> set[int]:
-    """The quiz's fixed questions: no pool draws one, even one whose slot comes later
-    (a student would meet it twice)."""
-    return {slot.question_id for slot in slots if slot.question_id is not None}
-
-
 def _pick(quiz: Quiz, seed: int) -> list[tuple[QuizSlot, Question]]:
     picked: list[tuple[QuizSlot, Question]] = []
     slots = quiz_slots(quiz)
-    used = fixed_question_ids(slots)
+    used = fixed_question_ids(slot.question_id for slot in slots)
     for slot in slots:
         if slot.question is not None:
             candidates, count = [slot.question], 1

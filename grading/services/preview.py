@@ -4,9 +4,9 @@ like an attempt (pools, question order, shuffled choices, variants), and never s
 from dataclasses import dataclass
 
 from grading.models import Response
-from grading.services.attempts import attempt_draw, drawn_responses, fixed_question_ids
+from grading.services.attempts import attempt_draw, drawn_responses
 from quizbank.models import Quiz
-from quizbank.selectors import quiz_slots, slot_pool
+from quizbank.selectors import fixed_question_ids, pool_drawable, quiz_slots
 
 
 @dataclass(frozen=True)
@@ -20,9 +20,7 @@ class PreviewQuestion:
 def quiz_preview(*, quiz: Quiz, seed: int) -> list[PreviewQuestion]:
     """The questions an attempt with `seed` would draw, in its order; writes nothing."""
     slots = quiz_slots(quiz)
-    fixed = fixed_question_ids(slots)
-    pool_sizes = {
-        s.position: len([q for q in slot_pool(s) if q.pk not in fixed]) for s in slots if s.is_pool
-    }
+    fixed = fixed_question_ids(slot.question_id for slot in slots)
+    pool_sizes = {s.position: len(pool_drawable(s, fixed)) for s in slots if s.is_pool}
     responses = drawn_responses(attempt_draw(quiz=quiz, seed=seed), seed)
     return [PreviewQuestion(r, pool_sizes.get(r.slot_position)) for r in responses]

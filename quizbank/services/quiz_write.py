@@ -36,7 +36,7 @@ from quizbank.models import (
     Role,
     Topic,
 )
-from quizbank.selectors import slot_pool
+from quizbank.selectors import fixed_question_ids, pool_drawable
 from quizbank.services.quiz_access import MAX_GRACE_PERIOD, MAX_TIME_LIMIT, schedule_problems
 
 COURSE_OWNER_ROLES = (Role.AUTHOR, Role.EXAMINER)
@@ -144,7 +144,7 @@ def _check_points(points: Decimal | None, where: str) -> None:
     )
 
 
-def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
+def _slot(quiz: Quiz, position: int, spec: SlotSpec, fixed: set[int]) -> QuizSlot:
     where = f"slots[{position}]"
     _check_points(spec.points, where)
     if spec.question is not None:
@@ -181,9 +181,11 @@ def _slot(quiz: Quiz, position: int, spec: SlotSpec) -> QuizSlot:
             "A slot needs a question or a pool.",
             fields={where: ["Name a question, or a pool tag, topic or difficulty."]},
         )
-    held = len(slot_pool(slot))
+    held = len(pool_drawable(slot, fixed))
     if not 1 <= spec.draw_count <= held:
         questions = f"{held} question{pluralize(held)}" if held else "no question"
+        if fixed:
+            questions += " beside the quiz's fixed questions"
         most = f"At most {held}: the pool" if held else "The pool"
         raise QuizInvalid(
             f"The pool holds {questions}; this slot draws {spec.draw_count}.",
@@ -212,7 +214,8 @@ def _replace_slots(quiz: Quiz, slots: list[SlotSpec]) -> None:
     if quiz.attempts.exists():
         raise QuizLocked("The quiz has attempts; its questions can no longer change.")
     _check_no_repeats(slots)
-    built = [_slot(quiz, position, spec) for position, spec in enumerate(slots)]
+    fixed = fixed_question_ids(spec.question for spec in slots)
+    built = [_slot(quiz, position, spec, fixed) for position, spec in enumerate(slots)]
     quiz.slots.all().delete()
     QuizSlot.objects.bulk_create(built)
 

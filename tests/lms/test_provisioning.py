@@ -120,6 +120,7 @@ def test_a_quiz_is_made_from_bank_questions_and_pools(make_client: MakeClient) -
     topic = new_topic(course=course, slug="tensors")
     fixed = question(course, SINGLE, topic=topic)
     question(course, TRUE_FALSE, topic=topic)
+    question(course, {**TRUE_FALSE, "title": "Another"}, topic=topic)  # the pool draws 2 beside it
     opens = timezone.now() + timedelta(days=1)
     body = {
         "course": course_id,
