@@ -43,3 +43,18 @@ def test_a_refused_mark_leaves_no_second_mark_request_behind() -> None:
     assert "Not saved" in reply.text
     changes = ScoreChange.objects.filter(response_id=answer)
     assert [(c.before, c.after) for c in changes] == [(None, 1.0)]
+
+
+def test_the_second_marker_is_not_offered_a_second_mark_request() -> None:
+    # Once a second mark is asked for (or the markers disagree and a moderator decides),
+    # asking again changes nothing: the button is only offered while it would.
+    staff, _ = staffed_quiz(VIVA)
+    attempt = submitted_attempt(staff.quiz, staff.student, {0: {"text": "It adds."}})
+    answer = attempt.responses.get(position=0).pk
+    page = f"/examiner/marking/{answer}/"
+    assert "Ask for a blind second mark" in browser_as(staff.examiner).get(page).text
+
+    browser_as(staff.examiner).post(page, {"level-0": "2", "second": ""})
+
+    assert "Ask for a blind second mark" not in browser_as(staff.second).get(page).text
+    assert "Ask for a blind second mark" not in browser_as(staff.examiner).get(page).text
