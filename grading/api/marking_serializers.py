@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from config.fields import IntegerOnlyField, NumberOnlyField, TextOnlyField
+from config.fields import BooleanOnlyField, IntegerOnlyField, NumberOnlyField, TextOnlyField
 from grading.models.marking import Mark
 from grading.services.marking.marks import TEXT_LIMITS, MarkInput
 
@@ -27,6 +27,13 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
         max_length=TEXT_LIMITS["reason"],
         help_text="Why the mark changes (kept in the marking history with the change).",
     )
+    ask_second_mark = BooleanOnlyField(
+        default=False,
+        help_text=(
+            "Also require a blind second mark, with this mark (not with a moderator's): "
+            "the mark then never counts as final on its own."
+        ),
+    )
 
     def validate_adjustment(self, value: float) -> float:
         # Points are kept to hundredths everywhere (regrade requests, totals): 1e-7 is a typo.
@@ -42,6 +49,7 @@ class MarkInputSerializer(serializers.Serializer[dict[str, Any]]):
             adjustment_reason=str(data["adjustment_reason"]),
             comment=str(data["comment"]),
             reason=str(data["reason"]),
+            ask_second_mark=bool(data["ask_second_mark"]),
         )
 
 

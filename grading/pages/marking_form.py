@@ -5,7 +5,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -45,20 +44,15 @@ def _save(request: HttpRequest, response_id: int, view: dict[str, Any], marker: 
         levels=_levels(request.POST, len(view["rubric"])),
         comment=request.POST.get("comment", ""),
         reason=request.POST.get("reason", ""),
+        ask_second_mark=second,
     )
     own = Mark.objects.filter(response_id=response_id, marker=marker).first()
-    # The request goes first, in one transaction with the mark: saved before it, the mark
-    # would count as the final score for a moment, and a student shown results as soon as
-    # they are graded would later read that it was their mark before.
-    with transaction.atomic():
-        if second:
-            second_mark_request(response_id=response_id, examiner=marker, now=now)
-        if own is None and view["marking"]["status"] == MarkingStatus.FLAGGED:
-            mark_moderate(response_id=response_id, moderator=marker, data=data, now=now)
-        elif own is None:
-            mark_create(response_id=response_id, marker=marker, data=data, now=now)
-        else:
-            mark_update(mark_id=own.pk, marker=marker, data=data, now=now)
+    if own is None and view["marking"]["status"] == MarkingStatus.FLAGGED:
+        mark_moderate(response_id=response_id, moderator=marker, data=data, now=now)
+    elif own is None:
+        mark_create(response_id=response_id, marker=marker, data=data, now=now)
+    else:
+        mark_update(mark_id=own.pk, marker=marker, data=data, now=now)
     if second:
         return "Mark saved, and a blind second mark asked for: the answer waits in the queue."
     return "Mark saved."

@@ -167,3 +167,59 @@ def test_an_examiner_of_another_course_gets_404(setup: tuple[Staff, Response]) -
     assert api_as(staff.outsider).get(f"/api/marking/responses/{response.pk}/").status_code == 404
     assert _mark(staff.outsider, response, [1, 1]).status_code == 404
     assert api_as(staff.outsider).get("/api/marking/queue/").json()["results"] == []
+
+
+def test_a_mark_given_with_a_second_mark_request_is_never_final_on_its_own(
+    setup: tuple[Staff, Response],
+) -> None:
+    # Marking and then asking in a second call left the mark final in between: a student
+    # shown results as soon as they are graded saw it, and later read it was their mark.
+    staff, response = setup
+    reply = _mark(staff.examiner, response, [2, 2], ask_second_mark=True)
+    assert reply.status_code == 201, reply.json()
+    response.refresh_from_db()
+    assert response.score is None
+    assert response.marking.second_requested
+    assert not ScoreChange.objects.filter(response=response).exists()
+
+    second = _mark(staff.second, response, [1, 2])
+
+    assert second.status_code == 201, second.json()
+    response.refresh_from_db()
+    changes = ScoreChange.objects.filter(response=response)
+    assert response.score == pytest.approx((6 / 6 + 5 / 6) / 2)
+    assert [(c.before, c.after) for c in changes] == [(None, response.score)]
+
+
+def test_a_changed_mark_may_ask_for_a_second_mark(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    first = _mark(staff.examiner, response, [2, 2]).json()
+    url = f"/api/marking/marks/{first['id']}/"
+    asked = api_as(staff.examiner).put(url, {"levels": [2, 2], "ask_second_mark": True})
+    assert asked.status_code == 200, asked.json()
+    response.refresh_from_db()
+    assert response.marking.second_requested
+    assert response.score is None  # waits for the second mark now
+
+
+def test_a_moderator_cannot_ask_for_a_second_mark(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    QuizMarkingPolicy.objects.create(quiz=staff.quiz, double_marking=True)
+    _mark(staff.examiner, response, [2, 2])
+    _mark(staff.second, response, [0, 0])
+    url = f"/api/marking/responses/{response.pk}/moderation/"
+    body = {"levels": [1, 1], "ask_second_mark": True}
+
+    refused = api_as(staff.moderator).post(url, body, format="json")
+
+    assert refused.status_code == 400
+    assert "ask_second_mark" in refused.json()["error"]["fields"]
+    assert not response.marks.filter(role="moderator").exists()
+
+
+def test_ask_second_mark_takes_only_a_boolean(setup: tuple[Staff, Response]) -> None:
+    staff, response = setup
+    reply = _mark(staff.examiner, response, [2, 2], ask_second_mark="yes")
+    assert reply.status_code == 400
+    assert "ask_second_mark" in reply.json()["error"]["fields"]
+    assert not response.marks.exists()

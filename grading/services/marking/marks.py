@@ -36,6 +36,10 @@ class MarkInput:
     comment: str = ""
     # Why the mark changes (kept with the change in the logs); optional.
     reason: str = ""
+    # Also require a blind second mark, in the same transaction as this mark: asked for
+    # after it, the mark would count as the final score for a moment, and a student shown
+    # results as soon as they are graded would later read that it was their mark before.
+    ask_second_mark: bool = False
 
 
 def mark_snapshot(mark: Mark) -> dict[str, Any]:
@@ -116,6 +120,7 @@ def mark_create(*, response_id: int, marker: User, data: MarkInput, now: datetim
         mark = Mark(response=response, marker=marker, role=_role_for(response, marker))
         mark.created_at = now
         _fill(mark, response, data)
+        _second_mark_ask(response, now, asked=data.ask_second_mark)
         _save_logged(mark, marker, None, now)
         marking_apply(response=response, actor=marker, now=now)
         return mark
@@ -133,7 +138,10 @@ def mark_update(*, mark_id: int, marker: User, data: MarkInput, now: datetime) -
             raise NotYourMark("Only the examiner who gave a mark may change it.")
         before = mark_snapshot(mark)
         _fill(mark, response, data)
+        asked = _second_mark_ask(response, now, asked=data.ask_second_mark)
         if mark_snapshot(mark) == before:
+            if asked:
+                marking_apply(response=response, actor=marker, now=now)
             return mark
         _save_logged(mark, marker, before, now, data.reason)
         marking_apply(response=response, actor=marker, now=now, reason=data.reason)
@@ -149,6 +157,11 @@ def mark_moderate(*, response_id: int, moderator: User, data: MarkInput, now: da
             raise NotFlagged("Only answers flagged for moderation can be moderated.")
         if Mark.objects.filter(response=response, marker=moderator).exists():
             raise SameMarker("A moderator must not be one of the answer's markers.")
+        if data.ask_second_mark:
+            raise InvalidMark(
+                "A moderator's mark is final: no second mark is asked for with it.",
+                fields={"ask_second_mark": ["only with a first or second mark"]},
+            )
         mark = Mark(response=response, marker=moderator, role=MarkRole.MODERATOR, created_at=now)
         _fill(mark, response, data)
         _save_logged(mark, moderator, None, now)
@@ -160,10 +173,21 @@ def second_mark_request(*, response_id: int, examiner: User, now: datetime) -> s
     """Ask for a blind second mark of this answer; returns the new marking status."""
     with transaction.atomic():
         response = response_lock_for_marking(response_id)
-        state = marking_state_of(response, now)
-        state.second_requested = True
-        state.save(update_fields=["second_requested"])
+        _second_mark_ask(response, now, asked=True)
         return marking_apply(response=response, actor=examiner, now=now).status
+
+
+def _second_mark_ask(response: Response, now: datetime, *, asked: bool) -> bool:
+    """Record that a blind second mark is required (the caller holds the response's lock and
+    applies the marking rule after); whether this changed anything."""
+    if not asked:
+        return False
+    state = marking_state_of(response, now)
+    if state.second_requested:
+        return False
+    state.second_requested = True
+    state.save(update_fields=["second_requested"])
+    return True
 
 
 def response_lock_for_marking(response_id: int) -> Response:
