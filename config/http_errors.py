@@ -13,7 +13,8 @@ from http import HTTPStatus
 
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.middleware.common import CommonMiddleware
 from django.shortcuts import render
 from django.views import defaults
 
@@ -97,6 +98,29 @@ class ApiErrorMiddleware:
             response = render(request, "503.html", status=503)
         response["Retry-After"] = str(RETRY_AFTER_S)
         return response
+
+
+# Only a read may be redirected: a client follows a 301 to a POST as a GET (the submit is
+# lost), and with DEBUG on Django raises instead of redirecting a write (a 500).
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+class SlashCommonMiddleware(CommonMiddleware):
+    """Django's CommonMiddleware, except that a write under /api/ to an address that exists
+    only with a trailing slash is a JSON 404 naming that address, never a redirect."""
+
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
+        if (
+            response.status_code == 404
+            and is_api_path(request)
+            and request.method not in _SAFE_METHODS
+            and self.should_redirect_with_slash(request)
+        ):
+            message = f"No {request.method} at {request.path}; its address is {request.path}/."
+            return JsonResponse(error_body("not_found", message), status=404)
+        return super().process_response(request, response)
 
 
 # Django answers too many query parameters with a 400, but with DEBUG on (`make run`) its

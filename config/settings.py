@@ -64,7 +64,8 @@ MIDDLEWARE = [
     # Static files (admin, API docs) from the app itself, so a closed network needs no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    # Django's CommonMiddleware; a write to /api/ without its trailing slash is a 404.
+    "config.http_errors.SlashCommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
