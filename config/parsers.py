@@ -57,6 +57,21 @@ def _finite(text: str) -> float:
     return value
 
 
+# Python refuses to read a longer integer (sys.get_int_max_str_digits), with a hint meant
+# for programmers; no number the API takes comes near it.
+MAX_INTEGER_DIGITS = 4300
+
+
+def _whole(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise ValueError(
+            f"the number {text[:20]}... has {digits:,} digits; "
+            f"at most {MAX_INTEGER_DIGITS:,} are read"
+        )
+    return int(text)
+
+
 def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -107,7 +122,9 @@ class SafeJSONParser(BaseParser):
             raise ParseError(f"JSON parse error - nested deeper than {MAX_DEPTH} levels.")
         try:
             text = body.decode(encoding)
-            data = json.loads(text, parse_float=_finite, parse_constant=_refuse_constant)
+            data = json.loads(
+                text, parse_float=_finite, parse_int=_whole, parse_constant=_refuse_constant
+            )
         except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError included
             raise ParseError(f"JSON parse error - {exc}") from None
         problems = unstorable_text(data)

@@ -86,3 +86,17 @@ def test_tabs_saving_one_version_at_once_store_one_answer_and_refuse_the_rest(
     stored = Response.objects.get(attempt_id=attempt["id"], position=position)
     winner = next(r for r in replies if r.status_code == 200)
     assert stored.version == 1 == winner.json()["version"]
+
+
+@pytest.mark.django_db
+def test_an_integer_too_long_to_read_is_a_400_without_pythons_advice(
+    world: World, student_api: APIClient
+) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    body = b'{"answer": {"value": ' + b"9" * 5000 + b'}, "version": 0}'
+    url = f"/api/attempts/{attempt['id']}/responses/3/"
+    reply = student_api.put(url, body, content_type="application/json")
+    assert reply.status_code == 400
+    message = reply.json()["error"]["message"]
+    assert "5,000 digits" in message
+    assert "sys." not in message
