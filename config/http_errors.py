@@ -106,20 +106,21 @@ _SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 class SlashCommonMiddleware(CommonMiddleware):
-    """Django's CommonMiddleware, except that a write under /api/ to an address that exists
-    only with a trailing slash is a JSON 404 naming that address, never a redirect."""
+    """Django's CommonMiddleware, except that a write to an address that exists only with a
+    trailing slash is a 404 naming that address (JSON under /api/), never a redirect."""
 
     def process_response(
         self, request: HttpRequest, response: HttpResponseBase
     ) -> HttpResponseBase:
         if (
             response.status_code == 404
-            and is_api_path(request)
             and request.method not in _SAFE_METHODS
             and self.should_redirect_with_slash(request)
         ):
             message = f"No {request.method} at {request.path}; its address is {request.path}/."
-            return JsonResponse(error_body("not_found", message), status=404)
+            if is_api_path(request):
+                return JsonResponse(error_body("not_found", message), status=404)
+            return page_not_found(request, Http404(message))
         return super().process_response(request, response)
 
 

@@ -7,6 +7,7 @@ no view, serializer or service ever sees a body that breaks these limits.
 import json
 import math
 import re
+import sys
 from collections.abc import Mapping
 from typing import IO, Any, NoReturn
 
@@ -57,14 +58,14 @@ def _finite(text: str) -> float:
     return value
 
 
-# Python refuses to read a longer integer (sys.get_int_max_str_digits), with a hint meant
-# for programmers; no number the API takes comes near it.
-MAX_INTEGER_DIGITS = 4300
+# Python refuses to read a longer integer (4,300 digits unless configured; 0: no limit), with a
+# hint meant for programmers; no number the API takes comes near it.
+MAX_INTEGER_DIGITS = sys.get_int_max_str_digits()
 
 
 def _whole(text: str) -> int:
     digits = len(text.lstrip("-"))
-    if digits > MAX_INTEGER_DIGITS:
+    if MAX_INTEGER_DIGITS and digits > MAX_INTEGER_DIGITS:
         raise ValueError(
             f"the number {text[:20]}... has {digits:,} digits; "
             f"at most {MAX_INTEGER_DIGITS:,} are read"

@@ -1,5 +1,5 @@
-"""A hostile student, a second tab and a flaky network against the attempt API (h3's probes
-that found a problem, and a few that guard the rules they brushed against)."""
+"""A second tab, a flaky network and a mistyped address against the attempt API: the races
+and the writes that must happen once or not at all."""
 
 import threading
 from collections.abc import Callable
@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from grading.models import Attempt, AttemptStatus, Response
 from tests.api.conftest import World
 from tests.api.helpers import save, start, submit
-from tests.grading.factories import api_as
+from tests.grading.factories import api_as, browser_as
 
 
 def _parallel(n: int, work: Callable[[int], Any]) -> list[Any]:
@@ -48,6 +48,20 @@ def test_a_write_to_an_api_address_without_its_slash_is_a_404_naming_the_right_o
     error = reply.json()["error"]
     assert error["code"] == "not_found"
     assert f"{url}/" in error["message"]
+    assert Attempt.objects.get(pk=attempt["id"]).status == AttemptStatus.OPEN
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_page_form_posted_without_its_slash_is_the_sites_404(
+    world: World, student_api: APIClient, debug: bool
+) -> None:
+    attempt = start(student_api, world.quiz.pk)
+    with override_settings(DEBUG=debug):
+        reply = browser_as(world.student).post(f"/quizzes/{world.quiz.pk}/start")
+    assert reply.status_code == 404
+    assert "Not found" in reply.text
+    assert Attempt.objects.filter(user=world.student).count() == 1
     assert Attempt.objects.get(pk=attempt["id"]).status == AttemptStatus.OPEN
 
 
