@@ -126,6 +126,12 @@ def run_training_case(case: Case, ctx: ChildContext) -> dict[str, Any]:
     with input_marks([x, y]) as marked:
         returned, draws = _train(case, ctx, model, optimizer, params, x, y, measured)
     record["input_marks"] = marked.marks
+    # Whether x and y require grad and hold a .grad after the steps: an answer that switches
+    # requires_grad on the caller's x has every backward write into x.grad, which no mark of
+    # the call shows (the harness counts accumulations only on tensors that required grad).
+    record["values"]["data_flags"] = ctx.encode(
+        [[pristine.requires_grad_of(t), pristine.grad_of(t) is not None] for t in (x, y)]
+    )
     record["values"]["rng_draws"] = ctx.encode(draws)
     record["values"]["returned"] = ctx.encode(returned)
     record["values"]["losses"] = ctx.encode(measured)

@@ -134,6 +134,9 @@ def _left_alone(student: CaseRecord, reference: CaseRecord, expected_draws: Any)
         outcome = _marks_left(mark, expected, label)
         if not outcome.ok:
             return outcome
+    flags = _data_flags_left(student, reference)
+    if not flags.ok:
+        return flags
     draws = student_value(student, "rng_draws")
     if draws == expected_draws:
         return Outcome(True)
@@ -146,6 +149,31 @@ def _left_alone(student: CaseRecord, reference: CaseRecord, expected_draws: Any)
         "number generator (torch's or Python's random module), which the caller shares; draw "
         "from a torch.Generator of your own",
     )
+
+
+def _data_flags_left(student: CaseRecord, reference: CaseRecord) -> Outcome:
+    """x and y require grad, and hold a .grad, after the steps only where the reference's do
+    (a reference record without the flags, made before they were recorded, checks nothing)."""
+    expected = reference.values.get("data_flags")
+    if expected is None:
+        return Outcome(True)
+    got = student_value(student, "data_flags")
+    if not isinstance(got, list) or len(got) != len(expected):
+        return Outcome(False, "what the steps did to the data could not be read")
+    for label, flags, expected_flags in zip(("x", "y"), got, expected, strict=True):
+        if flags[0] != expected_flags[0]:
+            return Outcome(
+                False,
+                f"the steps switched requires_grad of the input {label} from "
+                f"{expected_flags[0]} to {flags[0]}; leave the caller's tensors as they were",
+            )
+        if flags[1] != expected_flags[1]:
+            return Outcome(
+                False,
+                f"the steps {'left a gradient in' if flags[1] else 'cleared'} the input "
+                f"{label}'s .grad; a step updates the model, not the caller's data",
+            )
+    return Outcome(True)
 
 
 def _graphs_freed(student: CaseRecord, expected: Any, steps: int) -> Outcome:

@@ -378,3 +378,16 @@ def test_a_step_that_keeps_its_loss_with_the_graph_fails_runs() -> None:
     )
     retaining = GOOD.replace("loss.backward()", "loss.backward(retain_graph=True)")
     assert run(retaining)[0] == 1.0  # the graph goes when the step drops the loss
+
+
+def test_a_step_that_switches_on_requires_grad_of_the_callers_x_fails_runs() -> None:
+    # Keeps x's values and version, but every backward then writes into the caller's x.grad.
+    switching = GOOD.replace(
+        "    optimizer.zero_grad()\n", "    x.requires_grad_(True)\n    optimizer.zero_grad()\n"
+    )
+    _score, results, _status, _message = run(switching)
+    assert [r.passed for r in results] == [False, True, True]
+    assert results[0].message == (
+        "case 1: the steps switched requires_grad of the input x from False to True; leave "
+        "the caller's tensors as they were"
+    )
