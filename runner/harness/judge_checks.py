@@ -13,7 +13,7 @@ from typing import Any
 from runner.harness.compare import compare, exact
 from runner.harness.judge_common import (
     ReferenceFailure,
-    first_tensor,
+    each_tensor,
     reference_value,
     student_value,
 )
@@ -132,17 +132,25 @@ def _grads_left_by_call(j: JudgeInput) -> Outcome:
 
 
 def _flag(j: JudgeInput, name: str) -> Outcome:
-    got = first_tensor(student_value(j.student, "output"))
-    if got is None:
+    """With `expected`, the output's (its first tensor's) flag is that; without, every tensor
+    of the output has the flag of the reference's tensor in its place (a tuple's second
+    element that must not require grad is held to it too)."""
+    got = each_tensor(student_value(j.student, "output"))
+    if not got:
         return Outcome(False, f"{name}: the output is not a tensor", kind="graph")
     expected = j.check.options.get("expected")
-    if expected is None:
-        reference = first_tensor(j.ref("output"))
-        expected = getattr(reference, name) if reference else None
-    actual = getattr(got, name)
-    if expected is None or actual == expected:
-        return Outcome(True)
-    return Outcome(False, f"the output's {name} is {actual}, expected {expected}", kind="graph")
+    if expected is not None:
+        pairs = [(got[0], expected)]
+    else:
+        # A different number of tensors fails the output's own comparison.
+        reference = each_tensor(j.ref("output"))
+        pairs = [(g, getattr(r, name)) for g, r in zip(got, reference, strict=False)]
+    for index, (tensor, wanted) in enumerate(pairs):
+        actual = getattr(tensor, name)
+        if actual != wanted:
+            which = "the output's" if len(got) == 1 else f"output tensor {index + 1}'s"
+            return Outcome(False, f"{which} {name} is {actual}, expected {wanted}", kind="graph")
+    return Outcome(True)
 
 
 def grad_accumulates(j: JudgeInput) -> Outcome:

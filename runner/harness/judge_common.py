@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from runner.harness.payload import Rejected, TensorValue
@@ -16,18 +17,21 @@ class ReferenceFailure(Exception):
     """The reference solution (not the answer) failed: the question needs fixing."""
 
 
-def _first_of(value: Any, kind: type[T]) -> T | None:
-    """The first `kind` found depth-first in a nest of lists, tuples and dicts."""
+def _each_of(value: Any, kind: type[T]) -> Iterator[T]:
+    """Each `kind` found depth-first, in order, in a nest of lists, tuples and dicts."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, kind):
-            return item
-        if isinstance(item, list | tuple):
+            yield item
+        elif isinstance(item, list | tuple):
             stack.extend(reversed(item))
         elif isinstance(item, dict):
             stack.extend(reversed(list(item.values())))
-    return None
+
+
+def _first_of(value: Any, kind: type[T]) -> T | None:
+    return next(_each_of(value, kind), None)
 
 
 def contains_rejected(value: Any) -> Rejected | None:
@@ -51,6 +55,11 @@ def student_value(student: CaseRecord, key: str) -> Any:
 
 def first_tensor(value: Any) -> TensorValue | None:
     return _first_of(value, TensorValue)
+
+
+def each_tensor(value: Any) -> list[TensorValue]:
+    """The tensors of an output (a tuple's, a dict's), in order."""
+    return list(_each_of(value, TensorValue))
 
 
 def parameter_names(source: str, entry_point: str) -> list[str]:

@@ -229,6 +229,19 @@ def test_requires_grad_defaults_to_the_references_flag_or_takes_expected() -> No
     assert grade(no_graph, no_graph, expected_false)[0] == 1.0
 
 
+def test_requires_grad_without_expected_holds_every_output_tensor_to_the_references() -> None:
+    # A tuple's second tensor that must not require grad (a logged gradient) was never looked
+    # at: only the first tensor of the output was.
+    pair = "import torch\ndef f(x):\n    y = x * x\n    return y, {second}\n"
+    detached = pair.format(second="y.detach()")
+    tracked = pair.format(second="y.detach().requires_grad_()")
+    assert grade(detached, detached, case("requires_grad"))[0] == 1.0
+    _score, results, _status, _message = grade(tracked, detached, case("requires_grad"))
+    assert only_message(results) == (
+        "case 1: output tensor 2's requires_grad is True, expected False"
+    )
+
+
 def test_is_leaf_checks_the_output() -> None:
     detach = "def f(x):\n    return (x * x).detach()\n"
     check = case({"kind": "is_leaf", "expected": True}, compare_output=False)
