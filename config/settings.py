@@ -214,6 +214,7 @@ SPECTACULAR_SETTINGS = {
 VAR_DIR = Path(env.str("VIVABANK_VAR_DIR", default=str(BASE_DIR / "var")))
 CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="filesystem://")
 _BROKER_FOLDER = VAR_DIR / "broker"
+FILESYSTEM_BROKER_POLL_S = 0.05
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     {
         "data_folder_in": str(_BROKER_FOLDER),
@@ -221,6 +222,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
         "processed_folder": str(VAR_DIR / "broker-processed"),
         "control_folder": str(VAR_DIR / "broker-control"),
         "store_processed": False,
+        # kombu sleeps this long after every fetch that finds nothing or finds the worker's
+        # slots full (1 s by default): with prefetch 1 that capped a 2-slot worker at about 2
+        # jobs a second, so 40 students' Runs or submits waited up to 20 s in the folder.
+        "polling_interval": FILESYSTEM_BROKER_POLL_S,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
     # Redis redelivers an unacknowledged task after this; it must exceed the longest job.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +14,7 @@ from celery import Celery
 from django.conf import settings
 
 from runner.api import GradingJob
+from runner.models import JobRecord, JobState
 from tests.runner.conftest import CASES, CORRECT, REFERENCE
 from tests.runner.workers import cpu_worker, wait_for_record
 
@@ -41,7 +45,7 @@ def filesystem_worker(tmp_path: Path) -> Iterator[Celery]:
         yield client
 
 
-def test_a_worker_on_the_filesystem_broker_grades_a_job(filesystem_worker: Celery) -> None:
+def _send(client: Celery) -> str:
     job = GradingJob(
         job_id=f"embedded-{uuid.uuid4()}",
         source=CORRECT,
@@ -49,11 +53,60 @@ def test_a_worker_on_the_filesystem_broker_grades_a_job(filesystem_worker: Celer
         reference_source=REFERENCE,
         cases=CASES,
     )
-    filesystem_worker.send_task(
+    client.send_task(
         "runner.tasks.grade_submission", args=(job.to_dict(),), task_id=job.job_id, queue="cpu"
     )
+    return job.job_id
 
-    record = wait_for_record(job.job_id)
+
+def test_a_worker_on_the_filesystem_broker_grades_a_job(filesystem_worker: Celery) -> None:
+    job_id = _send(filesystem_worker)
+
+    record = wait_for_record(job_id)
     assert record is not None, "the worker did not grade the job in time"
     assert record.status == "ok"
     assert record.score == 1.0
+
+
+def test_make_runs_worker_polls_the_filesystem_broker_often(tmp_path: Path) -> None:
+    """kombu waits its polling interval (1 s unless told) after each fetch that finds nothing
+    or finds the worker's slots full, so with prefetch 1 a worker took one job per slot a
+    second: 40 students' submits waited 20 s. `make run`'s settings shorten it."""
+    ours = ("CELERY_BROKER_URL", "DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    env = {key: value for key, value in os.environ.items() if key not in ours}
+    script = (
+        "from config.celery import app\n"
+        "with app.connection_for_read() as connection:\n"
+        "    print(connection.transport_cls, connection.transport.polling_interval)\n"
+    )
+    result = subprocess.run(  # noqa: S603 (our own manage.py, fixed arguments)
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=settings.BASE_DIR,
+        env={**env, "DEBUG": "true", "VIVABANK_VAR_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+    transport, interval = result.stdout.splitlines()[-1].split()
+    assert transport == "filesystem"
+    assert float(interval) <= 0.1
+
+
+def test_a_filesystem_broker_worker_takes_queued_jobs_without_a_pause_between(
+    filesystem_worker: Celery,
+) -> None:
+    """Ten jobs queued at once on a 1-slot worker: with kombu's 1 s polling the last finished
+    at least 9 s after the first; each takes milliseconds on a warm worker."""
+    wait_for_record(_send(filesystem_worker))  # the worker is up and its zygote warm
+    job_ids = [_send(filesystem_worker) for _ in range(10)]
+
+    records = [wait_for_record(job_id) for job_id in job_ids]
+
+    assert all(record is not None and record.status == "ok" for record in records)
+    finished = JobRecord.objects.filter(job_id__in=job_ids, state=JobState.FINISHED)
+    times = sorted(record.finished_at for record in finished if record.finished_at)
+    assert len(times) == 10
+    assert (times[-1] - times[0]).total_seconds() < 5, times
