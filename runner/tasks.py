@@ -10,6 +10,7 @@ from typing import Any
 from celery import shared_task, signature
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import task_postrun, worker_process_init, worker_process_shutdown
+from django.db import OperationalError
 
 from runner import types
 from runner.models import JobKind
@@ -124,9 +125,17 @@ def _grade_once(job: types.GradingJob) -> dict[str, Any]:
     return job_record_finish(job_id=job.job_id, kind=JobKind.GRADE, result=data, score=result.score)
 
 
+# A Run's record meeting a locked SQLite file (`make run` while an import writes) or a
+# restarting PostgreSQL is tried again soon: nothing else would (no sweeper looks for Runs), and
+# the student's page polls for a minute. A failed claim counted no delivery.
 @shared_task(
     name="runner.tasks.run_snippet",
     acks_late=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    retry_backoff_max=8,
+    retry_jitter=False,
+    max_retries=3,
     reject_on_worker_lost=True,
     resultrepr_maxsize=_RESULT_UNSHOWN,
     soft_time_limit=_DEFAULT_SOFT,

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -110,3 +113,62 @@ def test_a_filesystem_broker_worker_takes_queued_jobs_without_a_pause_between(
     times = sorted(record.finished_at for record in finished if record.finished_at)
     assert len(times) == 10
     assert (times[-1] - times[0]).total_seconds() < 5, times
+
+
+def _finished_run(database: Path, job_id: str, timeout_s: float) -> tuple[str, str] | None:
+    """(state, status) of `job_id`'s record in the SQLite file once finished, else None."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with closing(sqlite3.connect(database, timeout=30)) as connection:
+            row = connection.execute(
+                "SELECT state, status FROM runner_jobrecord WHERE job_id = ?", (job_id,)
+            ).fetchone()
+        if row is not None and row[0] == JobState.FINISHED:
+            return row[0], row[1]
+        time.sleep(0.2)
+    return None
+
+
+def test_a_run_that_meets_a_locked_sqlite_file_runs_once_the_lock_is_gone(tmp_path: Path) -> None:
+    """`make run`'s SQLite file held by a long write (an import) past the worker's busy
+    timeout: the Run is tried again and its output arrives, instead of the task failing and
+    the student's page polling a run that never finishes."""
+    database = tmp_path / "db.sqlite3"
+    env = {
+        "DEBUG": "true",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "VIVABANK_VAR_DIR": str(tmp_path),
+    }
+    migrated = subprocess.run(  # noqa: S603 (our own manage.py, fixed arguments)
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert migrated.returncode == 0, migrated.stderr
+    client = Celery("locked-sqlite-test", broker="filesystem://", set_as_current=False)
+    client.conf.update(
+        broker_transport_options=_folders(tmp_path), task_serializer="json", accept_content=["json"]
+    )
+
+    def run(code: str) -> str:
+        job_id = f"run-{uuid.uuid4()}"
+        client.send_task(
+            "runner.tasks.run_snippet", args=(job_id, code), task_id=job_id, queue="cpu"
+        )
+        return job_id
+
+    with cpu_worker(
+        "locked-sqlite", CELERY_BROKER_URL="filesystem://", SQLITE_TIMEOUT_S="0.5", **env
+    ):
+        assert _finished_run(database, run("print(1)"), 240) == ("finished", "ok")
+        with closing(sqlite3.connect(database, isolation_level=None)) as writer:
+            writer.execute("BEGIN IMMEDIATE")  # the long write: every other writer waits
+            job_id = run("print(2)")
+            time.sleep(2.5)  # the worker's claim has met the lock (0.5 s) and failed
+            writer.execute("ROLLBACK")
+
+        assert _finished_run(database, job_id, 60) == ("finished", "ok")
