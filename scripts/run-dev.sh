@@ -52,4 +52,4 @@ supervise beat "$VAR/log/beat.log" $CELERY -A config beat --loglevel=INFO &
 pids+=($!)
 echo "Worker and beat are running, restarted if they stop (logs in $VAR/log/)."
 echo "Serving Vivabank on http://127.0.0.1:$PORT/ (admin at /admin/, API docs at /api/docs/)"
-$PY manage.py runserver "127.0.0.1:$PORT" --noreload
+$PY manage.py devserver "127.0.0.1:$PORT" --noreload
