@@ -79,9 +79,24 @@ def result_deliver(result: dict[str, Any], callback: dict[str, Any] | None) -> N
         task.apply_async(args=(result,), **UNSHOWN_ARGUMENTS)
 
 
+# A job's record meeting a locked SQLite file (`make run` while an import writes) or a
+# restarting PostgreSQL is tried again soon (after 1 and 2 s), not left to the grading
+# sweeper minutes later; nothing else would look for a Run or a variant again, and a page
+# polls for them. A claim that failed counted no delivery, and two retries never make a job
+# look like one that stopped its worker (MAX_DELIVERIES).
+DATABASE_RETRIES: dict[str, Any] = {
+    "autoretry_for": (OperationalError,),
+    "retry_backoff": 1,
+    "retry_backoff_max": 8,
+    "retry_jitter": False,
+    "max_retries": 2,
+}
+
+
 @shared_task(
     name="runner.tasks.grade_submission",
     acks_late=True,
+    **DATABASE_RETRIES,
     reject_on_worker_lost=True,
     resultrepr_maxsize=_RESULT_UNSHOWN,
     soft_time_limit=_DEFAULT_SOFT,
@@ -125,17 +140,10 @@ def _grade_once(job: types.GradingJob) -> dict[str, Any]:
     return job_record_finish(job_id=job.job_id, kind=JobKind.GRADE, result=data, score=result.score)
 
 
-# A Run's record meeting a locked SQLite file (`make run` while an import writes) or a
-# restarting PostgreSQL is tried again soon: nothing else would (no sweeper looks for Runs), and
-# the student's page polls for a minute. A failed claim counted no delivery.
 @shared_task(
     name="runner.tasks.run_snippet",
     acks_late=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=1,
-    retry_backoff_max=8,
-    retry_jitter=False,
-    max_retries=3,
+    **DATABASE_RETRIES,
     reject_on_worker_lost=True,
     resultrepr_maxsize=_RESULT_UNSHOWN,
     soft_time_limit=_DEFAULT_SOFT,
@@ -162,6 +170,7 @@ def run_snippet(run_id: str, source: str, limits: dict[str, Any] | None = None) 
 @shared_task(
     name="runner.tasks.generate_variant",
     acks_late=True,
+    **DATABASE_RETRIES,
     reject_on_worker_lost=True,
     resultrepr_maxsize=_RESULT_UNSHOWN,
     soft_time_limit=_DEFAULT_SOFT,
