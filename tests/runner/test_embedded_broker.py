@@ -131,19 +131,11 @@ def _finished_run(database: Path, job_id: str, timeout_s: float) -> tuple[str, s
 
 def _send_job(client: Celery, task: str, code: str) -> str:
     """A Run of `code`, or a grading of a correct answer, sent as the web tier sends them."""
-    if task == "runner.tasks.run_snippet":
-        job_id = f"run-{uuid.uuid4()}"
-        client.send_task(task, args=(job_id, code), task_id=job_id, queue="cpu")
-        return job_id
-    job = GradingJob(
-        job_id=f"locked-{uuid.uuid4()}",
-        source=CORRECT,
-        entry_point="f",
-        reference_source=REFERENCE,
-        cases=CASES,
-    )
-    client.send_task(task, args=(job.to_dict(),), task_id=job.job_id, queue="cpu")
-    return job.job_id
+    if task != "runner.tasks.run_snippet":
+        return _send(client)
+    job_id = f"run-{uuid.uuid4()}"
+    client.send_task(task, args=(job_id, code), task_id=job_id, queue="cpu")
+    return job_id
 
 
 @pytest.mark.parametrize("task", ["runner.tasks.run_snippet", "runner.tasks.grade_submission"])
