@@ -38,6 +38,7 @@ MATRIX = "tensors/two-axis-tensor-name.yaml"
         (INFERENCE_MODE, "with torch.inference_mode():"),
         (CONTIGUOUS, "y.contiguous()"),
         (CONTIGUOUS, "y.contiguous().view(-1)"),
+        (CONTIGUOUS, ".contiguous().view(-1)"),
         (MATRIX, "a Matrix"),
         (MATRIX, "2-dimensional matrix"),
         (MATRIX, "two dimensional matrix"),
@@ -61,6 +62,7 @@ def test_a_correct_answer_written_as_code_earns_full_marks(path: str, text: str)
         (INFERENCE_MODE, "no_grad"),
         (INFERENCE_MODE, "with torch.no_grad():"),
         (CONTIGUOUS, "y.clone()"),
+        (CONTIGUOUS, ".clone().view(-1)"),
         (MATRIX, "vector"),
     ],
 )
