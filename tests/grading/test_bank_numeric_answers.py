@@ -1,4 +1,5 @@
-"""The fixture bank's numeric questions: a common wrong method does not reach the key."""
+"""The fixture bank's numeric questions: a common wrong method does not reach the key, and it
+earns nothing, with feedback naming the mistake."""
 
 from typing import Any
 
@@ -8,7 +9,15 @@ import yaml
 from grading.scoring import score_answer
 from tests.quizbank.conftest import FIXTURE_BANK
 
-GRAD_TWICE = "autograd/grad-accumulates-twice.yaml"
+# (question, its key, wrong answers a common mistake gives)
+KEYS = [
+    # x = 3, y = 3x^2: dy/dx = 18 on each pass, accumulated to 36; 18 is .grad overwritten,
+    # 54 is y's value (27) added twice, the value mistaken for the derivative.
+    ("autograd/grad-accumulates-twice.yaml", "36", ["18", "54"]),
+    # x = 3, y = x^4: 4x^3 = 108; 27 is 3x^2 (three factors), 81 is y itself, 405 is 5x^4
+    # (five factors). At x = 2, 4x^3 and x^5 were both 32.
+    ("computation-graphs/loop-power-derivative.yaml", "108", ["27", "81", "405"]),
+]
 
 
 def question(path: str) -> dict[str, Any]:
@@ -16,19 +25,12 @@ def question(path: str) -> dict[str, Any]:
     return content
 
 
-def test_two_backward_passes_earn_marks_for_twice_the_derivative() -> None:
-    # x = 3, y = 3x^2: dy/dx = 18 on each pass, accumulated to 36.
-    assert score_answer(question(GRAD_TWICE), {"value": "36"}).score == 1.0
-
-
-@pytest.mark.parametrize(
-    "value",
-    [
-        "18",  # .grad overwritten instead of accumulated
-        "54",  # y's value (27) added twice: the value mistaken for the derivative
-    ],
-)
-def test_two_backward_passes_wrong_methods_score_zero_with_feedback(value: str) -> None:
-    verdict = score_answer(question(GRAD_TWICE), {"value": value})
-    assert verdict.score == 0.0
-    assert verdict.feedback["answer"]
+@pytest.mark.parametrize(("path", "key", "wrong"), KEYS)
+def test_the_key_earns_full_marks_and_no_common_mistake_reaches_it(
+    path: str, key: str, wrong: list[str]
+) -> None:
+    assert score_answer(question(path), {"value": key}).score == 1.0
+    for value in wrong:
+        verdict = score_answer(question(path), {"value": value})
+        assert verdict.score == 0.0, value
+        assert verdict.feedback["answer"], value
