@@ -17,6 +17,8 @@ KEYS = [
     # x = 3, y = x^4: 4x^3 = 108; 27 is 3x^2 (three factors), 81 is y itself, 405 is 5x^4
     # (five factors). At x = 2, 4x^3 and x^5 were both 32.
     ("computation-graphs/loop-power-derivative.yaml", "108", ["27", "81", "405"]),
+    # a - y with y = 0; -0.268941 is y - a, the sign slip.
+    ("backpropagation/logistic-bias-gradient.yaml", "0.268941", ["-0.268941", "0.196612"]),
 ]
 
 
