@@ -64,6 +64,10 @@ def test_a_correct_answer_written_as_code_earns_full_marks(path: str, text: str)
         (CONTIGUOUS, "y.clone()"),
         (CONTIGUOUS, ".clone().view(-1)"),
         (MATRIX, "vector"),
+        (MATRIX, "the vector"),
+        (MATRIX, "row vector"),
+        (RETAIN_GRAD, "h.requires_grad = True"),
+        (CONTIGUOUS, "y.reshape(-1)"),
     ],
 )
 def test_a_wrong_answer_still_scores_zero_with_its_own_feedback(path: str, text: str) -> None:
