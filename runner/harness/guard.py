@@ -25,6 +25,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from runner.harness import pristine
 from runner.harness.static import with_namesakes
 
+# The forbidden name that stands for complex numbers (the builtin, literals like 1j, and
+# at run time any complex tensor).
+COMPLEX = "builtins.complex"
+
 
 class ForbiddenOperation(RuntimeError):
     """Raised in student code that calls an operation the question forbids."""
@@ -91,7 +95,10 @@ class _OperatorWatch(TorchDispatchMode):  # type: ignore[no-untyped-call]  # tor
         name = self.guard.operator_target(func)
         if name is not None:
             self.guard.refuse(name)
-        return func(*args, **(kwargs or {}))
+        output = func(*args, **(kwargs or {}))
+        if self.guard.refuses_complex:
+            self.guard.refuse_complex([list(args), kwargs or {}, output])
+        return output
 
 
 class GraphProbe(TorchFunctionMode):
@@ -145,6 +152,10 @@ class Guard:
         self.patches: list[tuple[object, str, object]] = []
         self.operators: dict[str, str] = {}  # aten operator name -> forbidden name
         self._operator_cache: dict[Any, str | None] = {}
+        # Forbidding builtins.complex forbids complex numbers, however they were made: a
+        # complex tensor also comes from `torch.tensor((-1) ** 0.5)` or `linalg.eigvals`,
+        # which no name gives away, so every operator's tensors are looked at.
+        self.refuses_complex = COMPLEX in forbidden
         # The harness's own backward passes run under this watch: differentiating in the
         # answer where a derivative would compute a forbidden operation is refused by the
         # static check before the answer runs.
@@ -156,6 +167,11 @@ class Guard:
     def refuse(self, name: str) -> None:
         self.hits.append(name)
         raise ForbiddenOperation(f"{name} is not allowed in this question")
+
+    def refuse_complex(self, value: Any) -> None:
+        """Refuse as `builtins.complex` when the value holds a complex tensor."""
+        if any(pristine.is_complex(t) for t in pristine.tensors_in(value)):
+            self.refuse(COMPLEX)
 
     def operator_target(self, func: Any) -> str | None:
         """The forbidden name an aten operator overload stands for, or None."""
@@ -196,7 +212,7 @@ class Guard:
             probe = stack.enter_context(GraphProbe()) if probe_graph else None
             if self.targets:
                 stack.enter_context(_RefuseMode(self))
-            if operators and self.operators:
+            if operators and (self.operators or self.refuses_complex):
                 stack.enter_context(_OperatorWatch(self))
             yield probe
 

@@ -80,6 +80,7 @@ mul_ = torch.Tensor.mul_
 add_ = torch.Tensor.add_
 requires_grad_ = torch.Tensor.requires_grad_
 is_floating_point = torch.Tensor.is_floating_point
+is_complex = torch.Tensor.is_complex
 untyped_storage = torch.Tensor.untyped_storage
 data_ptr = torch.Tensor.data_ptr
 storage_offset = torch.Tensor.storage_offset

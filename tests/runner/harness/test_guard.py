@@ -247,3 +247,36 @@ def test_a_public_alias_that_decomposes_to_the_forbidden_operator_is_refused() -
         source, reference, CASES, forbidden=["torch.nn.functional.batch_norm"]
     )
     assert status == Status.FORBIDDEN, message
+
+
+COMPLEX_REFERENCE = "import torch\ndef f(x):\n    return 2 * x\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "i = torch.tensor((-1) ** 0.5)\n    return ((x + 1e-30 * i) ** 2).imag / 1e-30",
+        "i = torch.linalg.eigvals(torch.tensor([[0.0, -1.0], [1.0, 0.0]]))[0]\n"
+        "    return ((x + 1e-30 * i) ** 2).imag / 1e-30",
+    ],
+)
+def test_a_complex_tensor_made_without_naming_complex_is_refused(body: str) -> None:
+    """A complex-step derivative needs a complex number; where builtins.complex is
+    forbidden, one reached by arithmetic or an eigenvalue is refused at run time too."""
+    source = f"import torch\ndef f(x):\n    {body}\n"
+    score, _results, status, message = grade(
+        source, COMPLEX_REFERENCE, CASES, forbidden=["builtins.complex"]
+    )
+    assert (score, status) == (0.0, Status.FORBIDDEN), message
+    assert "builtins.complex" in message
+
+
+def test_a_complex_tensor_is_fine_where_complex_numbers_are_not_forbidden() -> None:
+    source = (
+        "import torch\ndef f(x):\n    i = torch.tensor((-1) ** 0.5)\n"
+        "    return ((x + 1e-30 * i) ** 2).imag / 1e-30\n"
+    )
+    score, _results, status, message = grade(
+        source, COMPLEX_REFERENCE, CASES, forbidden=["torch.softmax"]
+    )
+    assert (score, status) == (1.0, Status.OK), message
