@@ -51,7 +51,7 @@ FAILURE_KINDS = {
     "output": "the output differs from the expected one",
     "gradients": "the gradients differ from the expected ones",
     "side_effect": "the call changed its inputs or the caller's state",
-    "aliasing": "the output shares memory with an input",
+    "aliasing": "the output shares memory with an input or with an earlier call's output",
     "graph": "the autograd graph is not what the question asks for",
     "determinism": "two runs with the same seed differ",
     "efficiency": "the code is slower or uses more memory than allowed",

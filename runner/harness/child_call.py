@@ -17,7 +17,7 @@ from runner.harness.context import Called, ChildContext, StudentError
 from runner.harness.marks import Marked, input_marks, later_backward
 from runner.harness.memory import Measured, peak_memory
 from runner.harness.spec import PRESET_GRAD, Case
-from runner.harness.storages import aliased_inputs, input_reads
+from runner.harness.storages import aliased_inputs, input_reads, shares_storage
 
 
 def new_record(case: Case) -> dict[str, Any]:
@@ -65,6 +65,8 @@ def _gather(case: Case, ctx: ChildContext, called: Called, marked: Marked, input
         record["values"]["inputs_after"] = ctx.encode(list(inputs), with_grads=True)
         record["values"]["rng_after"] = ctx.encode(values.global_rng_states())
         later_backward(ctx, marked, case.seed)
+    if case.has("fresh_output"):
+        record["values"]["output_reused"] = ctx.encode(_reused_by_next_call(case, ctx, output))
     if case.has("no_graph"):
         record["graph_recorded"] = called.graph_recorded
     if case.has("graph_nodes"):
@@ -75,6 +77,17 @@ def _gather(case: Case, ctx: ChildContext, called: Called, marked: Marked, input
         handler = CHECKS.get(check.kind)
         if handler is not None:
             handler(case, check, ctx, output, inputs)
+
+
+def _reused_by_next_call(case: Case, ctx: ChildContext, output: Any) -> bool | None:
+    """Whether a second call's output shares memory with the first's (a buffer the answer keeps
+    and refills, so that calling again overwrites a result the caller holds); None when the
+    second call failed."""
+    try:
+        again = ctx.call(*fresh_inputs(case, ctx.device), case.seed).output
+    except StudentError:
+        return None
+    return shares_storage(output, again)
 
 
 def _measured_call(case: Case, ctx: ChildContext, inputs: Inputs) -> tuple[Called, Marked]:

@@ -456,7 +456,7 @@ def fresh_output(j: JudgeInput) -> Outcome:
     if aliased is None:
         return Outcome(False, "fresh_output: the check produced no data", kind="aliasing")
     if not aliased:
-        return Outcome(True)
+        return _not_reused(j)
     index = aliased[0]
     label = _input_label(j, index)
     return Outcome(
@@ -464,6 +464,21 @@ def fresh_output(j: JudgeInput) -> Outcome:
         f"the output shares memory with the input {label} (it is the input itself, a view of "
         f"it or its detach()): return a new tensor, so that editing the result in place "
         f"leaves {label} unchanged",
+        kind="aliasing",
+    )
+
+
+def _not_reused(j: JudgeInput) -> Outcome:
+    """A second call returns new memory too, where the reference's does."""
+    if student_value(j.student, "output_reused") is not True:
+        return Outcome(True)
+    if j.reference.values.get("output_reused") is True:
+        return Outcome(True)
+    return Outcome(
+        False,
+        "a second call returned memory the first call's output lives in (a buffer kept and "
+        "refilled between calls): return a new tensor each call, so that calling again leaves "
+        "a result the caller holds unchanged",
         kind="aliasing",
     )
 

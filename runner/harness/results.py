@@ -12,7 +12,7 @@ VALUE_KEYS = set(
     output inputs_after rng_after grads grads_before grads_once grads_twice rerun gradcheck_grads
     returned losses params step_error retained_grads upstream_after output_after
     plain_grads edited_grads edited_input_grads ctx_tensors
-    buffers rng_draws graphs_kept data_flags
+    buffers rng_draws graphs_kept data_flags output_reused
 """.split()
 )
 ENTRY_KINDS = ("function", "autograd_function")

@@ -103,6 +103,12 @@ def aliased_inputs(output: Any, inputs: Any) -> list[int]:
     ]
 
 
+def shares_storage(first: Any, second: Any) -> bool:
+    """Whether a tensor of `first` and a tensor of `second` share a storage."""
+    pointers = {_pointer(t) for t in pristine.tensors_in(first)} - {0}
+    return any(_pointer(t) in pointers for t in pristine.tensors_in(second))
+
+
 def _reads_data(func: Any) -> bool:
     if pristine.getattr_(func, "is_view", False):
         return False

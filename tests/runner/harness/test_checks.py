@@ -854,7 +854,31 @@ def test_fresh_output_passes_a_new_tensor(source: str) -> None:
 def test_fresh_output_hidden_says_only_that_the_output_shares_memory() -> None:
     checks = case("fresh_output", args=[{"random": [3]}, 0.0], hidden=True)
     _score, results, _status, _message = grade("def f(x, p):\n    return x\n", FRESH, checks)
-    assert only_message(results) == "hidden case failed: the output shares memory with an input"
+    assert only_message(results) == (
+        "hidden case failed: the output shares memory with an input or with an earlier call's "
+        "output"
+    )
+
+
+def test_fresh_output_fails_a_buffer_kept_and_refilled_between_calls() -> None:
+    # Each call overwrote the result the caller got from the call before; the values of any
+    # one call were right, so nothing else told.
+    refilled = (
+        "import torch\n_buffer = torch.empty(0)\n"
+        "def f(x, p):\n"
+        "    global _buffer\n"
+        "    if _buffer.shape != x.shape:\n"
+        "        _buffer = torch.empty_like(x)\n"
+        "    return torch.mul(x, 1 - p, out=_buffer)\n"
+    )
+    checks = case("fresh_output", args=[{"random": [3, 4]}, 0.0])
+    score, results, _status, _message = grade(refilled, FRESH, checks)
+    assert score == 0.0
+    assert only_message(results) == (
+        "case 1: a second call returned memory the first call's output lives in (a buffer kept "
+        "and refilled between calls): return a new tensor each call, so that calling again "
+        "leaves a result the caller holds unchanged"
+    )
 
 
 def test_fresh_output_of_a_reference_that_returns_its_input_is_a_bank_problem() -> None:
