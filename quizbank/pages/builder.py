@@ -145,6 +145,20 @@ class QuizForm(forms.Form):
         tags = sorted({*tags, saved} - {""})
         self.fields["pool_tag"].choices = [("", "any tag"), *((t, t) for t in tags)]  # type: ignore[attr-defined]
 
+    def clean(self) -> dict[str, Any]:
+        """A pool's count or points without a topic, tag or difficulty to draw from would be
+        dropped without a word: say so beside the count instead."""
+        data = super().clean() or {}
+        criteria = any(data.get(name) for name in ("pool_topic", "pool_tag", "pool_difficulty"))
+        asked = data.get("pool_draw") is not None or data.get("pool_points") is not None
+        if asked and not criteria and not self.fields["pool_draw"].disabled:
+            self.add_error(
+                "pool_draw",
+                "Choose a topic, a tag or a difficulty for the pool to draw from, "
+                "or leave How many and the pool's points empty for no pool.",
+            )
+        return data
+
     def question_rows(self) -> list[QuestionRow]:
         """The fixed-question checkboxes, each beside its points input."""
         choices = list(self["questions"])

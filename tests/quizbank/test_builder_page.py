@@ -265,3 +265,21 @@ def test_the_new_quiz_page_says_what_the_slug_it_asks_for_is() -> None:
     course = new_course()
     page = _browser(member(course, Role.AUTHOR)).get(f"/author/courses/{course.pk}/quizzes/new/")
     assert "Its short name in the course" in page.content.decode()
+
+
+@pytest.mark.parametrize("asked", [{"pool_draw": "2"}, {"pool_points": "3"}])
+def test_a_pool_count_or_points_with_nothing_to_draw_from_is_refused_not_dropped(
+    asked: dict[str, str],
+) -> None:
+    course = new_course()
+    question(course, SINGLE)
+    question(course, NUMERIC)
+    author = _browser(member(course, Role.AUTHOR))
+    reply = author.post(f"/author/courses/{course.pk}/quizzes/new/", {**BASE, **asked})
+    assert reply.status_code == 200
+    problems = reply.context["form"].errors["pool_draw"]
+    assert problems == [
+        "Choose a topic, a tag or a difficulty for the pool to draw from, "
+        "or leave How many and the pool's points empty for no pool."
+    ]
+    assert not Quiz.objects.filter(course=course).exists()
