@@ -296,3 +296,12 @@ def test_an_override_names_its_student_ignoring_case_when_only_one_matches() -> 
     assert "No student" in refused
     body["student"] = "ALICE"  # the exact name still picks its own account
     assert "Saved the override for ALICE" in author.post(url, body, follow=True).text
+
+
+def test_the_access_page_leads_back_to_the_quiz_builder_and_the_preview() -> None:
+    course = new_course()
+    quiz = new_quiz(course=course)
+    author = _browser(member(course, Role.AUTHOR))
+    page = author.get(f"/author/quizzes/{quiz.pk}/access/").text
+    assert f'<a href="/author/quizzes/{quiz.pk}/">Back to the quiz builder</a>' in page
+    assert f'<a href="/quizzes/{quiz.pk}/preview/">Preview the quiz as a student</a>' in page
