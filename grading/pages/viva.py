@@ -162,6 +162,7 @@ def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
         "topics": topics.order_by("position"),
         "pool_size": None if allowed is None else len(allowed),
         "max_notes": MAX_NOTES_CHARS,
+        "quiz_id": session.attempt.quiz_id,
     }
     return render(request, "grading/viva.html", context)
 

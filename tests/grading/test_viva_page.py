@@ -60,6 +60,8 @@ def test_an_examiner_runs_a_viva_from_start_to_finish(staff: Staff) -> None:
     assert attempt.status == AttemptStatus.GRADED
     ended = page.get(url).text
     assert "Total: " in ended
+    release = f'<a href="/examiner/quizzes/{staff.quiz.pk}/release/">release the quiz'
+    assert release in ended, "the ended viva leads on to the release"
     assert "Finish the viva? No more questions can be drawn" not in ended  # no form once ended
     page.post(f"/examiner/quizzes/{staff.quiz.pk}/release/")
     result = browser_as(staff.student).get(f"/attempts/{attempt.pk}/result/").text
