@@ -22,6 +22,7 @@ from grading.services.marking.marks import MarkInput, mark_create, mark_update
 from grading.services.viva_sessions import (
     MAX_NOTES_CHARS,
     Pool,
+    viva_pool_choices,
     viva_questions_of,
     viva_session_cancel,
     viva_session_discard,
@@ -31,7 +32,7 @@ from grading.services.viva_sessions import (
     viva_session_start,
 )
 from quizbank.access import access_quiz
-from quizbank.models import Role
+from quizbank.models import Difficulty, Role
 from quizbank.selectors import quiz_is_live_only
 
 
@@ -89,7 +90,14 @@ def _draw(request: HttpRequest, session: VivaSession) -> str:
         raise DomainError(
             "Choose a topic from the list, or any topic.", fields={"topic": ["not a topic"]}
         )
-    viva_session_draw(session=session, pool=Pool(topic_id=topic_id), now=timezone.now())
+    difficulty = request.POST.get("difficulty", "")
+    if difficulty and difficulty not in Difficulty.values:
+        raise DomainError(
+            "Choose a difficulty from the list, or any difficulty.",
+            fields={"difficulty": ["not a difficulty"]},
+        )
+    pool = Pool(topic_id=topic_id, tag=request.POST.get("tag", ""), difficulty=difficulty)
+    viva_session_draw(session=session, pool=pool, now=timezone.now())
     return "A question was drawn."
 
 
@@ -154,12 +162,9 @@ def viva_page(request: HttpRequest, session_id: int) -> HttpResponse:
             question["answer"] = {"text": typed["notes"]}
             question["own_levels"] = typed["levels"]
     allowed, _ = viva_questions_of(session.attempt.quiz)
-    topics = session.attempt.quiz.course.topics.all()
-    if allowed is not None:  # only the topics the quiz's own viva questions come from
-        topics = topics.filter(questions__pk__in=allowed).distinct()
     context = {
         "view": view,
-        "topics": topics.order_by("position"),
+        "choices": viva_pool_choices(session.attempt.quiz),
         "pool_size": None if allowed is None else len(allowed),
         "max_notes": MAX_NOTES_CHARS,
         "quiz_id": session.attempt.quiz_id,

@@ -103,8 +103,9 @@ def _refusal(blockers: list[Blocker], overriding: bool) -> ReleaseBlocked:
     for b in blockers:
         fields.setdefault(b.state, []).append(b.describe())
     lead = "The override does not name" if overriding else "Release would show"
+    answers = "1 answer that is" if len(blockers) == 1 else f"{len(blockers)} answers that are"
     return ReleaseBlocked(
-        f"{lead} {len(blockers)} answer(s) that are not final yet "
+        f"{lead} {answers} not final yet "
         f"({', '.join(sorted({b.state for b in blockers}))}). Mark them, or release anyway "
         "with an override that lists every one of them and gives a reason.",
         fields=fields,

@@ -34,6 +34,7 @@ from grading.services.attempts import attempt_lock, attempt_refresh_total, respo
 from grading.services.marking.marks import refuse_own_answer
 from quizbank.access import studies
 from quizbank.models import (
+    Difficulty,
     Question,
     QuestionType,
     Quiz,
@@ -144,6 +145,32 @@ def _candidates(
         qs = qs.filter(difficulty=pool.difficulty)
     questions = list(qs.select_related("current_version").order_by("pk"))
     return [q for q in questions if not pool.tag or pool.tag in (q.tags or [])]
+
+
+@dataclass(frozen=True)
+class PoolChoices:
+    """What a live viva of a quiz can be narrowed by: the topics, tags and difficulties of
+    the viva questions it draws from."""
+
+    topics: list[Topic]
+    tags: list[str]
+    difficulties: list[tuple[str, str]]
+
+
+def viva_pool_choices(quiz: Quiz) -> PoolChoices:
+    allowed, _ = viva_questions_of(quiz)
+    questions = Question.objects.filter(course_id=quiz.course_id, type="viva")
+    if allowed is not None:
+        questions = questions.filter(pk__in=allowed)
+    rows = list(questions.values_list("topic_id", "tags", "difficulty"))
+    topic_ids = {topic for topic, _, _ in rows if topic is not None}
+    tags = sorted({str(tag) for _, listed, _ in rows for tag in (listed or [])})
+    present = {difficulty for _, _, difficulty in rows}
+    return PoolChoices(
+        topics=list(Topic.objects.filter(pk__in=topic_ids).order_by("position")),
+        tags=tags,
+        difficulties=[(value, label) for value, label in Difficulty.choices if value in present],
+    )
 
 
 def viva_session_draw(*, session: VivaSession, pool: Pool, now: datetime) -> Response:

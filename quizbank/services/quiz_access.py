@@ -147,6 +147,13 @@ def _access_code_check(quiz: Quiz, user_id: int, access_code: str) -> None:
         )
         used_up.retry_after_s = window_s  # the window runs from the first wrong code: at most
         raise used_up
+    if not access_code.strip():
+        # Not a guess: a client that skipped the page's required field is told what is missing,
+        # and no try is used up.
+        raise AccessCodeWrong(
+            "This quiz needs an access code; ask the invigilator for it.",
+            fields={"access_code": ["required"]},
+        )
     if not secrets.compare_digest(access_code.strip().encode(), quiz.access_code.encode()):
         count_in_window(failures_key, window_s)
         raise AccessCodeWrong(

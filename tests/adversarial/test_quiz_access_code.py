@@ -53,3 +53,17 @@ def test_the_start_form_counts_wrong_codes_too() -> None:
     page = browser.post(url, {"access_code": "4821"}, follow=True)
     assert "Too many wrong access codes" in page.content.decode()
     assert not Attempt.objects.exists()
+
+
+@override_settings(ACCESS_CODE_FAILURES=2)
+def test_a_missing_access_code_is_asked_for_and_uses_up_no_try() -> None:
+    quiz = new_quiz(access_code="4821")
+    quiz.slots.create(position=0, question=question(quiz.course, NUMERIC))
+    client = api_as(member(quiz.course, Role.STUDENT))
+    url = f"/api/quizzes/{quiz.pk}/attempts/"
+    for body in ({}, {"access_code": ""}, {"access_code": "   "}):
+        missing = client.post(url, body, format="json")
+        assert missing.status_code == 403
+        assert missing.json()["error"]["fields"] == {"access_code": ["required"]}
+        assert "needs an access code" in missing.json()["error"]["message"]
+    assert client.post(url, {"access_code": "4821"}, format="json").status_code == 201

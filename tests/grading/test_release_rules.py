@@ -54,6 +54,7 @@ def test_a_release_with_an_unmarked_answer_is_refused_naming_it(staff: Staff) ->
     assert reply.status_code == 409
     error = reply.json()["error"]
     assert error["code"] == "release_blocked"
+    assert error["message"].startswith("Release would show 1 answer that is not final yet")
     viva = _viva(attempt)
     assert error["fields"] == {
         "responses": [str(viva.pk)],

@@ -108,6 +108,29 @@ def test_the_page_says_where_draws_come_from_and_offers_only_their_topics(staff:
     assert "(the student sees them with the result, as their answer)" in again.text
 
 
+def test_the_examiner_narrows_a_draw_by_tag_and_difficulty(staff: Staff) -> None:
+    # The page offered a topic only, though a draw may be narrowed by tag and difficulty.
+    tagged = question(
+        staff.course, {**VIVA, "title": "Tagged hard", "tags": ["graphs"], "difficulty": "advanced"}
+    )
+    QuizSlot.objects.create(quiz=staff.quiz, position=1, question=tagged)
+    page = browser_as(staff.examiner)
+    page.post(f"/examiner/quizzes/{staff.quiz.pk}/viva/", {"student": staff.student.pk})
+    session = VivaSession.objects.get(attempt__user=staff.student)
+    url = f"/examiner/vivas/{session.pk}/"
+    shown = page.get(url).text
+    assert '<option value="graphs">graphs</option>' in shown
+    assert '<option value="advanced">Advanced</option>' in shown
+
+    drawn = page.post(url, {"action": "draw", "tag": "graphs"}, follow=True)
+    assert "Question 1: Tagged hard" in drawn.text
+    refused = page.post(url, {"action": "draw", "difficulty": "godlike"}, follow=True)
+    assert "Not done: Choose a difficulty from the list" in refused.text
+    none_left = page.post(url, {"action": "draw", "difficulty": "advanced"}, follow=True)
+    assert "Not done: No viva question of this quiz is left" in none_left.text
+    assert session.attempt.responses.count() == 1
+
+
 def test_hostile_input_is_a_message_and_others_get_nothing(staff: Staff) -> None:
     page = browser_as(staff.examiner)
     start = f"/examiner/quizzes/{staff.quiz.pk}/viva/"
