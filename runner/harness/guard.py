@@ -23,7 +23,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from runner.harness import pristine
-from runner.harness.static import with_namesakes
+from runner.harness.static import DIFFERENTIATION, with_namesakes
 
 # The forbidden name that stands for complex numbers (the builtin, literals like 1j, and
 # at run time any complex tensor).
@@ -95,6 +95,11 @@ class _OperatorWatch(TorchDispatchMode):  # type: ignore[no-untyped-call]  # tor
         name = self.guard.operator_target(func)
         if name is not None:
             self.guard.refuse(name)
+        if self.guard.differentiated is not None and pristine.graph_task_id() != -1:
+            # A backward pass run inside the answer's forward call, however it was started
+            # (`torch.autograd.gradcheck` with a hook on its input, a distribution's entropy):
+            # torch's derivative computes the forbidden operation (softmax from logsumexp's).
+            self.guard.refuse(self.guard.differentiated)
         output = func(*args, **(kwargs or {}))
         if self.guard.refuses_complex:
             self.guard.refuse_complex([list(args), kwargs or {}, output])
@@ -163,6 +168,16 @@ class Guard:
             self._resolve(alias, name)
             for operator in operator_names(alias):
                 self.operators.setdefault(operator, name)
+        # The forbidden name that a backward pass inside the answer's forward call counts as
+        # (the static check refuses differentiating by name; this catches every other way).
+        self.differentiated = next(
+            (
+                name
+                for alias, name in with_namesakes(forbidden).items()
+                if alias in DIFFERENTIATION and name not in DIFFERENTIATION
+            ),
+            None,
+        )
 
     def refuse(self, name: str) -> None:
         self.hits.append(name)
@@ -212,7 +227,7 @@ class Guard:
             probe = stack.enter_context(GraphProbe()) if probe_graph else None
             if self.targets:
                 stack.enter_context(_RefuseMode(self))
-            if operators and (self.operators or self.refuses_complex):
+            if operators and (self.operators or self.refuses_complex or self.differentiated):
                 stack.enter_context(_OperatorWatch(self))
             yield probe
 

@@ -198,6 +198,8 @@ switches: tuple[Switch, ...] = (
 function_mode_depth = torch._C._len_torch_function_stack
 dispatch_mode_depth = torch._C._len_torch_dispatch_stack
 autograd_sequence_nr = torch._C._autograd._get_sequence_nr
+# -1 outside a backward pass; an operator that sees another id runs inside one.
+graph_task_id = torch._C._current_graph_task_id
 pop_function_mode = torch._C._pop_torch_function_stack
 pop_dispatch_mode = torch._C._pop_torch_dispatch_stack
 push_function_mode = torch._C._push_on_torch_function_stack

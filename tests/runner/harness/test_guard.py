@@ -280,3 +280,26 @@ def test_a_complex_tensor_is_fine_where_complex_numbers_are_not_forbidden() -> N
         source, COMPLEX_REFERENCE, CASES, forbidden=["torch.softmax"]
     )
     assert (score, status) == (1.0, Status.OK), message
+
+
+GRADCHECK_HOOK = (
+    "import torch\ndef f(x):\n    seen = []\n"
+    "    xd = x.detach().double().requires_grad_(True)\n    xd.register_hook(seen.append)\n"
+    "    torch.autograd.gradcheck(lambda t: torch.logsumexp(t, dim=1), (xd,),\n"
+    "        raise_exception=False, fast_mode=False, check_undefined_grad=False,\n"
+    "        check_batched_grad=False)\n"
+    "    return sum(seen[: x.shape[0]]).to(x.dtype)\n"
+)
+
+
+def test_a_backward_pass_run_inside_the_answer_counts_as_the_forbidden_function() -> None:
+    """Softmax is logsumexp's gradient: gradcheck, which no static rule names, runs the
+    backward and a hook on its input reads the rows (it scored 1.0 on softmax-rows)."""
+    score, _results, status, message = grade(GRADCHECK_HOOK, REFERENCE, CASES, forbidden=SOFTMAX)
+    assert (score, status) == (0.0, Status.FORBIDDEN), message
+    assert "torch.softmax" in message
+
+
+def test_a_backward_pass_inside_the_answer_is_fine_where_no_derivative_is_forbidden() -> None:
+    score, _results, status, message = grade(GRADCHECK_HOOK, REFERENCE, CASES, forbidden=[])
+    assert (score, status) == (1.0, Status.OK), message
